@@ -1,0 +1,38 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// Upcoming features that catch mistakes, on every target (see STYLE.md rule 10).
+let strictSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "ServiceContainer",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Container", targets: ["Container"]),
+        .library(name: "Plugins", targets: ["Plugins"]),
+        .executable(name: "container-demo", targets: ["container-demo"]),
+        .executable(name: "container-bench", targets: ["container-bench"]),
+    ],
+    targets: [
+        // The runtime: graph, scheduler, coordinator, snapshot, trace.
+        .target(name: "Container", swiftSettings: strictSettings),
+        // The system SQLite library (Debian: libsqlite3-dev).
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // Standard providers, entry points and the config-file loader.
+        .target(name: "Plugins", dependencies: ["Container", "CSQLite"], swiftSettings: strictSettings),
+        // The demo as a library, so tests can run its scenarios in-process.
+        .target(name: "ContainerDemoKit", dependencies: ["Container", "Plugins"], swiftSettings: strictSettings),
+        .executableTarget(name: "container-demo", dependencies: ["ContainerDemoKit"], swiftSettings: strictSettings),
+        .executableTarget(name: "container-bench", dependencies: ["Container", "Plugins"], swiftSettings: strictSettings),
+        .testTarget(name: "ContainerTests", dependencies: ["Container"], swiftSettings: strictSettings),
+        .testTarget(name: "PluginsTests", dependencies: ["Plugins", "Container"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "ContainerDemoKitTests", dependencies: ["ContainerDemoKit", "Plugins", "Container"],
+            swiftSettings: strictSettings),
+    ]
+)

@@ -1,0 +1,209 @@
+/// Builds one attempt of one generation: starts each node as soon as all its dependencies
+/// have values, in a task group, and gives every node exactly one outcome (DESIGN §3).
+///
+/// Values are assembled locally and handed back in a ``BuildResult``; the builder never
+/// publishes anything. Nodes whose values were kept from an earlier attempt or generation
+/// are reused, not rebuilt.
+struct GraphBuilder: Sendable {
+    let graph: ServiceGraph
+    let generation: Int
+    let attempt: Int
+    /// Values kept from earlier attempts or generations, by slot.
+    let kept: [Int: AnyServiceBox]
+    let policy: BuildPolicy
+    let tracer: Tracer
+    let redactor: Redactor
+
+    /// What one node's run produced.
+    struct NodeResult: Sendable {
+        let slot: Int
+        let outcome: NodeOutcome
+        let box: AnyServiceBox?
+        let runs: Int
+    }
+
+    func run() async -> BuildResult {
+        let count = graph.nodes.count
+        let startedAt = tracer.now
+        emit(.buildStarted)
+
+        var values = [AnyServiceBox?](repeating: nil, count: count)
+        var outcomes = [NodeOutcome?](repeating: nil, count: count)
+        var runs = [Int](repeating: 0, count: count)
+        var nodeStart = [Duration?](repeating: nil, count: count)
+        var nodeEnd = [Duration?](repeating: nil, count: count)
+        var built: [Int: AnyServiceBox] = [:]
+        for (slot, box) in kept {
+            values[slot] = box
+            outcomes[slot] = .reused
+            emit(.nodeReused(node: graph.nodes[slot].name))
+        }
+        // Dependencies still without a value, per node.
+        var waitingOn = graph.nodes.map { node in node.dependencies.count { values[$0] == nil } }
+
+        await withTaskGroup(of: NodeResult.self) { group in
+            var stopped = false
+            func launch(_ slot: Int) {
+                let node = graph.nodes[slot]
+                var dependencies: [String: AnyServiceBox] = [:]
+                dependencies.reserveCapacity(node.dependencies.count)
+                for dependency in node.dependencies { dependencies[graph.nodes[dependency].name] = values[dependency] }
+                nodeStart[slot] = tracer.now
+                emit(.nodeStarted(node: node.name))
+                group.addTask { await runNode(slot, dependencies: dependencies) }
+            }
+
+            for slot in graph.topologicalOrder where outcomes[slot] == nil && waitingOn[slot] == 0 { launch(slot) }
+
+            while let result = await group.next() {
+                let slot = result.slot
+                let name = graph.nodes[slot].name
+                outcomes[slot] = result.outcome
+                runs[slot] = result.runs
+                nodeEnd[slot] = tracer.now
+                switch result.outcome {
+                case .succeeded(let duration):
+                    emit(.nodeSucceeded(node: name, duration: duration))
+                    values[slot] = result.box
+                    built[slot] = result.box
+                    // A dependent whose last missing dependency this was can start now,
+                    // unless the build is winding down (reset, or fail-fast after a failure).
+                    stopped = stopped || Task.isCancelled
+                    for dependent in graph.dependents[slot] {
+                        waitingOn[dependent] -= 1
+                        if waitingOn[dependent] == 0 && !stopped { launch(dependent) }
+                    }
+                case .failed(let failure):
+                    emit(.nodeFailed(node: name, failure: failure.kind, error: failure.message))
+                    if policy.failureMode == .failFast && !stopped {
+                        stopped = true
+                        group.cancelAll()
+                    }
+                case .cancelled(let phase):
+                    emit(.nodeCancelled(node: name, phase: phase))
+                case .reused, .skipped:
+                    preconditionFailure("a node run cannot end \(result.outcome)")
+                }
+            }
+        }
+
+        // Nodes that never ran: skipped when an upstream node failed, otherwise cancelled
+        // before they started. Topological order makes every upstream outcome final here.
+        var failedUpstream = [[Int]](repeating: [], count: count)
+        for slot in graph.topologicalOrder where outcomes[slot] == nil {
+            var roots = Set<Int>()
+            for dependency in graph.nodes[slot].dependencies {
+                switch outcomes[dependency] {
+                case .failed?: roots.insert(dependency)
+                case .skipped?: roots.formUnion(failedUpstream[dependency])
+                default: break
+                }
+            }
+            let name = graph.nodes[slot].name
+            nodeEnd[slot] = tracer.now
+            if roots.isEmpty {
+                outcomes[slot] = .cancelled(.beforeStart)
+                emit(.nodeCancelled(node: name, phase: .beforeStart))
+            } else {
+                failedUpstream[slot] = roots.sorted()
+                let because = failedUpstream[slot].map { graph.nodes[$0].name }
+                outcomes[slot] = .skipped(because: because)
+                emit(.nodeSkipped(node: name, because: because))
+            }
+        }
+
+        let report = BuildReport(
+            generation: generation, attempt: attempt,
+            nodes: graph.nodes.indices.map { slot in
+                BuildReport.NodeReport(
+                    name: graph.nodes[slot].name, outcome: outcomes[slot]!, runs: runs[slot],
+                    startedAt: nodeStart[slot], endedAt: nodeEnd[slot])
+            },
+            startedAt: startedAt, endedAt: tracer.now, wasCancelled: Task.isCancelled)
+        return BuildResult(report: report, built: built, values: values)
+    }
+
+    /// Runs one node's provider, with its timeout and its retries of transient errors.
+    private func runNode(_ slot: Int, dependencies: [String: AnyServiceBox]) async -> NodeResult {
+        let node = graph.nodes[slot]
+        let clock = ContinuousClock()
+        let start = clock.now
+        var run = 1
+        while true {
+            let context = ProviderContext(
+                serviceName: node.name, slot: slot, options: node.options, generation: generation, attempt: attempt, run: run,
+                dependencies: dependencies, declared: node.dependencyNames, redactor: redactor)
+            do {
+                let box = try await invoke(node, context)
+                return NodeResult(slot: slot, outcome: .succeeded(duration: clock.now - start), box: box, runs: run)
+            } catch {
+                // Cancellation is never a failure (§3.5); neither is an error thrown because of it.
+                if error is CancellationError || Task.isCancelled {
+                    return NodeResult(slot: slot, outcome: .cancelled(.whileRunning), box: nil, runs: run)
+                }
+                let kind = classify(error, node: node)
+                if kind == .transient && run < node.retry.maxAttempts {
+                    let delay = node.retry.delay(beforeRetry: run)
+                    emit(.nodeRetrying(node: node.name, retry: run, delay: delay))
+                    if delay > .zero { try? await Task.sleep(for: delay) }
+                    if Task.isCancelled {
+                        return NodeResult(slot: slot, outcome: .cancelled(.whileRunning), box: nil, runs: run)
+                    }
+                    run += 1
+                    continue
+                }
+                let failure = NodeFailure(kind: kind, message: redactor.redact(String(describing: error)), error: error)
+                return NodeResult(slot: slot, outcome: .failed(failure), box: nil, runs: run)
+            }
+        }
+    }
+
+    /// Calls the provider, racing it against the node's timeout when it has one.
+    private func invoke(_ node: ServiceGraph.Node, _ context: ProviderContext) async throws -> AnyServiceBox {
+        guard let timeout = node.timeout else { return try await node.provider.make(context) }
+        return try await withThrowingTaskGroup(of: AnyServiceBox?.self) { group in
+            group.addTask { try await node.provider.make(context) }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil  // the timer fired (or the node was cancelled)
+            }
+            do {
+                if let box = try await group.next()! {
+                    group.cancelAll()
+                    return box
+                }
+                group.cancelAll()
+                // A value that arrives after the cancellation still counts: its effect is
+                // committed and cancellation does not rewrite history (§3.8).
+                if case let box?? = try? await group.next() { return box }
+                if Task.isCancelled { throw CancellationError() }
+                throw ServiceTimeoutError(service: node.name, timeout: timeout)
+            } catch {
+                group.cancelAll()
+                throw error
+            }
+        }
+    }
+
+    /// The error's own word, then the node's config, then its provider, then the container (§3.5).
+    private func classify(_ error: any Error, node: ServiceGraph.Node) -> FailureKind {
+        if let classified = error as? any ClassifiedError { return classified.failureKind }
+        if let configured = node.defaultFailure { return configured }
+        if let byProvider = node.provider.classify(error) { return byProvider }
+        return policy.classifier(error)
+    }
+
+    private func emit(_ kind: TraceEvent.Kind) {
+        tracer.emit(kind, generation: generation, attempt: attempt)
+    }
+}
+
+/// What a build attempt hands back to the coordinator.
+struct BuildResult: Sendable {
+    /// How every node ended.
+    let report: BuildReport
+    /// Values this attempt made (not the reused ones), by slot: they must be kept or torn down.
+    let built: [Int: AnyServiceBox]
+    /// Every node's value, by slot (`nil` where the node has none).
+    let values: [AnyServiceBox?]
+}

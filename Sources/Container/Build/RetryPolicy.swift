@@ -1,0 +1,42 @@
+/// How often a node's provider is retried within one build after a transient error.
+///
+/// The delay before retry `n` (1-based) is `initialDelay * multiplier^(n-1)`, capped at
+/// `maxDelay`. Permanent errors are never retried.
+///
+/// ```swift
+/// RetryPolicy(maxAttempts: 3, initialDelay: .milliseconds(50))
+/// ```
+public struct RetryPolicy: Sendable, Hashable {
+    /// Provider runs in one build, the first included; 1 means no retry.
+    public var maxAttempts: Int
+    /// The delay before the first retry.
+    public var initialDelay: Duration
+    /// Factor applied to the delay after each retry.
+    public var multiplier: Double
+    /// The longest delay.
+    public var maxDelay: Duration
+
+    /// Creates a policy; `maxAttempts` below 1 is treated as 1.
+    public init(
+        maxAttempts: Int, initialDelay: Duration = .zero, multiplier: Double = 2, maxDelay: Duration = .seconds(30)
+    ) {
+        self.maxAttempts = max(1, maxAttempts)
+        self.initialDelay = initialDelay
+        self.multiplier = multiplier
+        self.maxDelay = maxDelay
+    }
+
+    /// One run, no retry (the default).
+    public static let none = RetryPolicy(maxAttempts: 1)
+
+    /// The delay before retry number `retry` (1-based).
+    public func delay(beforeRetry retry: Int) -> Duration {
+        var delay = initialDelay
+        var step = 1
+        while step < retry && delay < maxDelay {
+            delay = delay * multiplier
+            step += 1
+        }
+        return min(delay, maxDelay)
+    }
+}

@@ -1,0 +1,104 @@
+/// Why ``ServiceContainer/start(as:)`` (or a reset) did not deliver.
+public struct ContainerError: Error, Sendable, CustomStringConvertible {
+    /// The kinds of container errors.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: String, Hashable, Sendable { case buildFailed, superseded, shutDown, unknownService }
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+
+        /// The build failed; ``ContainerError/report`` says which nodes and how.
+        public static let buildFailed = Code(.buildFailed)
+        /// A reset started a new generation while the caller waited for the old one; call `start()` again.
+        public static let superseded = Code(.superseded)
+        /// The container was shut down.
+        public static let shutDown = Code(.shutDown)
+        /// A reset named a service the graph does not have.
+        public static let unknownService = Code(.unknownService)
+
+        public var description: String { base.rawValue }
+    }
+
+    /// What went wrong.
+    public let code: Code
+    /// What happened and what to do.
+    public let message: String
+    /// The generation concerned.
+    public let generation: Int
+    /// The failed build's report, for `.buildFailed`.
+    public let report: BuildReport?
+
+    /// For `.buildFailed`: transient (a later `start()` retries) or permanent (sticky until `reset()`).
+    public var failure: FailureKind? { report?.failure }
+
+    public var description: String { message }
+
+    static func buildFailed(_ report: BuildReport) -> ContainerError {
+        let kind = report.failure ?? .transient
+        let roots = report.failedNodes
+        let cause = roots.isEmpty
+            ? "a node was cancelled"
+            : roots.map { name in
+                if case .failed(let failure)? = report.outcome(of: name) { return "'\(name)': \(failure.message)" }
+                return "'\(name)'"
+            }.joined(separator: "; ")
+        let advice = kind == .permanent
+            ? "the failure is permanent: every start() fails at once until reset()"
+            : "the failure is transient: the next start() tries again, keeping the services that succeeded"
+        return ContainerError(
+            code: .buildFailed,
+            message: "generation \(report.generation), attempt \(report.attempt) failed (\(kind)): \(cause); \(advice)",
+            generation: report.generation, report: report)
+    }
+
+    static func superseded(generation: Int, by newGeneration: Int) -> ContainerError {
+        ContainerError(
+            code: .superseded,
+            message: "generation \(generation) was superseded by a reset to generation \(newGeneration) "
+                + "before it was ready; call start() again for the new generation",
+            generation: generation, report: nil)
+    }
+
+    static func shutDown(generation: Int) -> ContainerError {
+        ContainerError(
+            code: .shutDown, message: "the container was shut down; create a new container to build services again",
+            generation: generation, report: nil)
+    }
+
+    static func unknownServices(_ names: [String], known: [String], generation: Int) -> ContainerError {
+        let described = names.map { name in
+            NameSuggestion.closest(to: name, among: known).map { "'\(name)' (did you mean '\($0)'?)" } ?? "'\(name)'"
+        }
+        return ContainerError(
+            code: .unknownService,
+            message: "cannot reset unknown services \(described.joined(separator: ", ")); "
+                + "the services are: \(known.joined(separator: ", "))",
+            generation: generation, report: nil)
+    }
+}
+
+/// What a reset or a shutdown did.
+public struct ResetReport: Sendable {
+    /// One value's teardown.
+    public struct Teardown: Sendable, Hashable {
+        /// The service whose value was torn down.
+        public let service: String
+        /// The generation that built the value.
+        public let generation: Int
+        /// The teardown's error (redacted), when it failed.
+        public let error: String?
+    }
+
+    /// The generation that was retired.
+    public let from: Int
+    /// The generation that is now current.
+    public let to: Int
+    /// Services invalidated by the reset (to be rebuilt in the new generation).
+    public let invalidated: [String]
+    /// Services whose values carried over to the new generation unchanged.
+    public let carriedOver: [String]
+    /// The teardowns that ran while the reset waited, in the order they ran.
+    public let tornDown: [Teardown]
+
+    /// Teardowns that failed.
+    public var failures: [Teardown] { tornDown.filter { $0.error != nil } }
+}

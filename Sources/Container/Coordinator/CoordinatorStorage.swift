@@ -1,0 +1,143 @@
+import Synchronization
+
+/// Owns the state machine's lock and carries out its effects after unlocking:
+/// resumes continuations, launches and cancels build tasks, runs teardowns, emits events.
+final class CoordinatorStorage: Sendable {
+    typealias Waiter = CheckedContinuation<AppServices, any Error>
+    typealias ResetWaiter = CheckedContinuation<Result<ResetReport, ContainerError>, Never>
+    typealias Machine = CoordinatorStateMachine<Waiter, ResetWaiter, Task<Void, Never>>
+
+    let graph: ServiceGraph
+    let policy: BuildPolicy
+    let tracer: Tracer
+    let redactor: Redactor
+    private let machine: Mutex<Machine>
+    /// The published snapshot, for the synchronous hot path; written only under `machine`'s lock.
+    private let published = Mutex<AppServices?>(nil)
+
+    init(graph: ServiceGraph, policy: BuildPolicy, sinks: [any TraceSink]) {
+        self.graph = graph
+        self.policy = policy
+        self.tracer = Tracer(sinks: sinks)
+        self.redactor = Redactor(secrets: graph.secrets)
+        self.machine = Mutex(Machine(graph: graph))
+    }
+
+    var current: AppServices? { published.withLock { $0 } }
+
+    var generation: Int { machine.withLock { $0.generation } }
+
+    // MARK: Callers
+
+    func start(label: String?) async throws -> AppServices {
+        if let snapshot = current {
+            if tracer.isEnabled { traceReadyCaller(label, snapshot) }
+            return snapshot
+        }
+        let caller = machine.withLock { $0.allocateCaller() }
+        let name = label ?? "caller-\(caller)"
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (waiter: Waiter) in
+                transition { $0.startRequested(caller: caller, label: name, waiter: waiter) }
+            }
+        } onCancel: {
+            transition { $0.waiterCancelled(caller: caller) }
+        }
+    }
+
+    private func traceReadyCaller(_ label: String?, _ snapshot: AppServices) {
+        let name = label ?? "caller-ready"
+        tracer.emit(
+            [.callerJoined(caller: name, state: .ready), .callerResumed(caller: name, result: .snapshot)],
+            generation: snapshot.generation, attempt: snapshot.report.attempt)
+    }
+
+    // MARK: Reset and shutdown
+
+    func reset(invalidating names: [String]?) async throws(ContainerError) -> ResetReport {
+        var slots: Set<Int>?
+        if let names {
+            let unknown = names.filter { graph.layout.slots[$0] == nil }
+            guard unknown.isEmpty else {
+                throw .unknownServices(unknown, known: graph.serviceNames, generation: generation)
+            }
+            slots = Set(names.compactMap { graph.layout.slots[$0] })
+        }
+        let result = await withCheckedContinuation { (waiter: ResetWaiter) in
+            transition { $0.resetRequested(invalidating: slots, waiter: waiter) }
+        }
+        return try result.get()
+    }
+
+    func shutdown() async throws(ContainerError) -> ResetReport {
+        let result = await withCheckedContinuation { (waiter: ResetWaiter) in
+            transition { $0.shutdownRequested(waiter: waiter) }
+        }
+        return try result.get()
+    }
+
+    // MARK: Effects
+
+    /// Runs one event of the state machine under the lock, launching a build in the same
+    /// critical section when the event asks for one (rule 1: `running` is recorded with its
+    /// task before anyone can observe it), then carries out the rest of the effects.
+    private func transition(_ event: (inout Machine) -> Machine.Effects) {
+        let effects = machine.withLock { machine in
+            let effects = event(&machine)
+            if let ticket = effects.launch {
+                let task = Task.detached(priority: Task.currentPriority) { [self] in await runBuild(ticket) }
+                machine.buildLaunched(id: ticket.id, handle: task)
+            }
+            switch effects.snapshotChange {
+            case .publish(let snapshot)?: published.withLock { $0 = snapshot }
+            case .clear?: published.withLock { $0 = nil }
+            case nil: break
+            }
+            return effects
+        }
+        perform(effects)
+    }
+
+    private func perform(_ effects: Machine.Effects) {
+        for event in effects.events {
+            tracer.emit(event.kind, generation: event.generation, attempt: event.attempt)
+        }
+        for (waiter, outcome) in effects.resumptions {
+            switch outcome {
+            case .snapshot(let snapshot): waiter.resume(returning: snapshot)
+            case .failure(let error): waiter.resume(throwing: error)
+            case .cancelled: waiter.resume(throwing: CancellationError())
+            }
+        }
+        effects.cancel?.cancel()
+        if let boxes = effects.tearDown {
+            Task.detached { [self] in await runTeardown(boxes) }
+        }
+        for (waiter, result) in effects.completedResets { waiter.resume(returning: result) }
+    }
+
+    private func runBuild(_ ticket: Machine.BuildTicket) async {
+        let builder = GraphBuilder(
+            graph: graph, generation: ticket.generation, attempt: ticket.attempt, kept: ticket.kept,
+            policy: policy, tracer: tracer, redactor: redactor)
+        let result = await builder.run()
+        transition { $0.buildFinished(id: ticket.id, result: result) }
+    }
+
+    /// Tears values down one at a time, in the order given (dependents first); errors are
+    /// reported in the trace and the reset's report, never swallowed.
+    private func runTeardown(_ boxes: [AnyServiceBox]) async {
+        var records: [ResetReport.Teardown] = []
+        for box in boxes where box.hasTearDown {
+            var message: String?
+            do {
+                try await box.tearDown()
+            } catch {
+                message = redactor.redact(String(describing: error))
+            }
+            records.append(.init(service: box.name, generation: box.builtInGeneration, error: message))
+            tracer.emit(.nodeTornDown(node: box.name, error: message), generation: box.builtInGeneration, attempt: box.builtInAttempt)
+        }
+        transition { $0.teardownFinished(records) }
+    }
+}

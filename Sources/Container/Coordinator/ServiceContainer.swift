@@ -1,0 +1,96 @@
+/// The container: builds a ``ServiceGraph`` once per generation, shared by every caller,
+/// and publishes an immutable ``AppServices`` snapshot when the whole graph succeeded.
+///
+/// ```swift
+/// let container = ServiceContainer(graph: graph)
+/// let services = try await container.start()    // every concurrent caller joins one build
+/// let db = try services[.database]
+/// let same = container.current                    // synchronous, no await, once ready
+/// ```
+///
+/// - ``start(as:)`` builds (or joins the build of) the current generation. After a transient
+///   failure the next call starts a new attempt that reuses what already succeeded; a
+///   permanent failure is sticky until ``reset(invalidating:)``.
+/// - ``reset(invalidating:)`` starts a new generation (e.g. on logout): the old build is
+///   cancelled and can never publish, and retired values are torn down before anything new is built.
+/// - ``shutdown()`` tears everything down; later calls fail with `.shutDown`.
+///
+/// Every transition is reported to the trace sinks given at creation (see ``TraceEvent``).
+public final class ServiceContainer: Sendable {
+    private let storage: CoordinatorStorage
+
+    /// Creates a container for a validated graph. Nothing is built until ``start(as:)``.
+    ///
+    /// - Parameters:
+    ///   - graph: the services.
+    ///   - policy: fail-fast or not, and the default error classifier.
+    ///   - trace: sinks that receive every trace event.
+    public init(graph: ServiceGraph, policy: BuildPolicy = .default, trace: [any TraceSink] = []) {
+        storage = CoordinatorStorage(graph: graph, policy: policy, sinks: trace)
+    }
+
+    /// Validates `specs` and creates a container for them.
+    /// - Throws: ``GraphError`` listing every problem of the graph.
+    public convenience init(
+        _ specs: [ServiceSpec], registry: ProviderRegistry = ProviderRegistry(), policy: BuildPolicy = .default,
+        trace: [any TraceSink] = []
+    ) throws(GraphError) {
+        self.init(graph: try ServiceGraph(specs, registry: registry), policy: policy, trace: trace)
+    }
+
+    /// The graph this container builds.
+    public var graph: ServiceGraph { storage.graph }
+
+    /// The current generation (1 for a new container; each reset adds one).
+    public var generation: Int { storage.generation }
+
+    /// The published snapshot of the current generation, or `nil` when it is not ready.
+    ///
+    /// Synchronous and cheap: read it on hot paths instead of awaiting ``start(as:)``.
+    public var current: AppServices? { storage.current }
+
+    /// Returns the current generation's snapshot, building it if needed.
+    ///
+    /// Concurrent callers share one build; every caller of the same attempt receives the same
+    /// snapshot (`===`) or the same failure. A cancelled caller stops waiting at once with
+    /// `CancellationError`; the build goes on for the others.
+    ///
+    /// - Parameter label: the caller's name in the trace (e.g. an entry point's id).
+    /// - Throws: ``ContainerError`` (`.buildFailed`, `.superseded`, `.shutDown`) or `CancellationError`.
+    public func start(as label: String? = nil) async throws -> AppServices {
+        try await storage.start(label: label)
+    }
+
+    /// Runs `entryPoint` with a view of the snapshot that holds only the services it declared.
+    ///
+    /// The entry point does not assume anything is ready: this joins the build if needed.
+    /// - Throws: what ``start(as:)`` throws, or what the entry point throws.
+    public func run<Entry: EntryPoint>(_ entryPoint: Entry) async throws -> Entry.Output {
+        let snapshot = try await start(as: entryPoint.id)
+        return try await entryPoint.run(
+            ScopedServices(snapshot, reader: entryPoint.id, requirements: entryPoint.requirements))
+    }
+
+    /// Starts a new generation.
+    ///
+    /// The running build, if any, is cancelled and can never publish; its waiters get
+    /// `.superseded`. The retired values are torn down in reverse dependency order, and
+    /// this returns once that is done. The next ``start(as:)`` builds the new generation.
+    /// Callers holding an older snapshot keep it.
+    ///
+    /// - Parameter names: rebuild only these services and their dependents; the others carry
+    ///   over to the new generation unchanged (not rebuilt, not torn down). `nil` rebuilds everything.
+    /// - Throws: ``ContainerError`` `.unknownService` for a name the graph lacks (nothing is reset),
+    ///   or `.shutDown`.
+    @discardableResult
+    public func reset(invalidating names: [String]? = nil) async throws(ContainerError) -> ResetReport {
+        try await storage.reset(invalidating: names)
+    }
+
+    /// Cancels any build, tears every value down, and refuses later calls with `.shutDown`.
+    /// - Throws: ``ContainerError`` `.shutDown` when already shut down.
+    @discardableResult
+    public func shutdown() async throws(ContainerError) -> ResetReport {
+        try await storage.shutdown()
+    }
+}

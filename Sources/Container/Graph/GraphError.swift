@@ -1,0 +1,71 @@
+/// A graph is invalid: every problem found, each with its location. Nothing was built.
+public struct GraphError: Error, Sendable, CustomStringConvertible {
+    /// One problem of the graph.
+    public struct Issue: Sendable, Hashable, CustomStringConvertible {
+        /// What kind of problem this is.
+        public let code: Code
+        /// What is wrong and how to fix it.
+        public let message: String
+        /// The service concerned, if any.
+        public let service: String?
+        /// Where it was declared.
+        public let location: ConfigLocation?
+
+        /// Creates an issue.
+        public init(code: Code, message: String, service: String? = nil, location: ConfigLocation? = nil) {
+            self.code = code
+            self.message = message
+            self.service = service
+            self.location = location
+        }
+
+        /// `location: message`.
+        public var description: String {
+            guard let location, !location.description.isEmpty else { return message }
+            return "\(location): \(message)"
+        }
+    }
+
+    /// The kinds of graph problems.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: String, Hashable, Sendable {
+            case duplicateService, unknownProvider, missingDependency, duplicateDependency, cycle
+            case unknownRequirement, typeMismatch, invalidOptions, invalidName
+        }
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+
+        /// Two services have the same name.
+        public static let duplicateService = Code(.duplicateService)
+        /// A provider id is not registered.
+        public static let unknownProvider = Code(.unknownProvider)
+        /// `dependsOn` names a service that does not exist.
+        public static let missingDependency = Code(.missingDependency)
+        /// `dependsOn` names the same service twice.
+        public static let duplicateDependency = Code(.duplicateDependency)
+        /// Services depend on each other in a cycle.
+        public static let cycle = Code(.cycle)
+        /// An entry point requires a service that is not declared.
+        public static let unknownRequirement = Code(.unknownRequirement)
+        /// A reader's key expects another type than the provider makes.
+        public static let typeMismatch = Code(.typeMismatch)
+        /// A provider rejected a node's options.
+        public static let invalidOptions = Code(.invalidOptions)
+        /// A service name is empty.
+        public static let invalidName = Code(.invalidName)
+
+        public var description: String { base.rawValue }
+    }
+
+    /// Every problem found, in declaration order.
+    public let issues: [Issue]
+
+    /// Creates an error from its issues.
+    public init(issues: [Issue]) { self.issues = issues }
+
+    /// A one-line summary followed by one line per issue.
+    public var description: String {
+        let count = issues.count == 1 ? "1 problem" : "\(issues.count) problems"
+        return "invalid service graph (\(count)):\n" + issues.map { "  - \($0)" }.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,199 @@
+extension ServiceGraph {
+    /// Validates `specs` and builds the graph.
+    ///
+    /// Every problem is collected and reported together, in one ``GraphError``: duplicate
+    /// names, unknown providers (listing the known ones), missing dependencies (with a
+    /// "did you mean"), dependency cycles (as a path `a -> b -> c -> a`), requirements of
+    /// readers that name undeclared services or expect another type, and options a
+    /// provider rejects. Runs in time linear in services plus dependencies.
+    ///
+    /// - Parameters:
+    ///   - specs: the services, in declaration order (the order of their slots).
+    ///   - registry: resolves provider ids; inline providers need no registry.
+    ///   - requirements: what readers such as entry points will read, checked by name and type.
+    /// - Throws: ``GraphError`` listing every problem.
+    public convenience init(
+        _ specs: [ServiceSpec], registry: ProviderRegistry = ProviderRegistry(),
+        requirements: [ServiceRequirement] = []
+    ) throws(GraphError) {
+        var issues: [GraphError.Issue] = []
+        var slotOfName: [String: Int] = [:]
+        var accepted: [ServiceSpec] = []
+        for spec in specs {
+            if spec.name.isEmpty {
+                issues.append(.init(code: .invalidName, message: "a service has an empty name; give it a name",
+                                    location: spec.location?.appending("name")))
+                continue
+            }
+            if let first = slotOfName[spec.name] {
+                let firstPlace = accepted[first].location.map { " (first declared at \($0))" } ?? ""
+                issues.append(.init(
+                    code: .duplicateService,
+                    message: "service '\(spec.name)' is declared twice\(firstPlace); rename or remove one",
+                    service: spec.name, location: spec.location?.appending("name")))
+                continue
+            }
+            slotOfName[spec.name] = accepted.count
+            accepted.append(spec)
+        }
+
+        var providers: [AnyServiceProvider?] = []
+        var dependencies: [[Int]] = []
+        for spec in accepted {
+            providers.append(Self.resolveProvider(of: spec, registry: registry, issues: &issues))
+            dependencies.append(Self.resolveDependencies(of: spec, slots: slotOfName, issues: &issues))
+        }
+        Self.findCycles(names: accepted.map(\.name), dependencies: dependencies, locations: accepted.map(\.location))
+            .forEach { issues.append($0) }
+        for requirement in requirements {
+            Self.check(requirement, slots: slotOfName, providers: providers, issues: &issues)
+        }
+        guard issues.isEmpty else { throw GraphError(issues: issues) }
+
+        let nodes = accepted.indices.map { index in
+            let spec = accepted[index]
+            return Node(
+                name: spec.name, provider: providers[index]!, dependencies: dependencies[index],
+                dependencyNames: dependencies[index].map { accepted[$0].name },
+                options: spec.options, timeout: spec.timeout, retry: spec.retry,
+                defaultFailure: spec.defaultFailure, location: spec.location)
+        }
+        self.init(nodes: nodes)
+    }
+
+    private static func resolveProvider(
+        of spec: ServiceSpec, registry: ProviderRegistry, issues: inout [GraphError.Issue]
+    ) -> AnyServiceProvider? {
+        let provider: AnyServiceProvider
+        switch spec.provider {
+        case .inline(let inline):
+            provider = inline
+        case .id(let id):
+            guard let registered = registry.provider(id) else {
+                let known = registry.providers.keys.sorted()
+                var message = "service '\(spec.name)' uses unknown provider '\(id)'"
+                if let suggestion = NameSuggestion.closest(to: id, among: known) {
+                    message += "; did you mean '\(suggestion)'?"
+                }
+                message += known.isEmpty
+                    ? " (no providers are registered)" : " (known providers: \(known.joined(separator: ", ")))"
+                issues.append(.init(code: .unknownProvider, message: message, service: spec.name,
+                                    location: spec.location?.appending("provider")))
+                return nil
+            }
+            provider = registered
+        }
+        do {
+            try provider.validate(spec.options)
+        } catch {
+            issues.append(.init(
+                code: .invalidOptions, message: "service '\(spec.name)' (provider '\(provider.id)'): \(error)",
+                service: spec.name, location: spec.location?.appending("options")))
+        }
+        return provider
+    }
+
+    private static func resolveDependencies(
+        of spec: ServiceSpec, slots: [String: Int], issues: inout [GraphError.Issue]
+    ) -> [Int] {
+        var result: [Int] = []
+        var seen = Set<String>()
+        for (index, dependency) in spec.dependsOn.enumerated() {
+            let location = spec.location?.appending("dependsOn").appending("[\(index)]")
+            guard seen.insert(dependency).inserted else {
+                issues.append(.init(
+                    code: .duplicateDependency,
+                    message: "service '\(spec.name)' lists '\(dependency)' twice in dependsOn; remove one",
+                    service: spec.name, location: location))
+                continue
+            }
+            guard let slot = slots[dependency] else {
+                var message = "service '\(spec.name)' depends on '\(dependency)', which is not declared"
+                if let suggestion = NameSuggestion.closest(to: dependency, among: slots.keys) {
+                    message += "; did you mean '\(suggestion)'?"
+                } else {
+                    message += "; declare it or remove it from dependsOn"
+                }
+                issues.append(.init(code: .missingDependency, message: message, service: spec.name,
+                                    location: location))
+                continue
+            }
+            result.append(slot)
+        }
+        return result
+    }
+
+    /// Every elementary cycle met by a depth-first search, each once, as `a -> b -> a`.
+    static func findCycles(
+        names: [String], dependencies: [[Int]], locations: [ConfigLocation?]
+    ) -> [GraphError.Issue] {
+        enum Mark { case unvisited, onStack, done }
+        var marks = [Mark](repeating: .unvisited, count: names.count)
+        var issues: [GraphError.Issue] = []
+        var reported = Set<[Int]>()
+        // Iterative DFS: (node, index of the next dependency to visit).
+        var stack: [(node: Int, next: Int)] = []
+        for root in names.indices where marks[root] == .unvisited {
+            stack.append((root, 0))
+            marks[root] = .onStack
+            while let top = stack.last {
+                let edges = dependencies[top.node]
+                if top.next == edges.count {
+                    marks[top.node] = .done
+                    stack.removeLast()
+                    continue
+                }
+                stack[stack.count - 1].next += 1
+                let target = edges[top.next]
+                switch marks[target] {
+                case .unvisited:
+                    marks[target] = .onStack
+                    stack.append((target, 0))
+                case .onStack:
+                    let start = stack.lastIndex { $0.node == target }!
+                    let cycle = stack[start...].map(\.node)
+                    // Rotate to start at the smallest slot so a cycle is reported once.
+                    let pivot = cycle.indices.min { cycle[$0] < cycle[$1] }!
+                    let canonical = Array(cycle[pivot...] + cycle[..<pivot])
+                    guard reported.insert(canonical).inserted else { break }
+                    let path = (canonical + [canonical[0]]).map { names[$0] }.joined(separator: " -> ")
+                    issues.append(.init(
+                        code: .cycle,
+                        message: "dependency cycle \(path); remove one of these dependencies",
+                        service: names[canonical[0]], location: locations[canonical[0]]?.appending("dependsOn")))
+                case .done:
+                    break
+                }
+            }
+        }
+        return issues
+    }
+
+    private static func check(
+        _ requirement: ServiceRequirement, slots: [String: Int], providers: [AnyServiceProvider?],
+        issues: inout [GraphError.Issue]
+    ) {
+        for key in requirement.keys {
+            guard let slot = slots[key.name] else {
+                var message = "\(requirement.reader) requires service '\(key.name)', which is not declared"
+                if let suggestion = NameSuggestion.closest(to: key.name, among: slots.keys) {
+                    message += "; did you mean '\(suggestion)'?"
+                } else {
+                    message += "; declare a service named '\(key.name)'"
+                }
+                issues.append(.init(code: .unknownRequirement, message: message, service: key.name,
+                                    location: requirement.location))
+                continue
+            }
+            guard let provider = providers[slot] else { continue }
+            if ObjectIdentifier(provider.valueType) != ObjectIdentifier(key.valueType) {
+                issues.append(.init(
+                    code: .typeMismatch,
+                    message: "\(requirement.reader) reads service '\(key.name)' as \(key.valueType), but its "
+                        + "provider '\(provider.id)' makes \(provider.valueType); use a provider that makes "
+                        + "\(key.valueType) or change the key's type",
+                    service: key.name, location: requirement.location))
+            }
+        }
+    }
+}

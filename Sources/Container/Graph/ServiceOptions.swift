@@ -1,0 +1,149 @@
+/// A service's options, with typed access and secret marking.
+///
+/// Providers read their options through throwing, typed accessors so that a wrong
+/// type or a missing option names the service and the option:
+///
+/// ```swift
+/// let path = try context.options.path("path")
+/// let delay = try context.options.int("durationMs", default: 0)
+/// ```
+///
+/// Options listed in `secretKeys` are redacted wherever the runtime prints options
+/// or errors (traces, error messages, `description`).
+public struct ServiceOptions: Sendable, Hashable, CustomStringConvertible {
+    /// The raw option values by name.
+    public var values: [String: OptionValue]
+    /// Names of options whose values are secrets.
+    public var secretKeys: Set<String>
+    /// The folder relative paths resolve against (the config file's folder), if any.
+    public var baseDirectory: String?
+
+    /// Creates options.
+    public init(_ values: [String: OptionValue] = [:], secretKeys: Set<String> = [], baseDirectory: String? = nil) {
+        self.values = values
+        self.secretKeys = secretKeys
+        self.baseDirectory = baseDirectory
+    }
+
+    /// The raw value of `key`, if present.
+    public subscript(key: String) -> OptionValue? { values[key] }
+
+    /// The string at `key`.
+    /// - Throws: ``OptionError`` when absent (and no default) or not a string.
+    public func string(_ key: String, default defaultValue: String? = nil) throws(OptionError) -> String {
+        switch values[key] {
+        case .string(let value): return value
+        case nil, .null?:
+            if let defaultValue { return defaultValue }
+            throw .missing(key)
+        case let other?: throw .wrongType(key, expected: "a string", found: other.typeName)
+        }
+    }
+
+    /// The integer at `key` (a whole-number double is accepted).
+    /// - Throws: ``OptionError`` when absent (and no default) or not an integer.
+    public func int(_ key: String, default defaultValue: Int? = nil) throws(OptionError) -> Int {
+        switch values[key] {
+        case .int(let value): return value
+        case .double(let value) where value.rounded() == value && abs(value) < 1e15: return Int(value)
+        case nil, .null?:
+            if let defaultValue { return defaultValue }
+            throw .missing(key)
+        case let other?: throw .wrongType(key, expected: "an integer", found: other.typeName)
+        }
+    }
+
+    /// The number at `key`.
+    /// - Throws: ``OptionError`` when absent (and no default) or not a number.
+    public func double(_ key: String, default defaultValue: Double? = nil) throws(OptionError) -> Double {
+        switch values[key] {
+        case .int(let value): return Double(value)
+        case .double(let value): return value
+        case nil, .null?:
+            if let defaultValue { return defaultValue }
+            throw .missing(key)
+        case let other?: throw .wrongType(key, expected: "a number", found: other.typeName)
+        }
+    }
+
+    /// The boolean at `key`.
+    /// - Throws: ``OptionError`` when absent (and no default) or not a boolean.
+    public func bool(_ key: String, default defaultValue: Bool? = nil) throws(OptionError) -> Bool {
+        switch values[key] {
+        case .bool(let value): return value
+        case nil, .null?:
+            if let defaultValue { return defaultValue }
+            throw .missing(key)
+        case let other?: throw .wrongType(key, expected: "a boolean", found: other.typeName)
+        }
+    }
+
+    /// The list of strings at `key`.
+    /// - Throws: ``OptionError`` when absent (and no default) or not a list of strings.
+    public func strings(_ key: String, default defaultValue: [String]? = nil) throws(OptionError) -> [String] {
+        switch values[key] {
+        case .array(let items):
+            var result: [String] = []
+            for (index, item) in items.enumerated() {
+                guard case .string(let value) = item else {
+                    throw .wrongType("\(key)[\(index)]", expected: "a string", found: item.typeName)
+                }
+                result.append(value)
+            }
+            return result
+        case nil, .null?:
+            if let defaultValue { return defaultValue }
+            throw .missing(key)
+        case let other?: throw .wrongType(key, expected: "a list of strings", found: other.typeName)
+        }
+    }
+
+    /// The path at `key`, resolved against ``baseDirectory`` when relative.
+    /// - Throws: ``OptionError`` when absent (and no default) or not a string.
+    public func path(_ key: String, default defaultValue: String? = nil) throws(OptionError) -> String {
+        let raw = try string(key, default: defaultValue)
+        guard !raw.hasPrefix("/"), let baseDirectory, !baseDirectory.isEmpty else { return raw }
+        return baseDirectory.hasSuffix("/") ? baseDirectory + raw : baseDirectory + "/" + raw
+    }
+
+    /// The values of every option marked secret that is a string; the runtime redacts these.
+    public var secretStrings: [String] {
+        secretKeys.compactMap { key in
+            if case .string(let value)? = values[key], !value.isEmpty { return value }
+            return nil
+        }
+    }
+
+    /// The options with secret values replaced by `<redacted>`.
+    public var description: String {
+        let shown = values.sorted { $0.key < $1.key }.map { key, value in
+            "\(key): " + (secretKeys.contains(key) ? Redactor.placeholder : value.description)
+        }
+        return "[" + shown.joined(separator: ", ") + "]"
+    }
+}
+
+/// An option is missing or has the wrong type.
+public struct OptionError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The option's name.
+    public let option: String
+    /// What is wrong and how to fix it.
+    public let message: String
+
+    /// A required option is absent.
+    public static func missing(_ option: String) -> OptionError {
+        OptionError(option: option, message: "option '\(option)' is required; add it to the service's \"options\"")
+    }
+
+    /// An option has the wrong JSON type.
+    public static func wrongType(_ option: String, expected: String, found: String) -> OptionError {
+        OptionError(option: option, message: "option '\(option)' must be \(expected), found \(found)")
+    }
+
+    /// An option's value is of the right type but not allowed.
+    public static func invalid(_ option: String, _ explanation: String) -> OptionError {
+        OptionError(option: option, message: "option '\(option)': \(explanation)")
+    }
+
+    public var description: String { message }
+}

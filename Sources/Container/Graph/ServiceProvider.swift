@@ -1,0 +1,93 @@
+/// A provider plugin: makes one service's value from its options and its dependencies.
+///
+/// The config file names a provider by its ``id``; a ``ProviderRegistry`` maps ids to providers.
+///
+/// ```swift
+/// struct GreeterProvider: ServiceProvider {
+///     let id = "greeter"
+///     func make(_ context: ProviderContext) async throws -> Greeter {
+///         Greeter(name: try context.options.string("name"), clock: try context[.clock])
+///     }
+/// }
+/// ```
+///
+/// A provider is called at most once per node per run, never concurrently for the same
+/// node, and never under a lock. It should return promptly when its task is cancelled.
+public protocol ServiceProvider<Value>: Sendable {
+    /// The type of value this provider makes.
+    associatedtype Value: Sendable
+
+    /// The id a config file's `provider` field uses for this provider.
+    var id: String { get }
+
+    /// Makes the value.
+    ///
+    /// - Parameter context: the node's name, options and declared dependencies.
+    /// - Throws: any error; see ``ErrorClassifier`` for how it is classified.
+    func make(_ context: ProviderContext) async throws -> Value
+
+    /// Releases what ``make(_:)`` acquired, or `nil` when the value needs no teardown (the default).
+    ///
+    /// Called once per value, in reverse dependency order, after the build that made it
+    /// has stopped, when its generation is retired (reset, shutdown, permanent failure).
+    var tearDown: (@Sendable (Value) async throws -> Void)? { get }
+
+    /// Says whether `error` (thrown by ``make(_:)``) is transient or permanent; `nil` (the default)
+    /// leaves the decision to the container's classifier.
+    func classify(_ error: any Error) -> FailureKind?
+
+    /// Checks a node's options before anything runs, so that bad options are reported with
+    /// every other config error. The default accepts everything.
+    func validate(options: ServiceOptions) throws
+}
+
+extension ServiceProvider {
+    public var tearDown: (@Sendable (Value) async throws -> Void)? { nil }
+    public func classify(_ error: any Error) -> FailureKind? { nil }
+    public func validate(options: ServiceOptions) throws {}
+}
+
+/// A provider made from closures, for services declared in code.
+public struct ClosureProvider<Value: Sendable>: ServiceProvider {
+    public let id: String
+    private let makeValue: @Sendable (ProviderContext) async throws -> Value
+    public let tearDown: (@Sendable (Value) async throws -> Void)?
+
+    /// Creates a provider from a factory and an optional teardown.
+    public init(
+        id: String, tearDown: (@Sendable (Value) async throws -> Void)? = nil,
+        make: @escaping @Sendable (ProviderContext) async throws -> Value
+    ) {
+        self.id = id
+        self.makeValue = make
+        self.tearDown = tearDown
+    }
+
+    public func make(_ context: ProviderContext) async throws -> Value { try await makeValue(context) }
+}
+
+/// A provider with its value type erased; the runtime's only view of providers.
+public struct AnyServiceProvider: Sendable {
+    /// The provider's id.
+    public let id: String
+    /// The type of value it makes.
+    public let valueType: any Sendable.Type
+    let make: @Sendable (ProviderContext) async throws -> AnyServiceBox
+    let classify: @Sendable (any Error) -> FailureKind?
+    let validate: @Sendable (ServiceOptions) throws -> Void
+
+    /// Erases `provider`.
+    public init<Provider: ServiceProvider>(_ provider: Provider) {
+        self.id = provider.id
+        self.valueType = Provider.Value.self
+        self.make = { context in
+            let value = try await provider.make(context)
+            return ServiceBox(
+                value, name: context.serviceName, slot: context.slot, builtInGeneration: context.generation,
+                builtInAttempt: context.attempt,
+                tearDown: provider.tearDown)
+        }
+        self.classify = { provider.classify($0) }
+        self.validate = { try provider.validate(options: $0) }
+    }
+}

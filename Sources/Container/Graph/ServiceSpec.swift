@@ -1,0 +1,91 @@
+/// The declaration of one service: its name, provider, dependencies and per-node policy.
+///
+/// Config files produce specs; code can declare them directly:
+///
+/// ```swift
+/// ServiceSpec(.database, dependsOn: ["configuration"]) { context in
+///     try await Database.open(try context[.configuration].databasePath)
+/// }
+/// ```
+public struct ServiceSpec: Sendable {
+    /// The provider of a spec: an id looked up in a ``ProviderRegistry``, or a provider given inline.
+    public enum ProviderReference: Sendable {
+        /// A provider id, resolved through the registry during validation.
+        case id(String)
+        /// A provider given directly.
+        case inline(AnyServiceProvider)
+
+        /// The provider's id.
+        public var id: String {
+            switch self {
+            case .id(let id): id
+            case .inline(let provider): provider.id
+            }
+        }
+    }
+
+    /// The service's unique name.
+    public var name: String
+    /// Who makes the value.
+    public var provider: ProviderReference
+    /// Names of the services this one needs, all of which must succeed before it starts.
+    public var dependsOn: [String]
+    /// Options handed to the provider.
+    public var options: ServiceOptions
+    /// The longest one provider run may take; exceeding it is a transient failure.
+    public var timeout: Duration?
+    /// Retries of transient failures within one build.
+    public var retry: RetryPolicy
+    /// How errors of this node that do not classify themselves are classified (overrides the provider).
+    public var defaultFailure: FailureKind?
+    /// Where the spec was declared, for error messages.
+    public var location: ConfigLocation?
+
+    /// Creates a spec naming a provider by id.
+    public init(
+        name: String, provider: String, dependsOn: [String] = [], options: ServiceOptions = ServiceOptions(),
+        timeout: Duration? = nil, retry: RetryPolicy = .none, defaultFailure: FailureKind? = nil,
+        location: ConfigLocation? = nil
+    ) {
+        self.name = name
+        self.provider = .id(provider)
+        self.dependsOn = dependsOn
+        self.options = options
+        self.timeout = timeout
+        self.retry = retry
+        self.defaultFailure = defaultFailure
+        self.location = location
+    }
+
+    /// Creates a spec with an inline provider.
+    public init<Provider: ServiceProvider>(
+        name: String, provider: Provider, dependsOn: [String] = [], options: ServiceOptions = ServiceOptions(),
+        timeout: Duration? = nil, retry: RetryPolicy = .none, defaultFailure: FailureKind? = nil,
+        location: ConfigLocation? = nil
+    ) {
+        self.init(
+            name: name, provider: provider.id, dependsOn: dependsOn, options: options, timeout: timeout,
+            retry: retry, defaultFailure: defaultFailure, location: location)
+        self.provider = .inline(AnyServiceProvider(provider))
+    }
+
+    /// Declares the service of `key`, made by a closure, in code.
+    ///
+    /// - Parameters:
+    ///   - key: the service's name and value type.
+    ///   - dependsOn: the services the closure reads through its context.
+    ///   - tearDown: releases the value when its generation is retired.
+    ///   - make: makes the value.
+    public init<Value: Sendable>(
+        _ key: ServiceKey<Value>, dependsOn: [String] = [], options: ServiceOptions = ServiceOptions(),
+        timeout: Duration? = nil, retry: RetryPolicy = .none, defaultFailure: FailureKind? = nil,
+        tearDown: (@Sendable (Value) async throws -> Void)? = nil,
+        fileID: String = #fileID, line: Int = #line,
+        make: @escaping @Sendable (ProviderContext) async throws -> Value
+    ) {
+        self.init(
+            name: key.name, provider: ClosureProvider(id: "closure", tearDown: tearDown, make: make),
+            dependsOn: dependsOn, options: options, timeout: timeout, retry: retry, defaultFailure: defaultFailure,
+            location: ConfigLocation(file: fileID, line: line))
+    }
+}

@@ -1,0 +1,68 @@
+/// An entry-point plugin: code that runs when the app is entered some way (launch, scene,
+/// deep link, push) and needs some services.
+///
+/// An entry point declares what it needs and is run with a view holding exactly that
+/// (``ScopedServices``); it never builds or mutates services and never assumes anything is
+/// ready: ``ServiceContainer/run(_:)`` asks the container (joining a build in progress).
+///
+/// ```swift
+/// struct PushEntryPoint: EntryPoint {
+///     let id = "push"
+///     var requirements: [AnyServiceKey] { [ServiceKey<Session>.session.erased] }
+///     func run(_ services: ScopedServices) async throws -> String {
+///         try services[.session].userID ?? "signed out"
+///     }
+/// }
+/// ```
+public protocol EntryPoint: Sendable {
+    /// What ``run(_:)`` returns.
+    associatedtype Output: Sendable = Void
+
+    /// The entry point's id (a config's `entryPoints` list names it).
+    var id: String { get }
+
+    /// The services ``run(_:)`` reads, with the types it reads them as.
+    var requirements: [AnyServiceKey] { get }
+
+    /// Does the entry point's work with the services it declared.
+    func run(_ services: ScopedServices) async throws -> Output
+}
+
+/// A view of a snapshot that exposes only the services an entry point declared.
+///
+/// Reading anything else throws ``ServiceLookupError`` with code `.undeclared`: a missing
+/// declaration is a bug to fix, never a silent `nil`.
+public struct ScopedServices: Sendable {
+    /// The full snapshot behind the view (its generation and report are public information).
+    private let snapshot: AppServices
+    /// The reader's id, for error messages.
+    public let reader: String
+    /// The declared requirements.
+    public let requirements: [AnyServiceKey]
+    private let allowed: Set<String>
+
+    /// Creates a view of `snapshot` for `reader` limited to `requirements`.
+    public init(_ snapshot: AppServices, reader: String, requirements: [AnyServiceKey]) {
+        self.snapshot = snapshot
+        self.reader = reader
+        self.requirements = requirements
+        self.allowed = Set(requirements.map(\.name))
+    }
+
+    /// The generation of the snapshot behind the view.
+    public var generation: Int { snapshot.generation }
+
+    /// Reads a declared service.
+    /// - Throws: ``ServiceLookupError`` when `key` was not declared, or as ``AppServices/resolve(_:)``.
+    public func resolve<Value>(_ key: ServiceKey<Value>) throws(ServiceLookupError) -> Value {
+        guard allowed.contains(key.name) else {
+            throw .undeclared(key.name, reader: "entry point '\(reader)'", declared: requirements.map(\.name))
+        }
+        return try snapshot.resolve(key)
+    }
+
+    /// Reads a declared service; the same as ``resolve(_:)``.
+    public subscript<Value>(key: ServiceKey<Value>) -> Value {
+        get throws(ServiceLookupError) { try resolve(key) }
+    }
+}

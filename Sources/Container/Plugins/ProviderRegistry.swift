@@ -1,0 +1,55 @@
+/// The plugins a config can use: providers by id and entry points by id.
+///
+/// ```swift
+/// var registry = ProviderRegistry()
+/// try registry.register(GreeterProvider())
+/// try registry.register(entryPoint: LaunchEntryPoint())
+/// ```
+public struct ProviderRegistry: Sendable {
+    /// Providers by id.
+    public private(set) var providers: [String: AnyServiceProvider] = [:]
+    /// Entry points by id.
+    public private(set) var entryPoints: [String: any EntryPoint] = [:]
+
+    /// An empty registry.
+    public init() {}
+
+    /// Adds a provider.
+    /// - Throws: ``RegistryError`` when a provider with the same id is already registered.
+    public mutating func register<Provider: ServiceProvider>(_ provider: Provider) throws(RegistryError) {
+        try register(AnyServiceProvider(provider))
+    }
+
+    /// Adds an erased provider.
+    /// - Throws: ``RegistryError`` when a provider with the same id is already registered.
+    public mutating func register(_ provider: AnyServiceProvider) throws(RegistryError) {
+        guard providers[provider.id] == nil else {
+            throw RegistryError(
+                message: "a provider with id '\(provider.id)' is already registered; give the new one another id")
+        }
+        providers[provider.id] = provider
+    }
+
+    /// Adds an entry point.
+    /// - Throws: ``RegistryError`` when an entry point with the same id is already registered.
+    public mutating func register(entryPoint: some EntryPoint) throws(RegistryError) {
+        guard entryPoints[entryPoint.id] == nil else {
+            throw RegistryError(
+                message: "an entry point with id '\(entryPoint.id)' is already registered; give the new one another id")
+        }
+        entryPoints[entryPoint.id] = entryPoint
+    }
+
+    /// The provider with `id`, if registered.
+    public func provider(_ id: String) -> AnyServiceProvider? { providers[id] }
+
+    /// The entry point with `id`, if registered.
+    public func entryPoint(_ id: String) -> (any EntryPoint)? { entryPoints[id] }
+}
+
+/// Registering a plugin failed.
+public struct RegistryError: Error, Sendable, CustomStringConvertible {
+    /// What happened and how to fix it.
+    public let message: String
+    public var description: String { message }
+}

@@ -1,0 +1,76 @@
+/// The immutable snapshot of one generation's services.
+///
+/// A snapshot exists only when every node of the graph succeeded: it is assembled
+/// locally by the build and published once, so it is complete by construction.
+/// Reading a service is synchronous and typed:
+///
+/// ```swift
+/// let services = try await container.start()
+/// let db = try services[.database]
+/// ```
+///
+/// Snapshots are reference types: every caller of the same build receives the same
+/// object (`===`). Holding an old snapshot after ``ServiceContainer/reset(invalidating:)``
+/// is allowed; it stays immutable, though values that have a teardown may have been torn down.
+public final class AppServices: Sendable {
+    /// The generation this snapshot belongs to.
+    public let generation: Int
+    /// How the build that produced this snapshot went, node by node.
+    public let report: BuildReport
+    @usableFromInline let layout: ServiceLayout
+    @usableFromInline let values: ContiguousArray<AnyServiceBox>
+
+    init(generation: Int, report: BuildReport, layout: ServiceLayout, values: ContiguousArray<AnyServiceBox>) {
+        precondition(values.count == layout.names.count, "a snapshot must hold every service of its layout")
+        self.generation = generation
+        self.report = report
+        self.layout = layout
+        self.values = values
+    }
+
+    /// The names of every service in the snapshot, in graph order.
+    public var serviceNames: [String] { layout.names }
+
+    /// Whether the snapshot holds a service called `name`.
+    public func contains(_ name: String) -> Bool { layout.slots[name] != nil }
+
+    /// Reads the service of `key`.
+    ///
+    /// - Throws: ``ServiceLookupError`` when no service has that name or its value has another type.
+    @inlinable
+    public func resolve<Value>(_ key: ServiceKey<Value>) throws(ServiceLookupError) -> Value {
+        guard let slot = layout.slot(of: key) else { throw missing(key.name) }
+        let box = values[slot]
+        guard box.typeID == ObjectIdentifier(Value.self) else { throw mismatch(key.name, expected: Value.self) }
+        return unsafeDowncast(box, to: ServiceBox<Value>.self).value
+    }
+
+    /// Reads the service of `key`; the same as ``resolve(_:)``.
+    @inlinable
+    public subscript<Value>(key: ServiceKey<Value>) -> Value {
+        get throws(ServiceLookupError) { try resolve(key) }
+    }
+
+    /// The value of the service called `name`, untyped; for diagnostics and generic tools.
+    public func anyValue(named name: String) throws(ServiceLookupError) -> any Sendable {
+        guard let slot = layout.slots[name] else { throw missing(name) }
+        return values[slot].anyValue
+    }
+
+    @usableFromInline
+    func missing(_ name: String) -> ServiceLookupError {
+        .notFound(name, known: layout.names)
+    }
+
+    @usableFromInline
+    func mismatch(_ name: String, expected: Any.Type) -> ServiceLookupError {
+        let actual = layout.slots[name].map { values[$0].valueType } ?? Never.self
+        return .typeMismatch(name, expected: expected, actual: actual)
+    }
+}
+
+extension AppServices: CustomStringConvertible {
+    public var description: String {
+        "AppServices(generation: \(generation), services: [\(layout.names.joined(separator: ", "))])"
+    }
+}

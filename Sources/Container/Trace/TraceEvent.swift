@@ -1,0 +1,137 @@
+/// One transition of the container: a build, a node, a caller, a reset or a teardown.
+///
+/// Events carry a monotonic timestamp (since the container was created), the generation
+/// and the attempt they belong to. Their JSON Lines form is documented in
+/// `docs/trace-format.md` (version 1).
+public struct TraceEvent: Sendable, Hashable, CustomStringConvertible {
+    /// Time since the container was created (monotonic clock).
+    public let time: Duration
+    /// The generation the event belongs to.
+    public let generation: Int
+    /// The build attempt within the generation.
+    public let attempt: Int
+    /// What happened.
+    public let kind: Kind
+
+    /// Creates an event.
+    public init(time: Duration, generation: Int, attempt: Int, kind: Kind) {
+        self.time = time
+        self.generation = generation
+        self.attempt = attempt
+        self.kind = kind
+    }
+
+    /// What happened; the JSON Lines `event` names are given per case.
+    public enum Kind: Sendable, Hashable {
+        /// `build.started`
+        case buildStarted
+        /// `node.started`
+        case nodeStarted(node: String)
+        /// `node.succeeded`
+        case nodeSucceeded(node: String, duration: Duration)
+        /// `node.failed`
+        case nodeFailed(node: String, failure: FailureKind, error: String)
+        /// `node.retrying`: retry number `retry` (1, 2, ...) of the node starts after `delay`.
+        case nodeRetrying(node: String, retry: Int, delay: Duration)
+        /// `node.skipped`
+        case nodeSkipped(node: String, because: [String])
+        /// `node.cancelled`
+        case nodeCancelled(node: String, phase: CancellationPhase)
+        /// `node.reused`
+        case nodeReused(node: String)
+        /// `snapshot.published`
+        case snapshotPublished(services: Int)
+        /// `build.failed`
+        case buildFailed(failure: FailureKind, roots: [String])
+        /// `build.cancelled`: a reset or shutdown stopped the build; it will never publish.
+        case buildCancelled
+        /// `caller.joined`: a caller asked for the services and found the container in `state`.
+        case callerJoined(caller: String, state: CallerState)
+        /// `caller.resumed`
+        case callerResumed(caller: String, result: CallerResult)
+        /// `caller.cancelled`
+        case callerCancelled(caller: String)
+        /// `generation.reset`: `invalidated` is `nil` when every service was invalidated.
+        case generationReset(from: Int, to: Int, invalidated: [String]?)
+        /// `node.tornDown`: `error` is set when the teardown failed.
+        case nodeTornDown(node: String, error: String?)
+        /// `container.shutdown`
+        case containerShutdown
+
+        /// The event's name in the JSON Lines format, e.g. `node.started`.
+        public var name: String {
+            switch self {
+            case .buildStarted: "build.started"
+            case .nodeStarted: "node.started"
+            case .nodeSucceeded: "node.succeeded"
+            case .nodeFailed: "node.failed"
+            case .nodeRetrying: "node.retrying"
+            case .nodeSkipped: "node.skipped"
+            case .nodeCancelled: "node.cancelled"
+            case .nodeReused: "node.reused"
+            case .snapshotPublished: "snapshot.published"
+            case .buildFailed: "build.failed"
+            case .buildCancelled: "build.cancelled"
+            case .callerJoined: "caller.joined"
+            case .callerResumed: "caller.resumed"
+            case .callerCancelled: "caller.cancelled"
+            case .generationReset: "generation.reset"
+            case .nodeTornDown: "node.tornDown"
+            case .containerShutdown: "container.shutdown"
+            }
+        }
+
+        /// The node the event is about, if any.
+        public var node: String? {
+            switch self {
+            case .nodeStarted(let node), .nodeSucceeded(let node, _), .nodeFailed(let node, _, _),
+                .nodeRetrying(let node, _, _), .nodeSkipped(let node, _), .nodeCancelled(let node, _),
+                .nodeReused(let node), .nodeTornDown(let node, _):
+                node
+            default: nil
+            }
+        }
+
+        /// The caller the event is about, if any.
+        public var caller: String? {
+            switch self {
+            case .callerJoined(let caller, _), .callerResumed(let caller, _), .callerCancelled(let caller): caller
+            default: nil
+            }
+        }
+
+        /// Whether this is a node's terminal event for its attempt (succeeded, reused, failed, skipped, cancelled).
+        public var isTerminalNodeEvent: Bool {
+            switch self {
+            case .nodeSucceeded, .nodeFailed, .nodeSkipped, .nodeCancelled, .nodeReused: true
+            default: false
+            }
+        }
+    }
+
+    public var description: String { "[\(time.formattedMilliseconds) g\(generation)a\(attempt)] \(kind.name)" }
+}
+
+/// The state a caller found the container in when it called `start()`.
+public enum CallerState: String, Sendable, Hashable {
+    /// Nothing was running: this caller started the build.
+    case idle
+    /// A build was running (or waiting for a reset's teardown): the caller joined it.
+    case running
+    /// A snapshot was ready: returned at once.
+    case ready
+    /// The container had failed permanently: the failure was returned at once.
+    case failed
+    /// The container was shut down.
+    case shutDown
+}
+
+/// What a caller received.
+public enum CallerResult: String, Sendable, Hashable {
+    /// The snapshot.
+    case snapshot
+    /// The build's failure (or the container's shutdown).
+    case failure
+    /// A reset superseded the generation the caller was waiting for.
+    case superseded
+}
