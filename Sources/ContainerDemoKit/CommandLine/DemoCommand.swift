@@ -1,0 +1,143 @@
+import Container
+
+/// The `container-demo` command line: parsing, usage text, and the whole run.
+///
+/// ```swift
+/// let status = await DemoCommand.main(["--scenario", "logout"], output: .standard())
+/// ```
+public enum DemoCommand {
+    /// The `--help` text.
+    public static let usage = """
+        USAGE: container-demo [--config PATH] [--scenario NAME] [--trace FORMAT]
+                              [--callers N] [--retries N] [--output FILE] [--no-color]
+
+        Runs a service graph the way an app starts: several entry points (launch, scene,
+        deep link, push) ask for the services concurrently, the container builds the
+        graph once for all of them, and the demo prints the trace.
+
+        OPTIONS:
+          --config PATH      The config file to run (default: Configs/app.json).
+          --scenario NAME    The story to tell (default: cold-start):
+                               cold-start  \(DemoScenario.coldStart.summary)
+                               transient   \(DemoScenario.transient.summary)
+                               permanent   \(DemoScenario.permanent.summary)
+                               logout      \(DemoScenario.logout.summary)
+                               cancel      \(DemoScenario.cancel.summary)
+                               all         \(DemoScenario.all.summary)
+                             --config runs with cold-start; the other stories use built-in graphs.
+          --trace FORMAT     text (default), jsonl (JSON Lines v1, see docs/trace-format.md),
+                             dot (Graphviz), mermaid (flowchart), gantt (Mermaid gantt).
+          --callers N        N generic callers race besides the config's entry points
+                             (default: 0, or 4 when the config lists no entry points).
+          --retries N        After a transient build failure, each caller calls start()
+                             again, up to N times (default: 0; 1 for the transient story).
+          --output FILE      Write the trace to FILE instead of standard output.
+          --no-color         No ANSI colours (they are used only on a terminal, and never
+                             when NO_COLOR is set).
+          -h, --help         Show this help.
+
+        EXIT STATUS:
+          0  a snapshot was published (with a story: the story behaved as it says)
+          1  the build failed (with a story: the story did not behave as it says)
+          2  invalid config or usage; config errors are listed on standard error
+        """
+
+    private static let valueOptions = ["--config", "--scenario", "--trace", "--callers", "--retries", "--output"]
+    private static let flagOptions = ["--no-color", "--help", "-h"]
+
+    /// Parses the arguments (without the program name).
+    ///
+    /// Accepts `--option value` and `--option=value`; a later option overrides an earlier one.
+    /// - Throws: ``UsageError`` for an unknown option, a missing or malformed value, or a
+    ///   combination the demo cannot run.
+    public static func parse(_ arguments: [String]) throws(UsageError) -> DemoOptions {
+        var options = DemoOptions()
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            var name = argument
+            var inlineValue: String?
+            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+                name = String(argument[..<equals])
+                inlineValue = String(argument[argument.index(after: equals)...])
+            }
+            if flagOptions.contains(name) {
+                guard inlineValue == nil else { throw UsageError("\(name) takes no value") }
+                if name == "--no-color" { options.noColor = true } else { options.showHelp = true }
+                continue
+            }
+            guard valueOptions.contains(name) else {
+                if !argument.hasPrefix("-") {
+                    throw UsageError("unexpected argument '\(argument)'; did you mean '--config \(argument)'?")
+                }
+                let hint = NameSuggestion.closest(to: name, among: valueOptions + flagOptions)
+                throw UsageError("unknown option '\(name)'" + (hint.map { "; did you mean '\($0)'?" } ?? ""))
+            }
+            let value: String
+            if let inlineValue {
+                value = inlineValue
+            } else {
+                guard index < arguments.count, !arguments[index].hasPrefix("--") else {
+                    throw UsageError("\(name) needs a value")
+                }
+                value = arguments[index]
+                index += 1
+            }
+            switch name {
+            case "--config":
+                guard !value.isEmpty else { throw UsageError("--config needs a file path") }
+                options.configPath = value
+            case "--scenario":
+                guard let scenario = DemoScenario(name: value) else {
+                    throw unknownValue(value, of: name, among: (DemoScenario.stories + [.all]).map(\.name))
+                }
+                options.scenario = scenario
+            case "--trace":
+                guard let format = TraceFormat(name: value) else {
+                    throw unknownValue(value, of: name, among: TraceFormat.all.map(\.name))
+                }
+                options.trace = format
+            case "--callers":
+                options.callers = try count(value, of: name, maximum: 100_000)
+            case "--retries":
+                options.retries = try count(value, of: name, maximum: 1_000)
+            default:  // --output
+                guard !value.isEmpty else { throw UsageError("--output needs a file path") }
+                options.outputPath = value
+            }
+        }
+        if options.configPath != nil && options.scenario != .coldStart && !options.showHelp {
+            throw UsageError(
+                "--config runs the cold-start race; the '\(options.scenario.name)' story uses its own built-in "
+                    + "graph. Drop --config, or use --scenario cold-start")
+        }
+        return options
+    }
+
+    /// Parses `arguments`, runs the demo and returns its exit status; usage errors print to
+    /// standard error and return 2.
+    public static func main(_ arguments: [String], output: DemoOutput) async -> Int32 {
+        let options: DemoOptions
+        do {
+            options = try parse(arguments)
+        } catch {
+            output.writeError(error.description + "\n")
+            return 2
+        }
+        return await runDemo(options, output: output)
+    }
+
+    private static func unknownValue(_ value: String, of option: String, among names: [String]) -> UsageError {
+        let hint = NameSuggestion.closest(to: value, among: names).map { " (did you mean '\($0)'?)" } ?? ""
+        return UsageError("unknown \(option) value '\(value)'\(hint); expected one of: \(names.joined(separator: ", "))")
+    }
+
+    private static func count(_ value: String, of option: String, maximum: Int) throws(UsageError) -> Int {
+        guard let number = Int(value), number >= 0 else {
+            throw UsageError("\(option) needs a whole number of 0 or more, not '\(value)'")
+        }
+        guard number <= maximum else { throw UsageError("\(option) \(number) is more than the limit of \(maximum)") }
+        return number
+    }
+}

@@ -1,0 +1,41 @@
+/// Which story the demo tells (`--scenario`).
+public struct DemoScenario: Sendable, Hashable, CustomStringConvertible {
+    /// The option value, e.g. `cold-start`.
+    public let name: String
+    /// One line saying what the story shows.
+    public let summary: String
+
+    private init(_ name: String, _ summary: String) {
+        self.name = name
+        self.summary = summary
+    }
+
+    /// Entry points race at cold start and share one build (the default; runs `--config`).
+    public static let coldStart = DemoScenario(
+        "cold-start", "entry points race at cold start and share one build")
+    /// A node fails transiently; the callers retry and the retry reuses what had succeeded.
+    public static let transient = DemoScenario(
+        "transient", "a transient failure, then a retry that rebuilds only what failed")
+    /// A node fails permanently; the failure is sticky until a reset starts a new generation.
+    public static let permanent = DemoScenario(
+        "permanent", "a permanent failure stays failed until reset() starts a new generation")
+    /// Logout resets the session while entry points hold the old snapshot.
+    public static let logout = DemoScenario(
+        "logout", "logout rebuilds only the session; the old snapshot stays valid; teardown in reverse order")
+    /// One caller cancels while the build is held; the others still get the snapshot.
+    public static let cancel = DemoScenario(
+        "cancel", "one caller cancels while the build runs; the others still get the snapshot")
+    /// Every story, one after the other.
+    public static let all = DemoScenario("all", "every story, one after the other")
+
+    /// The single stories, in the order `all` runs them.
+    public static let stories: [DemoScenario] = [.coldStart, .transient, .permanent, .logout, .cancel]
+
+    /// The scenario called `name`, if any.
+    public init?(name: String) {
+        guard let scenario = (Self.stories + [.all]).first(where: { $0.name == name }) else { return nil }
+        self = scenario
+    }
+
+    public var description: String { name }
+}

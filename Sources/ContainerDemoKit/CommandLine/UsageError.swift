@@ -1,0 +1,14 @@
+/// A command line the demo cannot run: an unknown option, a missing or malformed value.
+///
+/// The demo prints ``description`` to standard error and exits with status 2.
+public struct UsageError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong and how to fix it.
+    public let message: String
+
+    /// Creates an error saying `message`.
+    public init(_ message: String) {
+        self.message = message
+    }
+
+    public var description: String { "container-demo: \(message)\nRun 'container-demo --help' for usage." }
+}

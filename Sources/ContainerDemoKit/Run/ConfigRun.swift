@@ -1,0 +1,38 @@
+import Container
+
+/// Runs a config: its entry points and `--callers` generic callers race at cold start.
+///
+/// Exit status by DESIGN §7: 0 when a snapshot was published, 1 when the build failed.
+enum ConfigRun {
+    static func run(_ config: LoadedConfig, callers: Int?, retries: Int) async -> ScenarioReport {
+        let recorder = TraceRecorder()
+        let container = ServiceContainer(graph: config.graph, policy: config.policy, trace: [recorder])
+        let generic = callers ?? (config.entryPoints.isEmpty ? DemoOptions.defaultGenericCallers : 0)
+        let racers = config.entryPoints.map { RaceCaller.entryPoint($0) }
+            + (0..<generic).map { RaceCaller.generic("caller-\($0 + 1)") }
+        let results = await CallerRace.run(racers, on: container, retries: retries)
+        let events = recorder.events
+        let published = container.current
+        var narrative = results.count > 12 ? summarize(results) : results.map(\.line)
+        if racers.isEmpty { narrative.append("nobody asked for the services: the config has no entry points and --callers is 0") }
+        let entryNames = config.entryPoints.map(\.id)
+        let who = entryNames.isEmpty ? "\(generic) generic callers"
+            : entryNames.joined(separator: ", ") + (generic > 0 ? " and \(generic) generic callers" : "")
+        return ScenarioReport(
+            scenario: .coldStart, title: "cold start: \(who) race for \(config.graph.count) services (\(config.file))",
+            graph: config.graph, events: events, reports: CallerRace.reports(results, published: published),
+            narrative: narrative, checks: TraceInvariants.check(events, graph: config.graph),
+            published: published != nil, isConfigRun: true)
+    }
+
+    /// The entry points' lines, and a count of the generic callers by outcome.
+    private static func summarize(_ results: [RaceResult]) -> [String] {
+        let named = results.filter { !$0.name.hasPrefix("caller-") }
+        let generic = results.filter { $0.name.hasPrefix("caller-") }
+        let served = generic.filter(\.succeeded).count
+        var lines = named.map(\.line)
+        lines.append("\(served) of \(generic.count) generic callers got the services")
+        if let failure = generic.first(where: { !$0.succeeded }) { lines.append("first failure: " + failure.line) }
+        return lines
+    }
+}

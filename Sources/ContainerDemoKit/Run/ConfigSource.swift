@@ -1,0 +1,17 @@
+import Container
+import Plugins
+
+/// Loads a config file through the `Plugins` module's loader and its standard plugins.
+enum ConfigSource {
+    /// The config at `path`, or every problem the loader found (its full list, for standard error).
+    static func load(path: String, registry: ProviderRegistry = .standard) -> Result<LoadedConfig, ConfigProblem> {
+        do {
+            let config = try ConfigLoader.load(path: path, registry: registry)
+            return .success(
+                LoadedConfig(
+                    file: config.file, graph: config.graph, policy: config.policy, entryPoints: config.entryPoints))
+        } catch {
+            return .failure(ConfigProblem(description: error.description))
+        }
+    }
+}

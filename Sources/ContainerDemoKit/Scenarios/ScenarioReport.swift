@@ -1,0 +1,38 @@
+public import Container
+
+/// Everything one run of a story (or of a config) produced: the trace, the builds, what the
+/// entry points did, and whether the story held.
+public struct ScenarioReport: Sendable {
+    /// The story told.
+    public let scenario: DemoScenario
+    /// A one-line title, e.g. `cold start: 4 entry points race for 5 services (Configs/app.json)`.
+    public let title: String
+    /// The graph that was built (`nil` only when a story's built-in graph was invalid).
+    public let graph: ServiceGraph?
+    /// Every trace event, in order.
+    public let events: [TraceEvent]
+    /// The build reports the callers saw, one per build attempt, in order.
+    public let reports: [BuildReport]
+    /// What each step and entry point did, one line each.
+    public let narrative: [String]
+    /// The story's claims and whether they held.
+    public let checks: [StoryCheck]
+    /// For a config run: whether a snapshot was published (DESIGN §7 exit status 0 or 1).
+    public let published: Bool
+    /// Whether this was a run of a config file (exit status by §7) rather than a built-in story.
+    public let isConfigRun: Bool
+
+    /// The process exit status this run asks for.
+    ///
+    /// A config run exits 0 when a snapshot was published and 1 when the build failed
+    /// (DESIGN §7), or 3 when its trace broke one of the runtime's invariants (a bug).
+    /// A story exits 0 when every claim held, else 1.
+    public var exitCode: Int32 {
+        let held = checks.allSatisfy(\.passed)
+        if isConfigRun { return held ? (published ? 0 : 1) : 3 }
+        return held ? 0 : 1
+    }
+
+    /// The checks that failed.
+    public var failedChecks: [StoryCheck] { checks.filter { !$0.passed } }
+}
