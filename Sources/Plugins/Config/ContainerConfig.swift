@@ -1,0 +1,34 @@
+public import Container
+
+/// A loaded and validated config file: the services, the container policy, the entry points
+/// to run, and the validated graph, ready for a ``Container/ServiceContainer``.
+///
+/// ```swift
+/// let config = try ConfigLoader.load(path: "Configs/app.json")
+/// let container = ServiceContainer(graph: config.graph, policy: config.policy)
+/// for entryPoint in config.entryPoints { print(try await container.run(entryPoint)) }
+/// ```
+public struct ContainerConfig: Sendable {
+    /// The config file, as given to the loader.
+    public let file: String
+    /// The services, in declaration order, with their locations in the file.
+    public let specs: [ServiceSpec]
+    /// `policy.failFast` and `policy.unclassifiedFailure` of the file.
+    public let policy: BuildPolicy
+    /// The entry points the file lists under `entryPoints`, resolved from the registry, in file
+    /// order; empty when the file lists none.
+    public let entryPoints: [any EntryPoint]
+    /// The validated graph of ``specs``; every entry point's requirements were checked against it.
+    public let graph: ServiceGraph
+
+    /// Creates a config; ``ConfigLoader`` is the usual way.
+    public init(
+        file: String, specs: [ServiceSpec], policy: BuildPolicy, entryPoints: [any EntryPoint], graph: ServiceGraph
+    ) {
+        self.file = file
+        self.specs = specs
+        self.policy = policy
+        self.entryPoints = entryPoints
+        self.graph = graph
+    }
+}

@@ -1,0 +1,332 @@
+/// A small strict JSON parser (RFC 8259) that records the line and column of every value.
+///
+/// Foundation's `JSONSerialization` reports only a byte offset and drops positions, which
+/// would leave semantic errors (an unknown key, a missing dependency) without a line. This
+/// parser keeps them, and explains the mistakes people make in hand-written JSON: trailing
+/// commas, comments, single quotes, unquoted keys.
+struct JSONParser {
+    /// The text is not valid JSON.
+    struct SyntaxError: Error, Sendable, Hashable {
+        let message: String
+        let position: SourcePosition
+    }
+
+    private let bytes: [UInt8]
+    private var index = 0
+    private var line = 1
+    private var column = 1
+    /// Nesting depth, bounded so that a hostile file cannot exhaust the stack.
+    private var depth = 0
+    private static let maxDepth = 512
+
+    /// Parses `bytes` (UTF-8) as one JSON value followed only by whitespace.
+    static func parse(_ bytes: [UInt8]) throws(SyntaxError) -> JSONNode {
+        var parser = JSONParser(bytes: bytes)
+        // A UTF-8 byte order mark is tolerated.
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { parser.index = 3 }
+        parser.skipWhitespace()
+        guard parser.index < bytes.count else { throw parser.error("the file is empty; expected a JSON object") }
+        let node = try parser.parseValue()
+        parser.skipWhitespace()
+        guard parser.index == bytes.count else {
+            throw parser.error("unexpected \(parser.describeCurrent()) after the end of the JSON value")
+        }
+        return node
+    }
+
+    private init(bytes: [UInt8]) { self.bytes = bytes }
+
+    private var position: SourcePosition { SourcePosition(line: line, column: column) }
+
+    private func error(_ message: String, at position: SourcePosition? = nil) -> SyntaxError {
+        SyntaxError(message: message, position: position ?? self.position)
+    }
+
+    private var current: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    private mutating func advance() {
+        let byte = bytes[index]
+        index += 1
+        if byte == UInt8(ascii: "\n") {
+            line += 1
+            column = 1
+        } else if byte & 0xC0 != 0x80 {
+            // Continuation bytes of a multi-byte character do not start a new column.
+            column += 1
+        }
+    }
+
+    private mutating func skipWhitespace() {
+        while let byte = current,
+            byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\t")
+                || byte == UInt8(ascii: "\r")
+        {
+            advance()
+        }
+    }
+
+    /// The character at the cursor, quoted for a message (`'x'`, `end of file`).
+    private func describeCurrent() -> String {
+        guard index < bytes.count else { return "end of file" }
+        var end = index + 1
+        while end < bytes.count, bytes[end] & 0xC0 == 0x80 { end += 1 }
+        let text = String(decoding: bytes[index..<end], as: UTF8.self)
+        switch text {
+        case "\n": return "end of line"
+        case "\t": return "tab"
+        default: return "'\(text)'"
+        }
+    }
+
+    private mutating func parseValue() throws(SyntaxError) -> JSONNode {
+        let start = position
+        guard let byte = current else { throw error("unexpected end of file; expected a value") }
+        switch byte {
+        case UInt8(ascii: "{"): return try parseObject()
+        case UInt8(ascii: "["): return try parseArray()
+        case UInt8(ascii: "\""): return JSONNode(value: .string(try parseString()), position: start)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
+        case UInt8(ascii: "t"): try expectWord("true"); return JSONNode(value: .bool(true), position: start)
+        case UInt8(ascii: "f"): try expectWord("false"); return JSONNode(value: .bool(false), position: start)
+        case UInt8(ascii: "n"): try expectWord("null"); return JSONNode(value: .null, position: start)
+        case UInt8(ascii: "'"): throw error("JSON strings use double quotes, not single quotes")
+        case UInt8(ascii: "/"): throw error("JSON does not allow comments; remove it (or use a \"description\" key)")
+        default: throw error("unexpected \(describeCurrent()); expected a value (object, array, string, number, true, false or null)")
+        }
+    }
+
+    private mutating func expectWord(_ word: String) throws(SyntaxError) {
+        let start = position
+        for expected in word.utf8 {
+            guard current == expected else {
+                throw error("invalid literal; expected '\(word)' (JSON literals are lowercase)", at: start)
+            }
+            advance()
+        }
+        if let next = current, Self.isIdentifierByte(next) {
+            throw error("invalid literal; expected '\(word)'", at: start)
+        }
+    }
+
+    private static func isIdentifierByte(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")
+    }
+
+    private mutating func enter() throws(SyntaxError) {
+        depth += 1
+        guard depth <= Self.maxDepth else { throw error("the JSON is nested more than \(Self.maxDepth) levels deep") }
+    }
+
+    private mutating func parseObject() throws(SyntaxError) -> JSONNode {
+        let start = position
+        try enter()
+        advance()  // {
+        var members: [JSONNode.Member] = []
+        skipWhitespace()
+        if current == UInt8(ascii: "}") {
+            advance()
+            depth -= 1
+            return JSONNode(value: .object([]), position: start)
+        }
+        while true {
+            skipWhitespace()
+            let keyPosition = position
+            switch current {
+            case UInt8(ascii: "\"")?:
+                break
+            case UInt8(ascii: "}")? where !members.isEmpty:
+                throw error("JSON does not allow a trailing comma before '}'; remove the comma")
+            case UInt8(ascii: "'")?:
+                throw error("JSON keys use double quotes, not single quotes")
+            case UInt8(ascii: "/")?:
+                throw error("JSON does not allow comments; remove it (or use a \"description\" key)")
+            case nil:
+                throw error("unexpected end of file inside an object opened at line \(start.line), column \(start.column); expected '}'")
+            default:
+                throw error("expected a key in double quotes, found \(describeCurrent())")
+            }
+            let key = try parseString()
+            skipWhitespace()
+            guard current == UInt8(ascii: ":") else {
+                throw error("expected ':' after the key \"\(key)\", found \(describeCurrent())")
+            }
+            advance()
+            skipWhitespace()
+            let value = try parseValue()
+            members.append(JSONNode.Member(key: key, keyPosition: keyPosition, value: value))
+            skipWhitespace()
+            switch current {
+            case UInt8(ascii: ",")?:
+                advance()
+            case UInt8(ascii: "}")?:
+                advance()
+                depth -= 1
+                return JSONNode(value: .object(members), position: start)
+            case UInt8(ascii: "\"")?:
+                throw error("expected ',' or '}' after the value of \"\(key)\", found '\"'; add a comma between members")
+            case nil:
+                throw error("unexpected end of file inside an object opened at line \(start.line), column \(start.column); expected '}'")
+            default:
+                throw error("expected ',' or '}' after the value of \"\(key)\", found \(describeCurrent())")
+            }
+        }
+    }
+
+    private mutating func parseArray() throws(SyntaxError) -> JSONNode {
+        let start = position
+        try enter()
+        advance()  // [
+        var items: [JSONNode] = []
+        skipWhitespace()
+        if current == UInt8(ascii: "]") {
+            advance()
+            depth -= 1
+            return JSONNode(value: .array([]), position: start)
+        }
+        while true {
+            skipWhitespace()
+            if current == UInt8(ascii: "]"), !items.isEmpty {
+                throw error("JSON does not allow a trailing comma before ']'; remove the comma")
+            }
+            if current == nil {
+                throw error("unexpected end of file inside an array opened at line \(start.line), column \(start.column); expected ']'")
+            }
+            items.append(try parseValue())
+            skipWhitespace()
+            switch current {
+            case UInt8(ascii: ",")?:
+                advance()
+            case UInt8(ascii: "]")?:
+                advance()
+                depth -= 1
+                return JSONNode(value: .array(items), position: start)
+            case nil:
+                throw error("unexpected end of file inside an array opened at line \(start.line), column \(start.column); expected ']'")
+            default:
+                throw error("expected ',' or ']' after an array element, found \(describeCurrent())")
+            }
+        }
+    }
+
+    private mutating func parseString() throws(SyntaxError) -> String {
+        let start = position
+        advance()  // opening quote
+        var scalars = String.UnicodeScalarView()
+        var run: [UInt8] = []
+        func flush() {
+            if !run.isEmpty {
+                scalars.append(contentsOf: String(decoding: run, as: UTF8.self).unicodeScalars)
+                run.removeAll(keepingCapacity: true)
+            }
+        }
+        while true {
+            guard let byte = current else {
+                throw error("unterminated string; add the closing '\"'", at: start)
+            }
+            switch byte {
+            case UInt8(ascii: "\""):
+                advance()
+                flush()
+                return String(scalars)
+            case UInt8(ascii: "\\"):
+                flush()
+                let escapePosition = position
+                advance()
+                guard let escaped = current else { throw error("unterminated string escape") }
+                advance()
+                switch escaped {
+                case UInt8(ascii: "\""): scalars.append("\"")
+                case UInt8(ascii: "\\"): scalars.append("\\")
+                case UInt8(ascii: "/"): scalars.append("/")
+                case UInt8(ascii: "b"): scalars.append("\u{08}")
+                case UInt8(ascii: "f"): scalars.append("\u{0C}")
+                case UInt8(ascii: "n"): scalars.append("\n")
+                case UInt8(ascii: "r"): scalars.append("\r")
+                case UInt8(ascii: "t"): scalars.append("\t")
+                case UInt8(ascii: "u"): scalars.append(try parseUnicodeEscape(at: escapePosition))
+                default:
+                    throw error("invalid escape sequence in a string; valid escapes are \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX", at: escapePosition)
+                }
+            case 0..<0x20:
+                throw error("control character in a string; write a line break as \\n and a tab as \\t")
+            default:
+                run.append(byte)
+                advance()
+            }
+        }
+    }
+
+    private mutating func parseHex4(at escapePosition: SourcePosition) throws(SyntaxError) -> UInt32 {
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            guard let byte = current, let digit = Self.hexValue(byte) else {
+                throw error("invalid \\u escape; expected four hexadecimal digits", at: escapePosition)
+            }
+            value = value << 4 | digit
+            advance()
+        }
+        return value
+    }
+
+    private mutating func parseUnicodeEscape(at escapePosition: SourcePosition) throws(SyntaxError) -> Unicode.Scalar {
+        let first = try parseHex4(at: escapePosition)
+        if (0xD800..<0xDC00).contains(first) {
+            // A high surrogate must be followed by an escaped low surrogate.
+            guard current == UInt8(ascii: "\\") else { throw error("unpaired surrogate in a \\u escape", at: escapePosition) }
+            advance()
+            guard current == UInt8(ascii: "u") else { throw error("unpaired surrogate in a \\u escape", at: escapePosition) }
+            advance()
+            let second = try parseHex4(at: escapePosition)
+            guard (0xDC00..<0xE000).contains(second),
+                let scalar = Unicode.Scalar(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))
+            else { throw error("unpaired surrogate in a \\u escape", at: escapePosition) }
+            return scalar
+        }
+        guard let scalar = Unicode.Scalar(first) else {
+            throw error("unpaired surrogate in a \\u escape", at: escapePosition)
+        }
+        return scalar
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt32? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(byte - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(byte - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(byte - UInt8(ascii: "A") + 10)
+        default: nil
+        }
+    }
+
+    private mutating func parseNumber() throws(SyntaxError) -> JSONNode {
+        let start = position
+        let first = index
+        var isInteger = true
+        func isDigit(_ byte: UInt8?) -> Bool { byte.map { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } ?? false }
+        if current == UInt8(ascii: "-") { advance() }
+        guard isDigit(current) else { throw error("invalid number; expected a digit after '-'", at: start) }
+        if current == UInt8(ascii: "0") {
+            advance()
+            if isDigit(current) { throw error("invalid number; JSON numbers cannot have leading zeros", at: start) }
+        } else {
+            while isDigit(current) { advance() }
+        }
+        if current == UInt8(ascii: ".") {
+            isInteger = false
+            advance()
+            guard isDigit(current) else { throw error("invalid number; expected a digit after '.'", at: start) }
+            while isDigit(current) { advance() }
+        }
+        if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
+            isInteger = false
+            advance()
+            if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { advance() }
+            guard isDigit(current) else { throw error("invalid number; expected a digit in the exponent", at: start) }
+            while isDigit(current) { advance() }
+        }
+        let text = String(decoding: bytes[first..<index], as: UTF8.self)
+        if isInteger, let value = Int(text) { return JSONNode(value: .int(value), position: start) }
+        guard let value = Double(text) else { throw error("invalid number '\(text)'", at: start) }
+        return JSONNode(value: .double(value), position: start)
+    }
+}

@@ -1,0 +1,41 @@
+public import Container
+internal import Foundation
+
+/// The `deeplink` entry point: the app is opened by a URL. Routes the link with the
+/// configuration's `routes`; links that need a signed-in user go to sign-in when signed out.
+///
+/// Requires `configuration` and `session`.
+public struct DeepLinkEntryPoint: EntryPoint {
+    /// `deeplink`.
+    public let id = "deeplink"
+    /// The link to open, e.g. `demo://profile`.
+    public let url: String
+
+    /// The services `deeplink` reads.
+    public static let requirements: [AnyServiceKey] = [ServiceKey.configuration.erased, ServiceKey.session.erased]
+
+    /// Creates the entry point for `url` (the standard registry uses `demo://profile`).
+    public init(url: String = "demo://profile") { self.url = url }
+
+    /// ``requirements``.
+    public var requirements: [AnyServiceKey] { Self.requirements }
+
+    /// Returns e.g. `deeplink: demo://profile -> ProfileScreen (signed in as ada)`.
+    public func run(_ services: ScopedServices) async throws -> String {
+        let configuration = try services[.configuration]
+        let session = try services[.session]
+        var path = Substring(url)
+        if let scheme = configuration.deepLinkScheme, path.hasPrefix(scheme + "://") {
+            path = path.dropFirst(scheme.count + 3)
+        } else if let separator = path.range(of: "://") {
+            return "deeplink: \(url) ignored (scheme is not '\(configuration.deepLinkScheme ?? "none")'; "
+                + "found '\(path[..<separator.lowerBound])')"
+        }
+        let route = "/" + path.drop { $0 == "/" }
+        guard let screen = configuration.routes[route] else {
+            return "deeplink: \(url) -> no route for \(route) (known: \(configuration.routes.keys.sorted().joined(separator: ", ")))"
+        }
+        guard session.isSignedIn else { return "deeplink: \(url) -> SignInScreen, then \(screen)" }
+        return "deeplink: \(url) -> \(screen) (\(session))"
+    }
+}

@@ -1,0 +1,101 @@
+public import Container
+internal import Foundation
+
+/// The `configuration` provider: reads the app's settings from a JSON file into an
+/// ``AppConfiguration``.
+///
+/// Options:
+/// - `path` (required): the settings file, relative to the config file's folder.
+///
+/// A missing file, invalid JSON (reported with line and column) or a wrong field type is a
+/// permanent ``ConfigurationError``.
+public struct ConfigurationProvider: ServiceProvider {
+    /// `configuration`.
+    public let id = "configuration"
+
+    /// Creates the provider.
+    public init() {}
+
+    /// Requires a string `path`.
+    public func validate(options: ServiceOptions) throws {
+        _ = try options.string("path")
+    }
+
+    /// Reads and decodes the settings file.
+    public func make(_ context: ProviderContext) async throws -> AppConfiguration {
+        let path = try context.options.path("path")
+        return try Self.read(path: path)
+    }
+
+    /// Reads the settings file at `path`.
+    /// - Throws: ``ConfigurationError``.
+    public static func read(path: String) throws(ConfigurationError) -> AppConfiguration {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw ConfigurationError(
+                path: path, line: nil, column: nil,
+                message: "cannot read the settings file; check the configuration service's \"path\" option "
+                    + "(relative paths start at the config file's folder)")
+        }
+        let root: JSONNode
+        do {
+            root = try JSONParser.parse([UInt8](data))
+        } catch {
+            throw ConfigurationError(
+                path: path, line: error.position.line, column: error.position.column,
+                message: "invalid JSON: \(error.message)")
+        }
+        guard case .object(let members) = root.value else {
+            throw ConfigurationError(path: path, line: root.position.line, column: root.position.column,
+                                     message: "the settings file must hold a JSON object, found \(root.typeName)")
+        }
+        var fields: [String: JSONNode] = [:]
+        for member in members { fields[member.key] = member.value }
+
+        func fail(_ key: String, _ expected: String) -> ConfigurationError {
+            let node = fields[key]
+            return ConfigurationError(
+                path: path, line: node?.position.line ?? root.position.line,
+                column: node?.position.column ?? root.position.column,
+                message: node == nil ? "missing required setting '\(key)'"
+                    : "setting '\(key)' must be \(expected), found \(node?.typeName ?? "nothing")")
+        }
+        func string(_ key: String) throws(ConfigurationError) -> String? {
+            guard let node = fields[key] else { return nil }
+            guard case .string(let value) = node.value else { throw fail(key, "a string") }
+            return value
+        }
+        func dictionary<Value>(
+            _ key: String, _ expected: String, _ convert: (JSONNode.Value) -> Value?
+        ) throws(ConfigurationError) -> [String: Value] {
+            guard let node = fields[key] else { return [:] }
+            guard case .object(let entries) = node.value else { throw fail(key, expected) }
+            var result: [String: Value] = [:]
+            for entry in entries {
+                guard let value = convert(entry.value.value) else {
+                    throw ConfigurationError(
+                        path: path, line: entry.value.position.line, column: entry.value.position.column,
+                        message: "setting '\(key).\(entry.key)' has the wrong type; '\(key)' must be \(expected)")
+                }
+                result[entry.key] = value
+            }
+            return result
+        }
+
+        guard let appName = try string("appName") else { throw fail("appName", "a string") }
+        return AppConfiguration(
+            appName: appName,
+            environment: try string("environment") ?? "production",
+            deepLinkScheme: try string("deepLinkScheme"),
+            routes: try dictionary("routes", "an object of strings") {
+                if case .string(let value) = $0 { value } else { nil }
+            },
+            featureFlags: try dictionary("featureFlags", "an object of booleans") {
+                if case .bool(let value) = $0 { value } else { nil }
+            },
+            raw: Dictionary(members.map { ($0.key, $0.value.optionValue) }, uniquingKeysWith: { _, last in last }),
+            sourcePath: path)
+    }
+}

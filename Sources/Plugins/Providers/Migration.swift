@@ -1,0 +1,84 @@
+public import Container
+
+/// One versioned schema change of a `sqlite` database.
+///
+/// Migrations are applied in version order, each in the same transaction as its row in the
+/// `schema_migrations` table (`version`, `name`, `applied_at`), so that a migration runs at
+/// most once per database file however many processes or containers open it.
+public struct Migration: Sendable, Hashable {
+    /// The version; migrations run in ascending order, and each version once.
+    public let version: Int
+    /// A short name, recorded in `schema_migrations`.
+    public let name: String
+    /// The SQL to run (several statements are allowed).
+    public let sql: String
+
+    /// Creates a migration.
+    public init(version: Int, name: String, sql: String) {
+        self.version = version
+        self.name = name
+        self.sql = sql
+    }
+
+    /// The built-in schema used when a `sqlite` service lists no `migrations`: a `sessions`
+    /// table (read by the `session` provider) and a `launches` table (written by `launch`).
+    public static let standard: [Migration] = [
+        Migration(
+            version: 1, name: "create_sessions",
+            sql: """
+                CREATE TABLE sessions (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    user_id TEXT NOT NULL,
+                    token TEXT NOT NULL,
+                    created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+                );
+                """),
+        Migration(
+            version: 2, name: "create_launches",
+            sql: """
+                CREATE TABLE launches (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    entry_point TEXT NOT NULL,
+                    launched_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+                );
+                """),
+    ]
+
+    /// Reads the `migrations` option: a list of `{"version": 1, "name": "...", "sql": "..."}`
+    /// with unique versions; ``standard`` when the option is absent.
+    /// - Throws: ``Container/OptionError`` naming the offending entry.
+    public static func list(from options: ServiceOptions) throws(OptionError) -> [Migration] {
+        guard let raw = options["migrations"] else { return standard }
+        guard case .array(let items) = raw else {
+            throw .wrongType("migrations", expected: "a list of {version, name, sql} objects", found: raw.typeName)
+        }
+        var result: [Migration] = []
+        var versions = Set<Int>()
+        for (index, item) in items.enumerated() {
+            let key = "migrations[\(index)]"
+            guard case .object(let fields) = item else {
+                throw .wrongType(key, expected: "an object with version, name and sql", found: item.typeName)
+            }
+            if let unknown = fields.keys.sorted().first(where: { !["version", "name", "sql"].contains($0) }) {
+                let hint = NameSuggestion.closest(to: unknown, among: ["version", "name", "sql"])
+                    .map { "; did you mean '\($0)'?" } ?? "; the keys are version, name and sql"
+                throw .invalid("\(key).\(unknown)", "unknown key '\(unknown)'\(hint)")
+            }
+            guard case .int(let version)? = fields["version"] else {
+                throw .wrongType("\(key).version", expected: "an integer", found: fields["version"]?.typeName ?? "nothing")
+            }
+            guard case .string(let name)? = fields["name"] else {
+                throw .wrongType("\(key).name", expected: "a string", found: fields["name"]?.typeName ?? "nothing")
+            }
+            guard case .string(let sql)? = fields["sql"] else {
+                throw .wrongType("\(key).sql", expected: "a string of SQL", found: fields["sql"]?.typeName ?? "nothing")
+            }
+            guard version >= 1 else { throw .invalid("\(key).version", "versions start at 1") }
+            guard versions.insert(version).inserted else {
+                throw .invalid("\(key).version", "version \(version) is listed twice; each version must be unique")
+            }
+            result.append(Migration(version: version, name: name, sql: sql))
+        }
+        return result.sorted { $0.version < $1.version }
+    }
+}

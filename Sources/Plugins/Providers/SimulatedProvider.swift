@@ -1,0 +1,93 @@
+public import Container
+internal import Synchronization
+
+/// The `simulated` provider: a node whose duration and per-run outcomes come from its options,
+/// for demos, benchmarks and what-if runs of a start-up graph (DESIGN §7).
+///
+/// Options:
+/// - `durationMs` (default 0): how long each run takes (a cancellable `Task.sleep`).
+/// - `outcomes` (default `["ok"]`): one of `ok`, `transient`, `permanent`, `hang` per run of
+///   the node's provider within its generation. The first run uses the first outcome, the
+///   second run the second, and so on; the last one repeats. A node that never ran (it was
+///   skipped or cancelled before it started) has not used one. Runs are counted across the
+///   retries inside one build and across the attempts (`start()` calls) of one generation; a
+///   new generation starts again at the first outcome.
+///
+/// ```json
+/// { "name": "remoteConfig", "provider": "simulated",
+///   "options": { "durationMs": 20, "outcomes": ["transient", "ok"] } }
+/// ```
+///
+/// Run counts live in the provider instance (each read of ``Container/ProviderRegistry/standard``
+/// makes a new one). Two containers built from one graph share it; a container's first attempt
+/// of a generation always starts counting afresh, so containers used one after the other are
+/// independent, but containers of one graph that build concurrently should load the config separately.
+public struct SimulatedProvider: ServiceProvider {
+    /// `simulated`.
+    public let id = "simulated"
+    private let counter = RunCounter()
+
+    /// Creates the provider.
+    public init() {}
+
+    /// Requires `durationMs` to be a non-negative integer and `outcomes` a non-empty list of known words.
+    public func validate(options: ServiceOptions) throws {
+        _ = try Self.settings(from: options)
+    }
+
+    /// Sleeps `durationMs`, then does what this run's outcome says.
+    public func make(_ context: ProviderContext) async throws -> SimulatedValue {
+        let (duration, outcomes) = try Self.settings(from: context.options)
+        let run = counter.nextRun(of: context.serviceName, generation: context.generation,
+                                  firstOfGeneration: context.attempt == 1 && context.run == 1)
+        let outcome = outcomes[min(run, outcomes.count) - 1]
+        if outcome == .hang {
+            // Ends only by cancellation: Task.sleep throws CancellationError when cancelled.
+            while true { try await Task.sleep(for: .seconds(3_600)) }
+        }
+        if duration > 0 { try await Task.sleep(for: .milliseconds(duration)) }
+        switch outcome {
+        case .transient: throw SimulatedFailure(node: context.serviceName, run: run, failureKind: .transient)
+        case .permanent: throw SimulatedFailure(node: context.serviceName, run: run, failureKind: .permanent)
+        default: return SimulatedValue(node: context.serviceName, run: run, generation: context.generation)
+        }
+    }
+
+    private static func settings(from options: ServiceOptions) throws(OptionError) -> (Int, [SimulatedOutcome]) {
+        let duration = try options.int("durationMs", default: 0)
+        guard duration >= 0 else { throw .invalid("durationMs", "must not be negative, found \(duration)") }
+        let words = try options.strings("outcomes", default: ["ok"])
+        guard !words.isEmpty else {
+            throw .invalid("outcomes", "must list at least one outcome (ok, transient, permanent, hang)")
+        }
+        var outcomes: [SimulatedOutcome] = []
+        for (index, word) in words.enumerated() {
+            guard let outcome = SimulatedOutcome(word: word) else {
+                let known = SimulatedOutcome.all.map(\.word)
+                let hint = NameSuggestion.closest(to: word, among: known).map { "; did you mean '\($0)'?" } ?? ""
+                throw .invalid("outcomes[\(index)]",
+                               "unknown outcome '\(word)'\(hint) (known outcomes: \(known.joined(separator: ", ")))")
+            }
+            outcomes.append(outcome)
+        }
+        return (duration, outcomes)
+    }
+}
+
+extension SimulatedProvider {
+    /// Runs per node within the current generation, shared by copies of the provider.
+    final class RunCounter: Sendable {
+        private let runs = Mutex<[String: (generation: Int, runs: Int)]>([:])
+
+        /// The 1-based number of this run of `node` in `generation`.
+        func nextRun(of node: String, generation: Int, firstOfGeneration: Bool) -> Int {
+            runs.withLock { runs in
+                var entry = runs[node] ?? (generation, 0)
+                if firstOfGeneration || entry.generation != generation { entry = (generation, 0) }
+                entry.runs += 1
+                runs[node] = entry
+                return entry.runs
+            }
+        }
+    }
+}
