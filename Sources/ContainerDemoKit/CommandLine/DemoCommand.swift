@@ -24,7 +24,8 @@ public enum DemoCommand {
                                logout      \(DemoScenario.logout.summary)
                                cancel      \(DemoScenario.cancel.summary)
                                all         \(DemoScenario.all.summary)
-                             --config runs with cold-start; the other stories use built-in graphs.
+                             --config runs with cold-start (and all, for its cold start);
+                             the other stories use built-in graphs.
           --trace FORMAT     text (default), jsonl (JSON Lines v1, see docs/trace-format.md),
                              dot (Graphviz), mermaid (flowchart), gantt (Mermaid gantt).
           --callers N        N generic callers race besides the config's entry points
@@ -107,7 +108,7 @@ public enum DemoCommand {
                 options.outputPath = value
             }
         }
-        if options.configPath != nil && options.scenario != .coldStart && !options.showHelp {
+        if options.configPath != nil && options.scenario != .coldStart && options.scenario != .all && !options.showHelp {
             throw UsageError(
                 "--config runs the cold-start race; the '\(options.scenario.name)' story uses its own built-in "
                     + "graph. Drop --config, or use --scenario cold-start")
