@@ -98,6 +98,20 @@ struct ConfigLoadingTests {
         }
     }
 
+    @Test func theCompleteExampleOfTheREADMELoads() throws {
+        let readme = try String(contentsOf: PackagePaths.configs.appendingPathComponent("README.md"), encoding: .utf8)
+        let start = try #require(readme.range(of: "```json\n"))
+        let end = try #require(readme[start.upperBound...].range(of: "```"))
+        let example = String(readme[start.upperBound..<end.lowerBound])
+        let config = try ConfigLoader.load(
+            text: example, file: PackagePaths.configs.appendingPathComponent("example.json").path)
+        #expect(config.graph.serviceNames == ["configuration", "database", "session", "remoteConfig"])
+        #expect(config.entryPoints.count == 4)
+        let remote = try #require(config.specs.last)
+        #expect(remote.options.secretKeys == ["apiKey"])
+        #expect(remote.retry.maxAttempts == 2)
+    }
+
     @Test func loadingFromAPathThatDoesNotExistSaysSo() {
         do {
             _ = try ConfigLoader.load(path: "/nonexistent/folder/app.json")
