@@ -1,0 +1,133 @@
+import ContainerDemoKit
+import Foundation
+import Testing
+
+/// DESIGN §7: with --config, 0 when a snapshot was published, 1 when the build failed,
+/// 2 for an invalid config or usage (config errors listed in full on standard error).
+@Suite("Exit codes of config runs", .timeLimit(.minutes(1)))
+struct ExitCodeTests {
+    private func run(_ arguments: [String]) async -> (status: Int32, out: String, err: String) {
+        let capture = CapturedOutput()
+        let status = await DemoCommand.main(arguments, output: capture.output())
+        return (status, capture.standardOutput, capture.standardError)
+    }
+
+    @Test("a valid config publishes: 0; without entry points it races 4 generic callers")
+    func valid() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let config = try folder.write(
+            "ok.json", SimulatedConfigs.config([("a", [], ["ok"]), ("b", ["a"], ["ok"]), ("c", ["a"], ["ok"])]))
+        let result = await run(["--config", config])
+        #expect(result.status == 0, "\(result.err)")
+        #expect(result.out.contains("published 3 services"))
+        #expect(result.out.contains("shared by 4 callers"))
+        #expect(result.out.contains("caller-4"))
+        #expect(!result.out.contains("\u{1B}["), "no colours when not asked")
+    }
+
+    @Test("a config whose build fails permanently: 1, and the failure is named on standard error")
+    func permanentFailure() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let config = try folder.write(
+            "fail.json", SimulatedConfigs.config([("a", [], ["ok"]), ("b", ["a"], ["permanent"]), ("c", ["b"], ["ok"])]))
+        let result = await run(["--config", config, "--retries", "3", "--trace", "jsonl"])
+        #expect(result.status == 1)
+        #expect(result.err.contains("the build failed (permanent failure of b)"))
+        let events = JSONLines.parse(result.out)
+        #expect(events.filter { $0["event"] as? String == "build.started" }.count == 1, "permanent: retries do not rebuild")
+        #expect(events.contains { $0["event"] as? String == "node.skipped" && $0["node"] as? String == "c" })
+    }
+
+    @Test("a transient failure: 1 without retries, 0 with --retries 1 (and the retry reuses a)")
+    func transientFailure() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let config = try folder.write(
+            "flaky.json", SimulatedConfigs.config([("a", [], ["ok"]), ("b", ["a"], ["transient", "ok"])]))
+        let without = await run(["--config", config])
+        #expect(without.status == 1)
+        #expect(without.err.contains("transient"))
+
+        let with = await run(["--config", config, "--retries", "1", "--trace", "jsonl"])
+        #expect(with.status == 0, "\(with.err)")
+        let events = JSONLines.parse(with.out)
+        let builds = events.filter { $0["event"] as? String == "build.started" }.compactMap { $0["attempt"] as? Int }
+        #expect(builds == [1, 2])
+        #expect(events.contains { $0["event"] as? String == "node.reused" && $0["node"] as? String == "a" && $0["attempt"] as? Int == 2 })
+    }
+
+    @Test("a broken config: 2, and every problem is listed on standard error")
+    func brokenConfig() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let config = try folder.write(
+            "broken.json",
+            """
+            {
+              "version": 1,
+              "services": [
+                { "name": "database", "provider": "sqlit" },
+                { "name": "session", "provider": "simulated", "dependsOn": ["databse"] },
+                { "name": "x", "provider": "simulated", "dependsOn": ["y"] },
+                { "name": "y", "provider": "simulated", "dependsOn": ["x"] }
+              ]
+            }
+            """)
+        let result = await run(["--config", config])
+        #expect(result.status == 2)
+        #expect(result.out.isEmpty, "nothing runs")
+        #expect(result.err.contains("sqlit"))
+        #expect(result.err.contains("databse"))
+        #expect(result.err.contains("x -> y -> x") || result.err.contains("y -> x -> y"))
+    }
+
+    @Test("a missing config file: 2")
+    func missingConfig() async {
+        let result = await run(["--config", "/nonexistent/dir/app.json"])
+        #expect(result.status == 2)
+        #expect(result.err.contains("app.json"))
+    }
+
+    @Test("bad usage: 2", arguments: [["--trace", "png"], ["--callers"], ["--bogus"], ["stray"]])
+    func badUsage(arguments: [String]) async {
+        let result = await run(arguments)
+        #expect(result.status == 2)
+        #expect(result.err.contains("container-demo --help"))
+    }
+
+    @Test("--output FILE: the trace goes to the file, a note to standard output")
+    func outputFile() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let config = try folder.write("ok.json", SimulatedConfigs.config([("a", [], ["ok"])]))
+        let file = folder.path + "/trace.jsonl"
+        let result = await run(["--config", config, "--trace", "jsonl", "--output", file])
+        #expect(result.status == 0)
+        #expect(result.out.contains("written to \(file)"))
+        let text = try String(contentsOfFile: file, encoding: .utf8)
+        let events = JSONLines.parse(text)
+        #expect(events.contains { $0["event"] as? String == "snapshot.published" })
+
+        let unwritable = await run(["--config", config, "--output", folder.path + "/no/such/dir/t.txt"])
+        #expect(unwritable.status == 2)
+    }
+
+    @Test("dot, mermaid and gantt of a config run keep standard output to the diagram")
+    func diagramFormats() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let config = try folder.write("ok.json", SimulatedConfigs.config([("a", [], ["ok"]), ("b b", ["a"], ["ok"])]))
+        let dot = await run(["--config", config, "--trace", "dot"])
+        #expect(dot.status == 0)
+        #expect(dot.out.hasPrefix("digraph"))
+        #expect(dot.out.contains("\"a\" -> \"b b\";"))
+        let mermaid = await run(["--config", config, "--trace", "mermaid"])
+        #expect(mermaid.out.hasPrefix("flowchart LR"))
+        #expect(mermaid.out.contains("n0 --> n1"))
+        let gantt = await run(["--config", config, "--trace", "gantt"])
+        #expect(gantt.out.hasPrefix("gantt"))
+        #expect(gantt.err.contains("Checks"))
+    }
+}
