@@ -1,0 +1,191 @@
+@testable import Container
+import Synchronization
+import Testing
+
+@Suite("Generations, reset and teardown (§2 rules 7, 8; §5)")
+struct ResetTests {
+    @Test("reset() during a running build cancels it; its waiters are superseded; nothing old is published")
+    func resetDuringBuild() async throws {
+        let holding = CancellableGate()
+        let log = CallLog(["config", "held"])
+        let watcher = TraceWatcher()
+        let sawCancellation = Counter()
+        let container = try ServiceContainer([
+            countedSpec("config", log: log),
+            countedSpec("held", dependsOn: ["config"], log: log) { context in
+                guard context.generation == 1 else { return }
+                do { try await holding.wait() } catch {
+                    sawCancellation.increment()
+                    throw error
+                }
+            },
+        ], trace: [watcher])
+
+        let waiters = (0..<3).map { _ in Task { try await container.start() } }
+        try await watcher.wait("held to start") { $0.contains { $0.kind == .nodeStarted(node: "held") } }
+        try await watcher.wait("3 callers to join") { $0.count { $0.kind.name == "caller.joined" } == 3 }
+
+        let report = try await withTimeout(10, "the reset") { try await container.reset() }
+        #expect(report.from == 1 && report.to == 2)
+        #expect(container.generation == 2)
+        #expect(sawCancellation.count == 1)
+        for waiter in waiters {
+            let result = try await withTimeout(10, "superseded waiters") { await waiter.result }
+            #expect(throws: ContainerError.self) { try result.get() }
+            if case .failure(let error as ContainerError) = result { #expect(error.code == .superseded) }
+        }
+        #expect(container.current == nil)
+        #expect(!watcher.events.contains { $0.kind.name == "snapshot.published" })
+        #expect(watcher.events.contains { $0.kind == .buildCancelled && $0.generation == 1 })
+
+        let services = try await container.start()
+        #expect(services.generation == 2)
+        #expect(log.calls("config") == 2)
+        #expect(log.calls("held") == 2)
+        #expect(watcher.events.filter { $0.kind.name == "snapshot.published" }.map(\.generation) == [2])
+    }
+
+    @Test("Old snapshots stay valid after reset; the new generation is a new object")
+    func oldSnapshotStaysValid() async throws {
+        let log = CallLog(["a"])
+        let container = try ServiceContainer([countedSpec("a", log: log)])
+        let old = try await container.start()
+        try await container.reset()
+        #expect(container.current == nil)
+        #expect(try old[.made("a")].generation == 1)
+        let new = try await container.start()
+        #expect(new !== old)
+        #expect(try new[.made("a")].generation == 2)
+        #expect(old.generation == 1 && new.generation == 2)
+    }
+
+    @Test("Teardown runs in reverse dependency order, once per value, after the build stopped")
+    func teardownOrder() async throws {
+        let order = OrderLog()
+        let log = CallLog(["configuration", "database", "session", "cache"])
+        @Sendable func tearDown(_ value: Made) async throws { order.append(value.name) }
+        let container = try ServiceContainer([
+            countedSpec("session", dependsOn: ["database"], log: log, tearDown: tearDown),
+            countedSpec("configuration", log: log, tearDown: tearDown),
+            countedSpec("database", dependsOn: ["configuration"], log: log, tearDown: tearDown),
+            countedSpec("cache", dependsOn: ["configuration"], log: log),
+        ])
+        _ = try await container.start()
+        let report = try await container.reset()
+        #expect(report.tornDown.map(\.service) == order.items)
+        #expect(order.items.count == 3)
+        let index = { (name: String) in order.items.firstIndex(of: name)! }
+        #expect(index("session") < index("database"))
+        #expect(index("database") < index("configuration"))
+        #expect(report.failures.isEmpty)
+
+        _ = try await container.start()
+        try await container.shutdown()
+        #expect(order.items.count == 6)
+        let shutdownError = await #expect(throws: ContainerError.self) { try await container.start() }
+        #expect(shutdownError?.code == .shutDown)
+    }
+
+    @Test("Values a failed attempt kept for its retry are torn down on reset; teardown errors are reported")
+    func teardownAfterTransientAndErrors() async throws {
+        let order = OrderLog()
+        let log = CallLog(["kept", "fails"])
+        let container = try ServiceContainer([
+            countedSpec("kept", log: log, tearDown: { value in
+                order.append(value.name)
+                throw TestError("close failed")
+            }),
+            countedSpec("fails", dependsOn: ["kept"], log: log) { _ in throw TestError() },
+        ])
+        await #expect(throws: ContainerError.self) { try await container.start() }
+        await #expect(throws: ContainerError.self) { try await container.start() }
+        #expect(log.calls("kept") == 1)
+        let report = try await container.reset()
+        #expect(order.items == ["kept"])
+        #expect(report.failures.map(\.service) == ["kept"])
+        #expect(report.failures.first?.error == "close failed")
+    }
+
+    @Test("A permanent failure tears its values down at once")
+    func permanentFailureTearsDown() async throws {
+        let order = OrderLog()
+        let log = CallLog(["base", "bad"])
+        let watcher = TraceWatcher()
+        let container = try ServiceContainer([
+            countedSpec("base", log: log, tearDown: { order.append($0.name) }),
+            countedSpec("bad", dependsOn: ["base"], log: log) { _ in throw Classified(failureKind: .permanent) },
+        ], trace: [watcher])
+        await #expect(throws: ContainerError.self) { try await container.start() }
+        try await watcher.wait("base torn down") { $0.contains { $0.kind == .nodeTornDown(node: "base", error: nil) } }
+        #expect(order.items == ["base"])
+        // A reset afterwards has nothing more to tear down.
+        let report = try await container.reset()
+        #expect(report.tornDown.isEmpty)
+        #expect(order.items == ["base"])
+    }
+
+    @Test("reset(invalidating:) rebuilds only the named services and their dependents")
+    func incrementalReset() async throws {
+        let order = OrderLog()
+        let log = CallLog(["configuration", "database", "session", "feed"])
+        let container = try ServiceContainer([
+            countedSpec("configuration", log: log, tearDown: { order.append($0.name) }),
+            countedSpec("database", dependsOn: ["configuration"], log: log, tearDown: { order.append($0.name) }),
+            countedSpec("session", dependsOn: ["database"], log: log, tearDown: { order.append($0.name) }),
+            countedSpec("feed", dependsOn: ["session"], log: log, tearDown: { order.append($0.name) }),
+        ])
+        let first = try await container.start()
+        let report = try await container.reset(invalidating: ["session"])
+        #expect(report.invalidated == ["session", "feed"])
+        #expect(report.carriedOver == ["configuration", "database"])
+        #expect(order.items == ["feed", "session"])
+
+        let second = try await container.start()
+        #expect(second.generation == 2)
+        #expect(log.calls("database") == 1, "logout must not reopen the database")
+        #expect(log.calls("session") == 2)
+        #expect(try second[.made("database")] === first[.made("database")])
+        #expect(try second[.made("session")] !== first[.made("session")])
+        #expect(second.report.outcome(of: "database") == .reused)
+
+        let unknown = await #expect(throws: ContainerError.self) { try await container.reset(invalidating: ["sesion"]) }
+        #expect(unknown?.code == .unknownService)
+        #expect(unknown?.message.contains("did you mean 'session'?") == true)
+        #expect(container.generation == 2)
+    }
+
+    @Test("A new generation's build starts only after the old build stopped and its values were torn down")
+    func noOverlap() async throws {
+        let release = Gate()
+        let order = OrderLog()
+        let watcher = TraceWatcher()
+        let container = try ServiceContainer([
+            ServiceSpec(.made("slowTeardown"), tearDown: { _ in
+                order.append("teardown started")
+                await release.wait()
+                order.append("teardown finished")
+            }) { context in
+                order.append("build g\(context.generation)")
+                return Made(name: "slowTeardown", generation: context.generation)
+            }
+        ], trace: [watcher])
+        _ = try await container.start()
+        let reset = Task { try await container.reset() }
+        try await watcher.wait("the reset") { $0.contains { $0.kind.name == "generation.reset" } }
+        let next = Task { try await container.start() }
+        try await watcher.wait("the new caller to join") { $0.count { $0.kind.name == "caller.joined" } == 2 }
+        #expect(!order.items.contains("build g2"))
+        release.open()
+        _ = try await withTimeout(10, "the reset") { try await reset.value }
+        let services = try await withTimeout(10, "generation 2") { try await next.value }
+        #expect(services.generation == 2)
+        #expect(order.items == ["build g1", "teardown started", "teardown finished", "build g2"])
+    }
+}
+
+/// An ordered, thread-safe list of strings.
+final class OrderLog: Sendable {
+    private let storage = Mutex<[String]>([])
+    func append(_ item: String) { storage.withLock { $0.append(item) } }
+    var items: [String] { storage.withLock { $0 } }
+}
