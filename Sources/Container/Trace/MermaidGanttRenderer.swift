@@ -29,7 +29,7 @@ public struct MermaidGanttRenderer: Sendable {
         var taskNumber = 0
         for report in reports {
             let state = report.succeeded ? "published" : report.wasCancelled ? "cancelled" : "failed"
-            lines.append("    section generation \(report.generation) attempt \(report.attempt) (\(state))")
+            lines.append("    section generation \(report.generation), attempt \(report.attempt), \(state)")
             for node in report.nodes {
                 guard let start = node.startedAt, let end = node.endedAt else {
                     lines.append("    %% \(TraceText.mermaidEscaped(node.name)): \(node.outcome.name), did not run")
