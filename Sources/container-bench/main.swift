@@ -1,1 +1,147 @@
-print("bench")
+import Foundation
+import Synchronization
+
+// container-bench: the performance figures of issue 5 (see BENCHMARKS.md).
+//
+//     swift run -c release container-bench                 # every scenario, full sizes
+//     swift run -c release container-bench --smoke         # a few seconds, tiny sizes, no thresholds (CI)
+//     swift run -c release container-bench --filter hotpath --json out.json
+
+/// One scenario of the benchmark.
+struct Scenario: Sendable {
+    let id: String
+    let title: String
+    let run: @Sendable (BenchSettings) async throws -> [Row]
+}
+
+let scenarios: [Scenario] = [
+    Scenario(id: "hotpath", title: "1. Hot-path resolve of a built singleton", run: hotPathScenario),
+    Scenario(id: "start", title: "2. start() when ready", run: startReadyScenario),
+    Scenario(id: "joiners", title: "3. Joiners of one build held open", run: joinersScenario),
+    Scenario(id: "scheduling", title: "4. Scheduling overhead, random DAG, no-work providers", run: schedulingScenario),
+    Scenario(id: "criticalpath", title: "5. Critical-path efficiency", run: criticalPathScenario),
+    Scenario(id: "config", title: "6. Config load + validation", run: configScenario),
+    Scenario(id: "memory", title: "7. Memory across generations", run: memoryScenario),
+    Scenario(id: "coldstart", title: "8. Cold start of the demo graph", run: coldStartScenario),
+]
+
+struct Options {
+    var settings = BenchSettings.full
+    var filter: String?
+    var jsonPath: String?
+}
+
+func parseOptions(_ arguments: [String]) -> Options {
+    var options = Options()
+    var iterator = arguments.makeIterator()
+    func value(for flag: String) -> String {
+        guard let value = iterator.next() else { usage("\(flag) needs a value") }
+        return value
+    }
+    while let argument = iterator.next() {
+        switch argument {
+        case "--smoke": options.settings = .smoke
+        case "--filter": options.filter = value(for: argument)
+        case "--json": options.jsonPath = value(for: argument)
+        case "--samples":
+            guard let samples = Int(value(for: argument)), samples > 0 else { usage("--samples needs a positive number") }
+            options.settings.samples = samples
+        case "-h", "--help": usage(nil)
+        default: usage("unknown argument '\(argument)'")
+        }
+    }
+    return options
+}
+
+func usage(_ problem: String?) -> Never {
+    if let problem { FileHandle.standardError.write(Data("container-bench: \(problem)\n".utf8)) }
+    print("""
+        usage: container-bench [--smoke] [--filter NAME] [--json FILE] [--samples N]
+          --smoke        tiny sizes, a few seconds, no thresholds (what CI runs)
+          --filter NAME  run only the scenarios whose id contains NAME: \(scenarios.map(\.id).joined(separator: ", "))
+          --json FILE    also write every row as JSON to FILE
+          --samples N    measured repetitions per figure (default 15; smoke 3)
+        """)
+    exit(problem == nil ? 0 : 2)
+}
+
+/// Prints rows as an aligned table.
+func printTable(_ rows: [Row]) {
+    let header = ["scenario", "measurement", "median", "min", "max", "unit", "goal", "status"]
+    let lines = rows.map { row in
+        [
+            row.scenario, row.name, format(row.median), format(row.min), format(row.max), row.unit, row.goal ?? "",
+            row.met.map { $0 ? "met" : "MISSED" } ?? "",
+        ]
+    }
+    let widths = header.indices.map { column in ([header] + lines).map { $0[column].count }.max() ?? 0 }
+    func render(_ cells: [String]) -> String {
+        cells.enumerated().map { column, cell in
+            let pad = String(repeating: " ", count: widths[column] - cell.count)
+            return (2...4).contains(column) ? pad + cell : cell + pad
+        }.joined(separator: "  ")
+    }
+    print(render(header))
+    print(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  "))
+    for line in lines { print(render(line)) }
+}
+
+/// The machine line: cores, CPU model, toolchain.
+func machineLine() -> String {
+    let cores = ProcessInfo.processInfo.activeProcessorCount
+    let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+    let model =
+        cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
+        .map { $0.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "?" }
+        ?? "unknown CPU"
+    #if swift(>=6.3)
+        let swift = "Swift 6.3+"
+    #else
+        let swift = "Swift < 6.3"
+    #endif
+    return "\(cores) cores, \(model), \(swift), \(settingsDescription)"
+}
+
+let options = parseOptions(Array(CommandLine.arguments.dropFirst()))
+let settingsDescription =
+    options.settings.smoke
+    ? "smoke mode" : "\(options.settings.samples) samples after \(options.settings.warmup) warm-up"
+let selected = scenarios.filter { options.filter == nil || $0.id.contains(options.filter!) }
+guard !selected.isEmpty else { usage("no scenario matches '\(options.filter!)'") }
+
+print("container-bench: \(machineLine())")
+var allRows: [Row] = []
+for scenario in selected {
+    print("\n== \(scenario.title) [\(scenario.id)]")
+    let started = nanoseconds()
+    do {
+        let rows = try await scenario.run(options.settings)
+        printTable(rows)
+        allRows += rows
+    } catch {
+        print("scenario \(scenario.id) failed: \(error)")
+        exit(1)
+    }
+    print("(\(format(Double(nanoseconds() - started) / 1e9)) s)")
+}
+
+let missed = allRows.filter { $0.met == false }
+print("\n\(allRows.count) figures; goals met: \(allRows.filter { $0.met == true }.count), missed: \(missed.count)"
+    + " (checksum \(checksum.load(ordering: .relaxed) & 0xFFFF))")
+
+if let path = options.jsonPath {
+    struct Output: Codable {
+        let machine: String
+        let command: [String]
+        let rows: [Row]
+    }
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    do {
+        let data = try encoder.encode(Output(machine: machineLine(), command: CommandLine.arguments, rows: allRows))
+        try data.write(to: URL(fileURLWithPath: path))
+    } catch {
+        print("could not write \(path): \(error)")
+        exit(1)
+    }
+}

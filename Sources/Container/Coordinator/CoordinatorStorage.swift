@@ -12,8 +12,9 @@ final class CoordinatorStorage: Sendable {
     let tracer: Tracer
     let redactor: Redactor
     private let machine: Mutex<Machine>
-    /// The published snapshot, for the synchronous hot path; written only under `machine`'s lock.
-    private let published = Mutex<AppServices?>(nil)
+    /// The published snapshot, for the synchronous hot path: lock-free reads (see `SnapshotSlot`);
+    /// written only under `machine`'s lock, so it changes in the same order as the state.
+    private let published = SnapshotSlot()
 
     init(graph: ServiceGraph, policy: BuildPolicy, sinks: [any TraceSink]) {
         self.graph = graph
@@ -23,7 +24,7 @@ final class CoordinatorStorage: Sendable {
         self.machine = Mutex(Machine(graph: graph))
     }
 
-    var current: AppServices? { published.withLock { $0 } }
+    var current: AppServices? { published.load() }
 
     var generation: Int { machine.withLock { $0.generation } }
 
@@ -89,8 +90,8 @@ final class CoordinatorStorage: Sendable {
                 machine.buildLaunched(id: ticket.id, handle: task)
             }
             switch effects.snapshotChange {
-            case .publish(let snapshot)?: published.withLock { $0 = snapshot }
-            case .clear?: published.withLock { $0 = nil }
+            case .publish(let snapshot)?: published.store(snapshot)
+            case .clear?: published.store(nil)
             case nil: break
             }
             return effects

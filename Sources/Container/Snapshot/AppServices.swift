@@ -36,9 +36,23 @@ public final class AppServices: Sendable {
 
     /// Reads the service of `key`.
     ///
+    /// The fast path is inlined into the caller: the key's cached slot for this snapshot's
+    /// layout, one array read and one type check, no retain of the box. A cache miss and
+    /// every error take the out-of-line ``resolveSlowly(_:)``.
+    ///
     /// - Throws: ``ServiceLookupError`` when no service has that name or its value has another type.
-    @inlinable
+    @inlinable @inline(__always)
     public func resolve<Value>(_ key: ServiceKey<Value>) throws(ServiceLookupError) -> Value {
+        if let slot = key.slotCache.slot(for: layout.id), slot < values.count {
+            let box = values[slot]
+            if box.typeID == ObjectIdentifier(Value.self) { return unsafeDowncast(box, to: ServiceBox<Value>.self).value }
+        }
+        return try resolveSlowly(key)
+    }
+
+    /// The lookup by name, which refreshes the key's slot cache, and the errors.
+    @usableFromInline @inline(never)
+    func resolveSlowly<Value>(_ key: ServiceKey<Value>) throws(ServiceLookupError) -> Value {
         guard let slot = layout.slot(of: key) else { throw missing(key.name) }
         let box = values[slot]
         guard box.typeID == ObjectIdentifier(Value.self) else { throw mismatch(key.name, expected: Value.self) }
@@ -48,6 +62,7 @@ public final class AppServices: Sendable {
     /// Reads the service of `key`; the same as ``resolve(_:)``.
     @inlinable
     public subscript<Value>(key: ServiceKey<Value>) -> Value {
+        @inline(__always)
         get throws(ServiceLookupError) { try resolve(key) }
     }
 

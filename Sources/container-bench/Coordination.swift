@@ -1,0 +1,190 @@
+import Container
+import Synchronization
+
+/// A gate a provider awaits until the benchmark opens it.
+final class Gate: Sendable {
+    private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let resumeNow = state.withLock { state in
+                if state.open { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+    }
+
+    func open() {
+        let waiters = state.withLock { state in
+            state.open = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+}
+
+/// The floor of scenario 3: tasks parked on a mutex-guarded list of continuations, then
+/// released all at once; the last to park signals `allParked`.
+final class ParkingLot: Sendable {
+    private let state = Mutex<(released: Bool, parked: [CheckedContinuation<Int, Never>])>((false, []))
+    private let expected: Int
+    private let allParked: Gate
+
+    init(expected: Int, allParked: Gate) {
+        self.expected = expected
+        self.allParked = allParked
+    }
+
+    func park() async -> Int {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
+            let (resumeNow, full) = state.withLock { state -> (Bool, Bool) in
+                if state.released { return (true, false) }
+                state.parked.append(continuation)
+                return (false, state.parked.count == expected)
+            }
+            if resumeNow { continuation.resume(returning: 1) }
+            if full { allParked.open() }
+        }
+    }
+
+    func release() {
+        let parked = state.withLock { state in
+            state.released = true
+            defer { state.parked = [] }
+            return state.parked
+        }
+        for continuation in parked { continuation.resume(returning: 1) }
+    }
+}
+
+/// Counts `start()` callers that joined a build (not the ready path), and opens a gate when
+/// `expected` of them have.
+final class JoinCounter: TraceSink {
+    private let joined = Atomic<Int>(0)
+    private let ready = Atomic<Int>(0)
+    private let expected: Int
+    let allJoined = Gate()
+
+    init(expected: Int) { self.expected = expected }
+
+    var joinedWhileBuilding: Int { joined.load(ordering: .relaxed) }
+    var foundReady: Int { ready.load(ordering: .relaxed) }
+
+    func record(_ event: TraceEvent) {
+        guard case .callerJoined(_, let state) = event.kind else { return }
+        if state == .ready {
+            ready.wrappingAdd(1, ordering: .relaxed)
+        } else if joined.wrappingAdd(1, ordering: .relaxed).newValue == expected {
+            allJoined.open()
+        }
+    }
+}
+
+@inline(never) func opStart(_ container: ServiceContainer, _ sink: Sink) async throws {
+    sink.object = try await container.start()
+}
+
+/// Scenario 2: `start()` once the snapshot is published.
+func startReadyScenario(_ settings: BenchSettings) async throws -> [Row] {
+    let container = try ServiceContainer([ServiceSpec(BenchKeys.service) { _ in BenchService(number: 1) }])
+    _ = try await container.start()
+    let samples = try await perCallAsync(settings) { count in
+        let sink = Sink()
+        for _ in 0..<count { try await opStart(container, sink) }
+        return sink.checksum
+    }
+    let median = Summary(samples).median
+    return [
+        Row("start", "await container.start() when ready, 1 task", unit: "ns/call", samples, goal: "≤ 100 ns",
+            met: settings.smoke ? nil : median <= 100)
+    ]
+}
+
+/// Scenario 3: many `start()` callers join one build held open by a gate, then it is released.
+func joinersScenario(_ settings: BenchSettings) async throws -> [Row] {
+    let callers = settings.size(10_000, smoke: 500)
+    let runs = Counter()
+
+    // The container: one node whose provider waits for the gate.
+    func containerRound(counter: JoinCounter?) async throws -> (nanos: UInt64, container: ServiceContainer) {
+        let gate = Gate()
+        let entered = Counter()
+        let spec = ServiceSpec(BenchKeys.service) { _ in
+            runs.increment()
+            await gate.wait()
+            return BenchService(number: 3)
+        }
+        let container = try ServiceContainer([spec], trace: counter.map { [$0] } ?? [])
+        let start = nanoseconds()
+        let distinct = try await withThrowingTaskGroup(of: ObjectIdentifier.self) { group in
+            for _ in 0..<callers {
+                group.addTask {
+                    entered.increment()
+                    return ObjectIdentifier(try await container.start())
+                }
+            }
+            if let counter {
+                await counter.allJoined.wait()
+            } else {
+                // Without a trace sink: every caller has entered `start()`; let the last ones
+                // reach their suspension point before the gate opens.
+                while entered.value < callers { await Task.yield() }
+                for _ in 0..<4 { await Task.yield() }
+            }
+            gate.open()
+            var identities = Set<ObjectIdentifier>()
+            for try await identity in group { identities.insert(identity) }
+            return identities.count
+        }
+        let elapsed = nanoseconds() - start
+        precondition(distinct == 1, "every joiner must receive the same snapshot")
+        return (elapsed, container)
+    }
+
+    // The floor: the same number of tasks parked on a Mutex-guarded continuation list.
+    func floorRound() async -> UInt64 {
+        let allParked = Gate()
+        let lot = ParkingLot(expected: callers, allParked: allParked)
+        let start = nanoseconds()
+        await withTaskGroup(of: Int.self) { group in
+            for _ in 0..<callers { group.addTask { await lot.park() } }
+            await allParked.wait()
+            lot.release()
+            for await _ in group {}
+        }
+        return nanoseconds() - start
+    }
+
+    var containerSamples: [Double] = []
+    var floorSamples: [Double] = []
+    var ratios: [Double] = []
+    for index in 0..<(settings.warmup + settings.samples) {
+        runs.reset()
+        let (nanos, _) = try await containerRound(counter: nil)
+        precondition(runs.value == 1, "the build must run once")
+        let floor = await floorRound()
+        if index >= settings.warmup {
+            containerSamples.append(Double(nanos) / Double(callers))
+            floorSamples.append(Double(floor) / Double(callers))
+            ratios.append(Double(nanos) / Double(floor))
+        }
+    }
+    // One untimed round with a trace sink, to show the callers joined the running build.
+    let counter = JoinCounter(expected: callers)
+    runs.reset()
+    _ = try await containerRound(counter: counter)
+    let ratio = Summary(ratios).median
+    return [
+        Row("joiners", "\(callers) concurrent start() joining one held build (per caller)", unit: "ns/caller",
+            containerSamples),
+        Row("joiners", "floor: \(callers) tasks parked on Mutex<[continuation]> (per task)", unit: "ns/task",
+            floorSamples),
+        Row("joiners", "ratio container / floor (per round)", unit: "×", ratios, goal: "≤ 1.5×",
+            met: settings.smoke ? nil : ratio <= 1.5),
+        Row("joiners", "check: callers that joined the running build (traced round; build runs: \(runs.value))",
+            unit: "callers", [Double(counter.joinedWhileBuilding)]),
+    ]
+}
