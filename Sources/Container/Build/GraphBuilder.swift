@@ -33,7 +33,9 @@ struct GraphBuilder: Sendable {
         var nodeStart = [Duration?](repeating: nil, count: count)
         var nodeEnd = [Duration?](repeating: nil, count: count)
         var built: [Int: AnyServiceBox] = [:]
-        for (slot, box) in kept {
+        // In graph order, so traces of the same graph read the same way every time.
+        for slot in graph.topologicalOrder {
+            guard let box = kept[slot] else { continue }
             values[slot] = box
             outcomes[slot] = .reused
             emit(.nodeReused(node: graph.nodes[slot].name))

@@ -98,10 +98,18 @@ func withTimeout<T: Sendable>(
     return result
 }
 
+/// The continuation of one deadline, resumed once by whichever comes first.
+private final class DeadlineSlot: Sendable {
+    let state = Mutex<(continuation: CheckedContinuation<Void, Never>?, done: Bool)>((nil, false))
+    func withLock<T>(_ body: (inout (continuation: CheckedContinuation<Void, Never>?, done: Bool)) -> T) -> T {
+        state.withLock { body(&$0) }
+    }
+}
+
 /// Suspends until `seconds` have passed (a Dispatch deadline) or the task is cancelled, whichever is first.
 private func deadline(after seconds: Double) async {
-    let slot = Mutex<(continuation: CheckedContinuation<Void, Never>?, done: Bool)>((nil, false))
-    let finish = {
+    let slot = DeadlineSlot()
+    let finish: @Sendable () -> Void = {
         let continuation = slot.withLock { state -> CheckedContinuation<Void, Never>? in
             state.done = true
             defer { state.continuation = nil }

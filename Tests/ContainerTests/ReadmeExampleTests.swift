@@ -1,0 +1,41 @@
+import Container
+import Testing
+
+// The README's "services in code" example, compiled and run as it is printed there.
+private struct Settings: Sendable {
+    var databasePath = ":memory:"
+    static func load() throws -> Settings { Settings() }
+}
+private final class Database: Sendable {
+    let path: String
+    init(path: String) { self.path = path }
+    static func open(_ path: String) async throws -> Database { Database(path: path) }
+    func close() async throws {}
+}
+private struct Session: Sendable {
+    let user: String?
+    static func restore(from database: Database) async throws -> Session { Session(user: "ada") }
+}
+
+extension ServiceKey where Value == Settings { fileprivate static let settings = ServiceKey("settings") }
+extension ServiceKey where Value == Database { fileprivate static let database = ServiceKey("database") }
+extension ServiceKey where Value == Session { fileprivate static let session = ServiceKey("session") }
+
+@Suite("README example")
+struct ReadmeExampleTests {
+    @Test("Three services declared in code, built once and resolved")
+    func example() async throws {
+        let container = try ServiceContainer([
+            ServiceSpec(.settings) { _ in try Settings.load() },
+            ServiceSpec(.database, dependsOn: ["settings"], tearDown: { try await $0.close() }) { context in
+                try await Database.open(try context[.settings].databasePath)
+            },
+            ServiceSpec(.session, dependsOn: ["database"]) { try await Session.restore(from: $0[.database]) },
+        ])
+        let services = try await container.start()  // every concurrent caller joins this one build
+        let session = try services[.session]  // typed and synchronous
+        #expect(session.user == "ada")
+        #expect(container.current === services)  // the hot path: no await once ready
+        #expect(try services[.database].path == ":memory:")
+    }
+}
