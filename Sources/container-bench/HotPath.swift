@@ -94,6 +94,11 @@ final class Sink: @unchecked Sendable {
     do { sink.object = try services[BenchKeys.service] } catch { fatalError("\(error)") }
 }
 
+/// As ``opSnapshotLookup(_:_:)`` with the key passed in: no `static let` access (`swift_once`).
+@inline(never) func opSnapshotLookupLocalKey(_ services: AppServices, _ key: ServiceKey<BenchService>, _ sink: Sink) {
+    do { sink.object = try services[key] } catch { fatalError("\(error)") }
+}
+
 @inline(never) func opCurrentLookup(_ container: ServiceContainer, _ sink: Sink) {
     guard let services = container.current else { fatalError("the container is not ready") }
     do { sink.object = try services[BenchKeys.service] } catch { fatalError("\(error)") }
@@ -132,6 +137,12 @@ func hotPathScenario(_ settings: BenchSettings) async throws -> [Row] {
         Case(name: "floor: [ObjectIdentifier: Any] + as! (no lock)", body: loop(holder, opTypeDictionary)),
         Case(name: "ref: Mutex<AppServices?> + lookup (old design)", body: loop(holder, opMutexSnapshot)),
         Case(name: "(a) services[key] on a held snapshot", body: loop(services, opSnapshotLookup)),
+        Case(name: "(a') same, key passed in (no static-let access)", body: { count in
+            let sink = Sink()
+            let key = BenchKeys.service
+            for _ in 0..<count { opSnapshotLookupLocalKey(services, key, sink) }
+            return sink.checksum
+        }),
         Case(name: "(b) container.current + services[key]", body: loop(container, opCurrentLookup)),
     ]
 
