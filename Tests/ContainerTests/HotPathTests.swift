@@ -46,8 +46,12 @@ struct HotPathTests {
         let done = Flag()
         let generations = 200
 
+        // Each reader announces its first whole read, so the resets below race real readers
+        // (on two cores the readers may otherwise not be scheduled before the loop ends).
+        let (firstReads, announce) = AsyncStream<Void>.makeStream()
         let readers = (0..<4).map { _ in
             Task.detached { () -> (reads: Int, misses: Int) in
+                defer { announce.yield() }  // also when a reader fails before its first read
                 var reads = 0
                 var misses = 0
                 var lastGeneration = 0
@@ -67,8 +71,17 @@ struct HotPathTests {
                     #expect(services.generation >= lastGeneration)
                     lastGeneration = services.generation
                     reads += 1
+                    if reads == 1 { announce.yield() }
                 }
                 return (reads, misses)
+            }
+        }
+
+        try await withTimeout(30, "4 readers to read a snapshot") {
+            var announced = 0
+            for await _ in firstReads {
+                announced += 1
+                if announced == 4 { return }
             }
         }
 

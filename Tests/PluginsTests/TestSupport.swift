@@ -40,7 +40,7 @@ func withTimeout<T: Sendable>(
 
 /// A one-shot gate: `wait()` suspends until `open()`; cancellation ends the wait.
 final class Gate: Sendable {
-    private let state = Mutex<(open: Bool, waiters: [Int: CheckedContinuation<Void, any Error>], next: Int)>(
+    private let state = Locked<(open: Bool, waiters: [Int: CheckedContinuation<Void, any Error>], next: Int)>(
         (false, [:], 0))
 
     func open() {
@@ -79,7 +79,7 @@ final class Gate: Sendable {
 
 /// A trace sink that keeps every event and opens gates when a predicate first matches.
 final class TraceWatcher: TraceSink {
-    private let state = Mutex<(events: [TraceEvent], watches: [(predicate: @Sendable ([TraceEvent]) -> Bool, gate: Gate)])>(
+    private let state = Locked<(events: [TraceEvent], watches: [(predicate: @Sendable ([TraceEvent]) -> Bool, gate: Gate)])>(
         ([], []))
 
     func record(_ event: TraceEvent) {
@@ -112,7 +112,7 @@ final class TraceWatcher: TraceSink {
 
 /// A thread-safe list of strings, for logging calls from providers and teardowns.
 final class CallLog: Sendable {
-    private let entries = Mutex<[String]>([])
+    private let entries = Locked<[String]>([])
     func append(_ entry: String) { entries.withLock { $0.append(entry) } }
     var all: [String] { entries.withLock { $0 } }
     func count(of entry: String) -> Int { all.filter { $0 == entry }.count }

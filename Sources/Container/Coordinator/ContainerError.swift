@@ -2,7 +2,7 @@
 public struct ContainerError: Error, Sendable, CustomStringConvertible {
     /// The kinds of container errors.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Base: String, Hashable, Sendable { case buildFailed, superseded, shutDown, unknownService }
+        private enum Base: String, Hashable, Sendable { case buildFailed, superseded, shutDown, unknownService, notReady }
         private let base: Base
         private init(_ base: Base) { self.base = base }
 
@@ -14,6 +14,8 @@ public struct ContainerError: Error, Sendable, CustomStringConvertible {
         public static let shutDown = Code(.shutDown)
         /// A reset named a service the graph does not have.
         public static let unknownService = Code(.unknownService)
+        /// A synchronous read found no published snapshot; `await start()` first.
+        public static let notReady = Code(.notReady)
 
         public var description: String { base.rawValue }
     }
@@ -61,6 +63,15 @@ public struct ContainerError: Error, Sendable, CustomStringConvertible {
     static func shutDown(generation: Int) -> ContainerError {
         ContainerError(
             code: .shutDown, message: "the container was shut down; create a new container to build services again",
+            generation: generation, report: nil)
+    }
+
+    @usableFromInline
+    static func notReady(generation: Int) -> ContainerError {
+        ContainerError(
+            code: .notReady,
+            message: "generation \(generation) has no published snapshot yet; await start() before reading "
+                + "services synchronously",
             generation: generation, report: nil)
     }
 

@@ -141,6 +141,7 @@ struct CoordinatorStateMachine<Waiter, ResetWaiter, BuildHandle> {
             join(label, found: .shutDown, result: .failure, into: &effects)
             effects.resumptions.append((waiter, .failure(.shutDown(generation: generation))))
         case .running(var build):
+            state = .idle  // release the enum's copy so the dictionary grows in place (O(1), not O(n))
             build.waiters[caller] = (label, waiter)
             state = .running(build)
             effects.events.append((.callerJoined(caller: label, state: .running), generation, build.attempt))
@@ -166,9 +167,11 @@ struct CoordinatorStateMachine<Waiter, ResetWaiter, BuildHandle> {
             cancelledEarly.insert(caller)
             return effects
         }
-        guard case .running(var build) = state, let entry = build.waiters.removeValue(forKey: caller) else {
+        guard case .running(var build) = state, build.waiters[caller] != nil else {
             return effects  // already resumed: nothing to do, exactly once
         }
+        state = .idle  // release the enum's copy so the dictionary shrinks in place
+        let entry = build.waiters.removeValue(forKey: caller)!
         state = .running(build)
         effects.events.append((.callerCancelled(caller: entry.label), generation, build.attempt))
         effects.resumptions.append((entry.waiter, .cancelled))

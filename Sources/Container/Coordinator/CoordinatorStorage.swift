@@ -2,6 +2,7 @@ import Synchronization
 
 /// Owns the state machine's lock and carries out its effects after unlocking:
 /// resumes continuations, launches and cancels build tasks, runs teardowns, emits events.
+@usableFromInline
 final class CoordinatorStorage: Sendable {
     typealias Waiter = CheckedContinuation<AppServices, any Error>
     typealias ResetWaiter = CheckedContinuation<Result<ResetReport, ContainerError>, Never>
@@ -11,22 +12,22 @@ final class CoordinatorStorage: Sendable {
     let policy: BuildPolicy
     let tracer: Tracer
     let redactor: Redactor
-    private let machine: Mutex<Machine>
+    private let machine: Locked<Machine>
     /// The published snapshot, for the synchronous hot path: lock-free reads (see `SnapshotSlot`);
     /// written only under `machine`'s lock, so it changes in the same order as the state.
-    private let published = SnapshotSlot()
+    @usableFromInline let published = SnapshotSlot()
 
     init(graph: ServiceGraph, policy: BuildPolicy, sinks: [any TraceSink]) {
         self.graph = graph
         self.policy = policy
         self.tracer = Tracer(sinks: sinks)
         self.redactor = Redactor(secrets: graph.secrets)
-        self.machine = Mutex(Machine(graph: graph))
+        self.machine = Locked(Machine(graph: graph))
     }
 
     var current: AppServices? { published.load() }
 
-    var generation: Int { machine.withLock { $0.generation } }
+    @usableFromInline var generation: Int { machine.withLock { $0.generation } }
 
     // MARK: Callers
 

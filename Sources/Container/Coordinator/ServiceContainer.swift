@@ -17,7 +17,7 @@
 ///
 /// Every transition is reported to the trace sinks given at creation (see ``TraceEvent``).
 public final class ServiceContainer: Sendable {
-    private let storage: CoordinatorStorage
+    @usableFromInline let storage: CoordinatorStorage
 
     /// Creates a container for a validated graph. Nothing is built until ``start(as:)``.
     ///
@@ -49,6 +49,25 @@ public final class ServiceContainer: Sendable {
     /// Synchronous and cheap: read it on hot paths instead of awaiting ``start(as:)``.
     public var current: AppServices? { storage.current }
 
+    /// Reads one service of the published snapshot, synchronously: the hot path.
+    ///
+    /// The same as `try container.current?[key]` but without retaining the snapshot, so
+    /// concurrent readers touch only the value they read:
+    ///
+    /// ```swift
+    /// let db = try container.resolve(.database)   // no await, no lock
+    /// ```
+    ///
+    /// - Throws: ``ContainerError`` `.notReady` when no snapshot is published (call ``start(as:)``
+    ///   first), or ``ServiceLookupError`` when the snapshot has no such service of that type.
+    @inlinable
+    public func resolve<Value>(_ key: ServiceKey<Value>) throws -> Value {
+        try storage.published.withCurrent { snapshot throws -> Value in
+            guard let snapshot else { throw ContainerError.notReady(generation: storage.generation) }
+            return try snapshot.resolve(key)
+        }
+    }
+
     /// Returns the current generation's snapshot, building it if needed.
     ///
     /// Concurrent callers share one build; every caller of the same attempt receives the same
@@ -58,7 +77,9 @@ public final class ServiceContainer: Sendable {
     /// - Parameter label: the caller's name in the trace (e.g. an entry point's id).
     /// - Throws: ``ContainerError`` (`.buildFailed`, `.superseded`, `.shutDown`) or `CancellationError`.
     public func start(as label: String? = nil) async throws -> AppServices {
-        try await storage.start(label: label)
+        // Ready (the common case): answered here, without another async call.
+        if !storage.tracer.isEnabled, let snapshot = storage.current { return snapshot }
+        return try await storage.start(label: label)
     }
 
     /// Runs `entryPoint` with a view of the snapshot that holds only the services it declared.

@@ -11,7 +11,8 @@
 /// ```
 public final class ServiceGraph: Sendable {
     /// One validated node. Indices are slots: the position of the spec in declaration order.
-    struct Node: Sendable {
+    /// A class, so the scheduler hands nodes around without copying (and retaining) every field.
+    final class Node: Sendable {
         let name: String
         let provider: AnyServiceProvider
         let dependencies: [Int]
@@ -22,6 +23,22 @@ public final class ServiceGraph: Sendable {
         let retry: RetryPolicy
         let defaultFailure: FailureKind?
         let location: ConfigLocation?
+
+        init(
+            name: String, provider: AnyServiceProvider, dependencies: [Int], dependencyNames: [String],
+            options: ServiceOptions, timeout: Duration?, retry: RetryPolicy, defaultFailure: FailureKind?,
+            location: ConfigLocation?
+        ) {
+            self.name = name
+            self.provider = provider
+            self.dependencies = dependencies
+            self.dependencyNames = dependencyNames
+            self.options = options
+            self.timeout = timeout
+            self.retry = retry
+            self.defaultFailure = defaultFailure
+            self.location = location
+        }
     }
 
     let nodes: [Node]

@@ -1,4 +1,4 @@
-import Synchronization
+public import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -11,7 +11,7 @@ import Synchronization
 /// The published snapshot of a container: read without a lock on the hot path
 /// (`ServiceContainer.current`, the ready path of `start()`), replaced rarely (publish, reset).
 ///
-/// ## Why not a `Mutex<AppServices?>`
+/// ## Why not a `Locked<AppServices?>`
 ///
 /// Every read of a mutex is two read-modify-writes on *one* shared cache line, so concurrent
 /// readers on different cores contend on it (and may fall into the futex). Here a read touches
@@ -46,6 +46,7 @@ import Synchronization
 /// removes what it loaded. Readers never wait; a write waits only for the readers that
 /// are inside their few-instruction section (longer only if such a reader's thread was
 /// preempted there; the writer yields the processor while it waits).
+@usableFromInline
 final class SnapshotSlot: @unchecked Sendable {
     // Sendable: `slot` and the shard counters are atomics, the counters' memory is allocated
     // in `init`, never reassigned and freed only in `deinit`; writes are serialized by `writer`;
@@ -57,9 +58,9 @@ final class SnapshotSlot: @unchecked Sendable {
     /// so that the adjacent-line prefetcher does not pair two shards either).
     @usableFromInline static let shardStride = 16
 
-    private let slot = Atomic<Unmanaged<AppServices>?>(nil)
-    private let readers: UnsafeMutablePointer<Atomic<Int>>
-    private let writer = Mutex<Void>(())
+    @usableFromInline let slot = Atomic<Unmanaged<AppServices>?>(nil)
+    @usableFromInline let readers: UnsafeMutablePointer<Atomic<Int>>
+    private let writer = Locked<Void>(())
 
     init() {
         let count = Self.shardCount * Self.shardStride
@@ -92,6 +93,18 @@ final class SnapshotSlot: @unchecked Sendable {
         return retained.takeRetainedValue()
     }
 
+    /// Runs `body` on the published snapshot (or `nil`) without retaining it: the reader
+    /// section of ``load()`` stretched over `body`, which must be short and must not block.
+    /// Used by the synchronous `ServiceContainer.resolve(_:)`, which retains only the value it returns.
+    @inlinable @inline(__always)
+    func withCurrent<Result>(_ body: (AppServices?) throws -> Result) rethrows -> Result {
+        let counter = readers + Self.shardIndex() * Self.shardStride
+        counter.pointee.wrappingAdd(1, ordering: .sequentiallyConsistent)
+        defer { counter.pointee.wrappingSubtract(1, ordering: .releasing) }
+        guard let pointer = slot.load(ordering: .sequentiallyConsistent) else { return try body(nil) }
+        return try pointer._withUnsafeGuaranteedRef { try body($0) }
+    }
+
     /// Publishes `snapshot` (or clears the slot) and releases the previous snapshot once no
     /// reader can still be retaining it.
     func store(_ snapshot: AppServices?) {
@@ -119,16 +132,16 @@ final class SnapshotSlot: @unchecked Sendable {
 
     /// A per-thread hash: distinct threads usually get distinct shards. Correctness does not
     /// depend on it, only contention does.
-    @inline(__always)
-    private static func shardIndex() -> Int {
+    @usableFromInline @inline(__always)
+    static func shardIndex() -> Int {
         let thread = UInt64(UInt(bitPattern: threadIdentity()))
         // Fibonacci hashing of the thread's control-block address, keeping the top bits.
         let hash = (thread >> 12) &* 0x9E37_79B9_7F4A_7C15
         return Int(truncatingIfNeeded: hash >> 59) & (shardCount - 1)
     }
 
-    @inline(__always)
-    private static func threadIdentity() -> Int {
+    @usableFromInline @inline(__always)
+    static func threadIdentity() -> Int {
         #if canImport(Glibc) || canImport(Musl)
             Int(bitPattern: UInt(pthread_self()))
         #elseif canImport(Darwin)

@@ -9,11 +9,11 @@ public final class Redactor: Sendable {
     /// What a secret is replaced with.
     public static let placeholder = "<redacted>"
 
-    private let secrets: Mutex<Set<String>>
+    private let secrets: Locked<Set<String>>
 
     /// Creates a redactor that knows `secrets`.
     public init(secrets: some Sequence<String> = []) {
-        self.secrets = Mutex(Set(secrets.filter { !$0.isEmpty }))
+        self.secrets = Locked(Set(secrets.filter { !$0.isEmpty }))
     }
 
     /// Adds a secret; empty strings are ignored.

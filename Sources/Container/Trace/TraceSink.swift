@@ -12,7 +12,7 @@ public protocol TraceSink: Sendable {
 
 /// Keeps every event in memory; for tests and for renderers that need the whole trace.
 public final class TraceRecorder: TraceSink {
-    private let storage = Mutex<[TraceEvent]>([])
+    private let storage = Locked<[TraceEvent]>([])
 
     /// An empty recorder.
     public init() {}

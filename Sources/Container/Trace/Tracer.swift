@@ -9,7 +9,7 @@ final class Tracer: Sendable {
     /// Whether any sink listens; when not, callers skip building events.
     let isEnabled: Bool
     let origin: ContinuousClock.Instant
-    private let lock = Mutex<Void>(())
+    private let lock = Locked<Void>(())
 
     init(sinks: [any TraceSink], origin: ContinuousClock.Instant = .now) {
         self.sinks = sinks

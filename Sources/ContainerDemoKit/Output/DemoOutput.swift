@@ -1,3 +1,4 @@
+import Container
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -46,7 +47,7 @@ public struct DemoOutput: Sendable {
 
 /// Collects what the demo writes, for tests and for embedding the demo.
 public final class CapturedOutput: Sendable {
-    private let buffers = Mutex<(out: String, err: String)>(("", ""))
+    private let buffers = Locked<(out: String, err: String)>(("", ""))
 
     /// An empty capture.
     public init() {}

@@ -1,3 +1,4 @@
+import Container
 import Synchronization
 
 /// A gate a scenario holds closed to keep a provider waiting, and opens when the story says so.
@@ -13,7 +14,7 @@ final class Gate: Sendable {
         var cancelledEarly: Set<Int> = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init() {}
 

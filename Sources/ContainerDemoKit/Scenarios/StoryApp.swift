@@ -62,7 +62,7 @@ struct StoryApp: Sendable {
             var signedIn = true
         }
 
-        private let state = Mutex(State())
+        private let state = Locked(State())
         /// When set, the database provider waits for it: the story holds the build there.
         let databaseGate: Gate?
 

@@ -19,7 +19,7 @@ final class TraceSignal: TraceSink {
         var expired: Set<Int> = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init() {}
 

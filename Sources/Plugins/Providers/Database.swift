@@ -1,3 +1,4 @@
+import Container
 internal import CSQLite
 internal import Synchronization
 
@@ -22,7 +23,7 @@ public final class Database: Sendable {
 
     /// The `sqlite3` handle; `nil` once closed. Every use of the handle happens inside this
     /// lock, which is why `Database` can be `Sendable` without `@unchecked`.
-    private let connection: Mutex<OpaquePointer?>
+    private let connection: Locked<OpaquePointer?>
 
     /// Opens (creating if needed) the database at `path`, switches it to WAL mode and applies
     /// the `migrations` not yet recorded in `schema_migrations`.
@@ -48,7 +49,7 @@ public final class Database: Sendable {
             throw error
         }
         self.path = path
-        self.connection = Mutex(handle)
+        self.connection = Locked(handle)
     }
 
     deinit {

@@ -77,7 +77,7 @@ public struct SimulatedProvider: ServiceProvider {
 extension SimulatedProvider {
     /// Runs per node within the current generation, shared by copies of the provider.
     final class RunCounter: Sendable {
-        private let runs = Mutex<[String: (generation: Int, runs: Int)]>([:])
+        private let runs = Locked<[String: (generation: Int, runs: Int)]>([:])
 
         /// The 1-based number of this run of `node` in `generation`.
         func nextRun(of node: String, generation: Int, firstOfGeneration: Bool) -> Int {

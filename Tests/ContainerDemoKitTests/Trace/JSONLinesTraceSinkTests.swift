@@ -84,7 +84,7 @@ struct JSONLinesTraceSinkTests {
 
     @Test("every event kind encodes to one documented, parseable line with its values intact")
     func everyKindRoundTrips() throws {
-        let lines = Mutex<[String]>([])
+        let lines = Locked<[String]>([])
         let sink = JSONLinesTraceSink { line in lines.withLock { $0.append(line) } }
         for (index, kind) in Self.everyKind.enumerated() {
             sink.record(TraceEvent(time: .milliseconds(index * 3) + .microseconds(7), generation: 2, attempt: 3, kind: kind))

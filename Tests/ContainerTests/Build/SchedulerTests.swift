@@ -7,7 +7,7 @@ struct SchedulerTests {
     /// Records, for every node, the sequence numbers of its start and its end.
     final class Timeline: Sendable {
         private let clock = Atomic<Int>(0)
-        private let marks = Mutex<[String: (start: Int, end: Int, runs: Int)]>([:])
+        private let marks = Locked<[String: (start: Int, end: Int, runs: Int)]>([:])
         func started(_ name: String) -> Int {
             let tick = clock.add(1, ordering: .sequentiallyConsistent).newValue
             marks.withLock { $0[name, default: (0, 0, 0)].start = tick; $0[name]!.runs += 1 }

@@ -185,7 +185,7 @@ struct ResetTests {
 
 /// An ordered, thread-safe list of strings.
 final class OrderLog: Sendable {
-    private let storage = Mutex<[String]>([])
+    private let storage = Locked<[String]>([])
     func append(_ item: String) { storage.withLock { $0.append(item) } }
     var items: [String] { storage.withLock { $0 } }
 }

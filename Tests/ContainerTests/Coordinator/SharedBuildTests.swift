@@ -81,6 +81,18 @@ struct SharedBuildTests {
         #expect(readyJoins == 1)
     }
 
+    @Test("container.resolve reads the published snapshot synchronously, and says when nothing is ready")
+    func synchronousResolve() async throws {
+        let container = try ServiceContainer([ServiceSpec(ServiceKey<Int>("answer")) { _ in 42 }])
+        let notReady = #expect(throws: ContainerError.self) { try container.resolve(ServiceKey<Int>("answer")) }
+        #expect(notReady?.code == .notReady)
+        _ = try await container.start()
+        #expect(try container.resolve(ServiceKey<Int>("answer")) == 42)
+        #expect(throws: ServiceLookupError.self) { try container.resolve(ServiceKey<String>("answer")) }
+        try await container.reset()
+        #expect(throws: ContainerError.self) { try container.resolve(ServiceKey<Int>("answer")) }
+    }
+
     @Test("A snapshot reads typed values and names what is wrong")
     func typedLookup() async throws {
         let container = try ServiceContainer([

@@ -1,10 +1,11 @@
+import Container
 import Dispatch
 import Synchronization
 import Testing
 
 /// A one-shot gate: tasks `wait()` until the test calls `open()`. No sleeps involved.
 final class Gate: Sendable {
-    private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    private let state = Locked<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
     func wait() async {
         await withCheckedContinuation { continuation in
@@ -29,7 +30,7 @@ final class Gate: Sendable {
 
 /// A gate that honours cancellation: `wait()` throws `CancellationError` when the waiting task is cancelled.
 final class CancellableGate: Sendable {
-    private let state = Mutex<(open: Bool, waiters: [Int: CheckedContinuation<Void, any Error>], next: Int)>((false, [:], 0))
+    private let state = Locked<(open: Bool, waiters: [Int: CheckedContinuation<Void, any Error>], next: Int)>((false, [:], 0))
 
     func wait() async throws {
         let id = state.withLock { state in
@@ -100,7 +101,7 @@ func withTimeout<T: Sendable>(
 
 /// The continuation of one deadline, resumed once by whichever comes first.
 private final class DeadlineSlot: Sendable {
-    let state = Mutex<(continuation: CheckedContinuation<Void, Never>?, done: Bool)>((nil, false))
+    let state = Locked<(continuation: CheckedContinuation<Void, Never>?, done: Bool)>((nil, false))
     func withLock<T>(_ body: (inout (continuation: CheckedContinuation<Void, Never>?, done: Bool)) -> T) -> T {
         state.withLock { body(&$0) }
     }

@@ -8,7 +8,7 @@ final class TraceWatcher: TraceSink {
         let predicate: @Sendable ([TraceEvent]) -> Bool
         let continuation: CheckedContinuation<Void, Never>
     }
-    private let state = Mutex<(events: [TraceEvent], waiters: [Waiter])>(([], []))
+    private let state = Locked<(events: [TraceEvent], waiters: [Waiter])>(([], []))
 
     func record(_ event: TraceEvent) {
         let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
