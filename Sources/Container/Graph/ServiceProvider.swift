@@ -42,15 +42,20 @@ public protocol ServiceProvider<Value>: Sendable {
 }
 
 extension ServiceProvider {
+    /// No teardown.
     public var tearDown: (@Sendable (Value) async throws -> Void)? { nil }
+    /// Leaves the classification to the node's config and the container.
     public func classify(_ error: any Error) -> FailureKind? { nil }
+    /// Accepts every option.
     public func validate(options: ServiceOptions) throws {}
 }
 
 /// A provider made from closures, for services declared in code.
 public struct ClosureProvider<Value: Sendable>: ServiceProvider {
+    /// The provider's id (`"closure"` for services declared with ``ServiceSpec/init(_:dependsOn:options:timeout:retry:defaultFailure:tearDown:fileID:line:make:)``).
     public let id: String
     private let makeValue: @Sendable (ProviderContext) async throws -> Value
+    /// Releases a value this provider made, if set.
     public let tearDown: (@Sendable (Value) async throws -> Void)?
 
     /// Creates a provider from a factory and an optional teardown.
