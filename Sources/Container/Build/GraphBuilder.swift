@@ -24,8 +24,8 @@ struct GraphBuilder: Sendable {
 
     func run() async -> BuildResult {
         let count = graph.nodes.count
+        // `build.started` was stamped by the coordinator when it launched this build.
         let startedAt = tracer.now
-        emit(.buildStarted)
 
         var values = [AnyServiceBox?](repeating: nil, count: count)
         var outcomes = [NodeOutcome?](repeating: nil, count: count)

@@ -335,6 +335,7 @@ struct CoordinatorStateMachine<Waiter, ResetWaiter, BuildHandle> {
             build.launched = true
             state = .running(build)
             job = .build(id: build.id, handle: nil)
+            effects.events.append((.buildStarted, generation, build.attempt))
             effects.launch = BuildTicket(id: build.id, generation: generation, attempt: build.attempt, kept: pool)
         }
     }

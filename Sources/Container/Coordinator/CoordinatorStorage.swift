@@ -84,8 +84,10 @@ final class CoordinatorStorage: Sendable {
     /// critical section when the event asks for one (rule 1: `running` is recorded with its
     /// task before anyone can observe it), then carries out the rest of the effects.
     private func transition(_ event: (inout Machine) -> Machine.Effects) {
-        let effects = machine.withLock { machine in
+        let (effects, events) = machine.withLock { machine in
             let effects = event(&machine)
+            // Stamped in the lock, so the trace orders events as the transitions happened.
+            let events = tracer.stamp(effects.events)
             if let ticket = effects.launch {
                 let task = Task.detached(priority: Task.currentPriority) { [self] in await runBuild(ticket) }
                 machine.buildLaunched(id: ticket.id, handle: task)
@@ -95,15 +97,13 @@ final class CoordinatorStorage: Sendable {
             case .clear?: published.store(nil)
             case nil: break
             }
-            return effects
+            return (effects, events)
         }
-        perform(effects)
+        perform(effects, events: events)
     }
 
-    private func perform(_ effects: Machine.Effects) {
-        for event in effects.events {
-            tracer.emit(event.kind, generation: event.generation, attempt: event.attempt)
-        }
+    private func perform(_ effects: Machine.Effects, events: [Tracer.Stamped]) {
+        tracer.deliver(events)
         for (waiter, outcome) in effects.resumptions {
             switch outcome {
             case .snapshot(let snapshot): waiter.resume(returning: snapshot)

@@ -1,0 +1,39 @@
+@testable import Container
+import Testing
+
+@Suite("The trace orders events as the transitions happened (§6)")
+struct TraceOrderTests {
+    @Test("Callers' found states agree with the build and publication events around them")
+    func foundStatesAreConsistent() async throws {
+        for _ in 0..<20 {
+            let recorder = TraceRecorder()
+            let container = try ServiceContainer([
+                ServiceSpec(ServiceKey<Int>("a")) { _ in await Task.yield(); return 1 },
+                ServiceSpec(ServiceKey<Int>("b"), dependsOn: ["a"]) { _ in 2 },
+            ], trace: [recorder])
+            try await withTimeout(30, "200 callers") {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for index in 0..<200 { group.addTask { _ = try await container.start(as: "c\(index)") } }
+                    try await group.waitForAll()
+                }
+            }
+            let names = recorder.events.map(\.kind.name)
+            let started = try #require(names.firstIndex(of: "build.started"))
+            let published = try #require(names.firstIndex(of: "snapshot.published"))
+            #expect(names.count { $0 == "build.started" } == 1)
+            #expect(started < published)
+            for (index, event) in recorder.events.enumerated() {
+                guard case .callerJoined(_, let state) = event.kind else { continue }
+                switch state {
+                case .idle: #expect(index == started - 1, "the caller that found idle starts the build")
+                case .running: #expect(index > started && index < published)
+                case .ready: #expect(index > published)
+                default: Issue.record("unexpected state \(state)")
+                }
+            }
+            #expect(names.count { $0 == "caller.resumed" } == 200)
+            let times = recorder.events.map(\.time)
+            #expect(times == times.sorted())
+        }
+    }
+}
