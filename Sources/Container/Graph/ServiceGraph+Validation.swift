@@ -18,15 +18,19 @@ extension ServiceGraph {
     ) throws(GraphError) {
         var issues: [GraphError.Issue] = []
         var slotOfName: [String: Int] = [:]
-        var accepted: [ServiceSpec] = []
-        for spec in specs {
+        slotOfName.reserveCapacity(specs.count)
+        // Positions in `specs` of the accepted specs, by slot: the specs are read in place,
+        // not copied (a spec holds a dozen references).
+        var accepted: [Int] = []
+        accepted.reserveCapacity(specs.count)
+        for (position, spec) in specs.enumerated() {
             if spec.name.isEmpty {
                 issues.append(.init(code: .invalidName, message: "a service has an empty name; give it a name",
                                     location: spec.location?.appending("name")))
                 continue
             }
             if let first = slotOfName[spec.name] {
-                let firstPlace = accepted[first].location.map { " (first declared at \($0))" } ?? ""
+                let firstPlace = specs[accepted[first]].location.map { " (first declared at \($0))" } ?? ""
                 issues.append(.init(
                     code: .duplicateService,
                     message: "service '\(spec.name)' is declared twice\(firstPlace); rename or remove one",
@@ -34,29 +38,33 @@ extension ServiceGraph {
                 continue
             }
             slotOfName[spec.name] = accepted.count
-            accepted.append(spec)
+            accepted.append(position)
         }
 
         var providers: [AnyServiceProvider?] = []
+        providers.reserveCapacity(accepted.count)
         var dependencies: [[Int]] = []
-        for spec in accepted {
-            providers.append(Self.resolveProvider(of: spec, registry: registry, issues: &issues))
-            dependencies.append(Self.resolveDependencies(of: spec, slots: slotOfName, issues: &issues))
+        dependencies.reserveCapacity(accepted.count)
+        for position in accepted {
+            providers.append(Self.resolveProvider(of: specs[position], registry: registry, issues: &issues))
+            dependencies.append(Self.resolveDependencies(of: specs[position], slots: slotOfName, issues: &issues))
         }
-        Self.findCycles(names: accepted.map(\.name), dependencies: dependencies, locations: accepted.map(\.location))
-            .forEach { issues.append($0) }
+        Self.findCycles(names: accepted.map { specs[$0].name }, dependencies: dependencies) {
+            specs[accepted[$0]].location
+        }.forEach { issues.append($0) }
         for requirement in requirements {
             Self.check(requirement, slots: slotOfName, providers: providers, issues: &issues)
         }
         guard issues.isEmpty else { throw GraphError(issues: issues) }
 
-        let nodes = accepted.indices.map { index in
-            let spec = accepted[index]
-            return Node(
-                name: spec.name, provider: providers[index]!, dependencies: dependencies[index],
-                dependencyNames: dependencies[index].map { accepted[$0].name },
-                options: spec.options, timeout: spec.timeout, retry: spec.retry,
-                defaultFailure: spec.defaultFailure, location: spec.location)
+        var nodes: [Node] = []
+        nodes.reserveCapacity(accepted.count)
+        for (slot, position) in accepted.enumerated() {
+            nodes.append(Node(
+                name: specs[position].name, provider: providers[slot]!, dependencies: dependencies[slot],
+                dependencyNames: dependencies[slot].map { specs[accepted[$0]].name },
+                options: specs[position].options, timeout: specs[position].timeout, retry: specs[position].retry,
+                defaultFailure: specs[position].defaultFailure, location: specs[position].location))
         }
         self.init(nodes: nodes)
     }
@@ -97,10 +105,19 @@ extension ServiceGraph {
         of spec: ServiceSpec, slots: [String: Int], issues: inout [GraphError.Issue]
     ) -> [Int] {
         var result: [Int] = []
-        var seen = Set<String>()
+        result.reserveCapacity(spec.dependsOn.count)
+        // Lists of dependencies are short: comparing with the earlier entries is cheaper than a
+        // set per service. Long lists (more than 16) still use a set, to stay linear.
+        var seen: Set<String>? = spec.dependsOn.count > 16 ? [] : nil
         for (index, dependency) in spec.dependsOn.enumerated() {
-            let location = spec.location?.appending("dependsOn").appending("[\(index)]")
-            guard seen.insert(dependency).inserted else {
+            // Built only for a message: most services have no problem to report.
+            var location: ConfigLocation? { spec.location?.appending("dependsOn").appending("[\(index)]") }
+            let isDuplicate = if seen != nil {
+                !seen!.insert(dependency).inserted
+            } else {
+                spec.dependsOn[..<index].contains(dependency)
+            }
+            guard !isDuplicate else {
                 issues.append(.init(
                     code: .duplicateDependency,
                     message: "service '\(spec.name)' lists '\(dependency)' twice in dependsOn; remove one",
@@ -125,7 +142,7 @@ extension ServiceGraph {
 
     /// Every elementary cycle met by a depth-first search, each once, as `a -> b -> a`.
     static func findCycles(
-        names: [String], dependencies: [[Int]], locations: [ConfigLocation?]
+        names: [String], dependencies: [[Int]], location: (Int) -> ConfigLocation?
     ) -> [GraphError.Issue] {
         enum Mark { case unvisited, onStack, done }
         var marks = [Mark](repeating: .unvisited, count: names.count)
@@ -160,7 +177,7 @@ extension ServiceGraph {
                     issues.append(.init(
                         code: .cycle,
                         message: "dependency cycle \(path); remove one of these dependencies",
-                        service: names[canonical[0]], location: locations[canonical[0]]?.appending("dependsOn")))
+                        service: names[canonical[0]], location: location(canonical[0])?.appending("dependsOn")))
                 case .done:
                     break
                 }

@@ -16,8 +16,15 @@ struct ConfigDecoder {
     let baseDirectory: String
     let registry: ProviderRegistry
     let root: JSONNode
-    /// The position of every value in the file, by key path.
-    private let positions: [String: SourcePosition]
+    /// The position of every value in the file, by key path. Only messages need it, so it is
+    /// built on the first problem reported: a valid file never pays for a key path per value.
+    private lazy var positions: [String: SourcePosition] = {
+        var positions: [String: SourcePosition] = [:]
+        root.forEach(path: "") { path, node in
+            if positions[path] == nil { positions[path] = node.position }
+        }
+        return positions
+    }()
     private var issues: [ConfigError.Issue] = []
     /// Services whose provider could not be read: graph issues about their type are noise.
     private var unresolved = Set<String>()
@@ -27,11 +34,6 @@ struct ConfigDecoder {
         self.baseDirectory = baseDirectory
         self.registry = registry
         self.root = root
-        var positions: [String: SourcePosition] = [:]
-        root.forEach(path: "") { path, node in
-            if positions[path] == nil { positions[path] = node.position }
-        }
-        self.positions = positions
     }
 
     // MARK: Loading
@@ -227,7 +229,9 @@ struct ConfigDecoder {
     }
 
     private mutating func decodeEntryPoints(_ node: JSONNode?) -> ([any EntryPoint], [ServiceRequirement]) {
-        guard let node, let ids = strings(node, at: "entryPoints", what: "a list of entry point ids") else {
+        guard let node, let ids = strings(node, at: "entryPoints", what: "a list of entry point ids"),
+            case .array(let items) = node.value
+        else {
             return ([], [])
         }
         var entryPoints: [any EntryPoint] = []
@@ -246,7 +250,8 @@ struct ConfigDecoder {
                 continue
             }
             entryPoints.append(entryPoint)
-            let position = positions[path] ?? node.position
+            // The id's own node: the value the key path `entryPoints[index]` names.
+            let position = items[index].position
             requirements.append(ServiceRequirement(
                 entryPoint, location: ConfigLocation(file: file, keyPath: path, line: position.line,
                                                      column: position.column)))
@@ -285,7 +290,7 @@ struct ConfigDecoder {
     }
 
     /// The position of `keyPath`, or of its nearest enclosing value that has one.
-    private func position(of keyPath: String) -> SourcePosition {
+    private mutating func position(of keyPath: String) -> SourcePosition {
         var path = Substring(keyPath)
         while !path.isEmpty {
             if let position = positions[String(path)] { return position }
@@ -310,16 +315,16 @@ struct ConfigDecoder {
     /// The first value of each allowed key of an object; reports unknown and duplicate keys.
     private mutating func members(
         of node: JSONNode, at path: String, expected: String, allowed: [String]
-    ) -> [String: JSONNode]? {
+    ) -> Fields? {
         guard case .object(let members) = node.value else {
             report(.wrongType, "must be \(expected), found \(node.typeName)", at: path, node.position)
             return nil
         }
         reportDuplicateKeys(members, at: path)
-        var result: [String: JSONNode] = [:]
+        var result = Fields(allowed: allowed)
         for member in members {
-            let memberPath = path.isEmpty ? member.key : path + "." + member.key
-            guard allowed.contains(member.key) else {
+            guard let slot = allowed.firstIndex(of: member.key) else {
+                let memberPath = path.isEmpty ? member.key : path + "." + member.key
                 var message = "unknown key '\(member.key)'"
                 if let suggestion = NameSuggestion.closest(to: member.key, among: allowed) {
                     message += "; did you mean '\(suggestion)'?"
@@ -329,77 +334,94 @@ struct ConfigDecoder {
                 report(.unknownKey, message, at: memberPath, member.keyPosition)
                 continue
             }
-            if result[member.key] == nil { result[member.key] = member.value }
+            if result.values[slot] == nil { result.values[slot] = member.value }
         }
         return result
     }
 
-    private mutating func reportDuplicateKeys(_ members: [JSONNode.Member], at path: String) {
+    private mutating func reportDuplicateKeys(_ members: [JSONNode.Member], at path: @autoclosure () -> String) {
+        // Objects in a config have a handful of keys: comparing each key with the earlier ones
+        // is cheaper than hashing them all into a dictionary, and finds the same first occurrence.
+        guard members.count > 16 else {
+            for (index, member) in members.enumerated() {
+                guard let first = members[..<index].first(where: { $0.key == member.key }) else { continue }
+                reportDuplicate(member, first: first.keyPosition, at: path())
+            }
+            return
+        }
         var seen: [String: SourcePosition] = [:]
         for member in members {
             if let first = seen[member.key] {
-                let memberPath = path.isEmpty ? member.key : path + "." + member.key
-                report(.duplicateKey,
-                       "key '\(member.key)' appears twice in this object (first at line \(first.line)); remove one",
-                       at: memberPath, member.keyPosition)
+                reportDuplicate(member, first: first, at: path())
             } else {
                 seen[member.key] = member.keyPosition
             }
         }
     }
 
-    private mutating func string(_ node: JSONNode, at path: String) -> String? {
+    private mutating func reportDuplicate(_ member: JSONNode.Member, first: SourcePosition, at path: String) {
+        let memberPath = path.isEmpty ? member.key : path + "." + member.key
+        report(.duplicateKey,
+               "key '\(member.key)' appears twice in this object (first at line \(first.line)); remove one",
+               at: memberPath, member.keyPosition)
+    }
+
+    // The typed readers take their key path as an autoclosure: it is built only for a message,
+    // not for every value of a valid file.
+
+    private mutating func string(_ node: JSONNode, at path: @autoclosure () -> String) -> String? {
         guard case .string(let value) = node.value else {
-            report(.wrongType, "must be a string, found \(node.typeName)", at: path, node.position)
+            report(.wrongType, "must be a string, found \(node.typeName)", at: path(), node.position)
             return nil
         }
         return value
     }
 
-    private mutating func bool(_ node: JSONNode, at path: String) -> Bool? {
+    private mutating func bool(_ node: JSONNode, at path: @autoclosure () -> String) -> Bool? {
         guard case .bool(let value) = node.value else {
-            report(.wrongType, "must be true or false, found \(node.typeName)", at: path, node.position)
+            report(.wrongType, "must be true or false, found \(node.typeName)", at: path(), node.position)
             return nil
         }
         return value
     }
 
-    private mutating func strings(_ node: JSONNode, at path: String, what: String) -> [String]? {
+    private mutating func strings(_ node: JSONNode, at path: @autoclosure () -> String, what: String) -> [String]? {
         guard case .array(let items) = node.value else {
             var message = "must be \(what) (an array of strings), found \(node.typeName)"
             if case .string(let single) = node.value { message += "; write [\"\(single)\"]" }
-            report(.wrongType, message, at: path, node.position)
+            report(.wrongType, message, at: path(), node.position)
             return nil
         }
         var result: [String] = []
+        result.reserveCapacity(items.count)
         for (index, item) in items.enumerated() {
-            if let value = string(item, at: path + "[\(index)]") { result.append(value) }
+            if let value = string(item, at: path() + "[\(index)]") { result.append(value) }
         }
         return result.count == items.count ? result : nil
     }
 
     /// A number (integer or not).
-    private mutating func milliseconds(_ node: JSONNode, at path: String) -> Double? {
+    private mutating func milliseconds(_ node: JSONNode, at path: @autoclosure () -> String) -> Double? {
         switch node.value {
         case .int(let value): return Double(value)
         case .double(let value): return value
         default:
-            report(.wrongType, "must be a number, found \(node.typeName)", at: path, node.position)
+            report(.wrongType, "must be a number, found \(node.typeName)", at: path(), node.position)
             return nil
         }
     }
 
-    private mutating func nonNegative(_ node: JSONNode, at path: String) -> Double? {
-        guard let value = milliseconds(node, at: path) else { return nil }
+    private mutating func nonNegative(_ node: JSONNode, at path: @autoclosure () -> String) -> Double? {
+        guard let value = milliseconds(node, at: path()) else { return nil }
         guard value >= 0 else {
-            report(.invalidValue, "must not be negative", at: path, node.position)
+            report(.invalidValue, "must not be negative", at: path(), node.position)
             return nil
         }
         return value
     }
 
-    private mutating func failureKind(_ node: JSONNode, at path: String) -> FailureKind? {
-        guard let word = string(node, at: path) else { return nil }
+    private mutating func failureKind(_ node: JSONNode, at path: @autoclosure () -> String) -> FailureKind? {
+        guard let word = string(node, at: path()) else { return nil }
         if let kind = FailureKind(rawValue: word) { return kind }
         var message = "unknown failure kind '\(word)'"
         if let suggestion = NameSuggestion.closest(to: word, among: ["transient", "permanent"]) {
@@ -407,8 +429,25 @@ struct ConfigDecoder {
         } else {
             message += "; use \"transient\" or \"permanent\""
         }
-        report(.invalidValue, message, at: path, node.position)
+        report(.invalidValue, message, at: path(), node.position)
         return nil
+    }
+}
+
+/// The first value of each allowed key of one object, stored by the key's index in the
+/// allowed list: a few string compares instead of a dictionary per object.
+private struct Fields {
+    let allowed: [String]
+    var values: [JSONNode?]
+
+    init(allowed: [String]) {
+        self.allowed = allowed
+        self.values = Array(repeating: nil, count: allowed.count)
+    }
+
+    subscript(key: String) -> JSONNode? {
+        guard let slot = allowed.firstIndex(of: key) else { return nil }
+        return values[slot]
     }
 }
 

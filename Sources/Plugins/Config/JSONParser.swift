@@ -212,47 +212,50 @@ struct JSONParser {
     private mutating func parseString() throws(SyntaxError) -> String {
         let start = position
         advance()  // opening quote
-        var scalars = String.UnicodeScalarView()
-        var run: [UInt8] = []
-        func flush() {
-            if !run.isEmpty {
-                scalars.append(contentsOf: String(decoding: run, as: UTF8.self).unicodeScalars)
-                run.removeAll(keepingCapacity: true)
-            }
-        }
+        // Plain bytes are not copied one by one: each run between escapes is decoded from the
+        // input in one piece, and a string without escapes (nearly all of them) is one decode.
+        var result = ""
+        var runStart = index
+        func run(_ bytes: [UInt8], upTo end: Int) -> String { String(decoding: bytes[runStart..<end], as: UTF8.self) }
         while true {
-            guard let byte = current else {
+            guard index < bytes.count else {
                 throw error("unterminated string; add the closing '\"'", at: start)
             }
+            let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""):
+                let text = run(bytes, upTo: index)
                 advance()
-                flush()
-                return String(scalars)
+                if result.isEmpty { return text }
+                result += text
+                return result
             case UInt8(ascii: "\\"):
-                flush()
+                result += run(bytes, upTo: index)
                 let escapePosition = position
                 advance()
                 guard let escaped = current else { throw error("unterminated string escape") }
                 advance()
                 switch escaped {
-                case UInt8(ascii: "\""): scalars.append("\"")
-                case UInt8(ascii: "\\"): scalars.append("\\")
-                case UInt8(ascii: "/"): scalars.append("/")
-                case UInt8(ascii: "b"): scalars.append("\u{08}")
-                case UInt8(ascii: "f"): scalars.append("\u{0C}")
-                case UInt8(ascii: "n"): scalars.append("\n")
-                case UInt8(ascii: "r"): scalars.append("\r")
-                case UInt8(ascii: "t"): scalars.append("\t")
-                case UInt8(ascii: "u"): scalars.append(try parseUnicodeEscape(at: escapePosition))
+                case UInt8(ascii: "\""): result.unicodeScalars.append("\"")
+                case UInt8(ascii: "\\"): result.unicodeScalars.append("\\")
+                case UInt8(ascii: "/"): result.unicodeScalars.append("/")
+                case UInt8(ascii: "b"): result.unicodeScalars.append("\u{08}")
+                case UInt8(ascii: "f"): result.unicodeScalars.append("\u{0C}")
+                case UInt8(ascii: "n"): result.unicodeScalars.append("\n")
+                case UInt8(ascii: "r"): result.unicodeScalars.append("\r")
+                case UInt8(ascii: "t"): result.unicodeScalars.append("\t")
+                case UInt8(ascii: "u"): result.unicodeScalars.append(try parseUnicodeEscape(at: escapePosition))
                 default:
                     throw error("invalid escape sequence in a string; valid escapes are \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX", at: escapePosition)
                 }
+                runStart = index
             case 0..<0x20:
                 throw error("control character in a string; write a line break as \\n and a tab as \\t")
             default:
-                run.append(byte)
-                advance()
+                // Inside a string there is no line break (it would be a control character),
+                // so only the column moves; continuation bytes do not start a new column.
+                index += 1
+                if byte & 0xC0 != 0x80 { column += 1 }
             }
         }
     }
@@ -323,6 +326,13 @@ struct JSONParser {
             if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { advance() }
             guard isDigit(current) else { throw error("invalid number; expected a digit in the exponent", at: start) }
             while isDigit(current) { advance() }
+        }
+        // Up to 18 digits cannot overflow an Int: read them directly instead of through a String.
+        if isInteger, index - first <= 18 {
+            let negative = bytes[first] == UInt8(ascii: "-")
+            var value = 0
+            for byte in bytes[(negative ? first + 1 : first)..<index] { value = value * 10 + Int(byte - UInt8(ascii: "0")) }
+            return JSONNode(value: .int(negative ? -value : value), position: start)
         }
         let text = String(decoding: bytes[first..<index], as: UTF8.self)
         if isInteger, let value = Int(text) { return JSONNode(value: .int(value), position: start) }
