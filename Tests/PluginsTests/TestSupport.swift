@@ -1,3 +1,4 @@
+import Dispatch
 import Container
 import Foundation
 import Plugins
@@ -19,22 +20,57 @@ struct TimeoutError: Error, CustomStringConvertible {
     var description: String { "timed out waiting for \(what)" }
 }
 
-/// Runs `operation`, failing with ``TimeoutError`` if it takes longer than `seconds`.
-/// The timeout only bounds a failing test; it never orders events.
+/// Runs `operation`, failing the test with `TimeoutError` if it does not finish within `seconds`.
+///
+/// The operation runs in its own task and is not awaited past the deadline: a wait that never
+/// ends (a gate nobody opens, a continuation nobody resumes) fails the test instead of
+/// hanging it. The deadline is a Dispatch timer, not a sleep, and orders nothing.
 @discardableResult
 func withTimeout<T: Sendable>(
     _ seconds: Double = 10, _ what: String = "the operation",
+    sourceLocation: SourceLocation = #_sourceLocation,
     _ operation: @escaping @Sendable () async throws -> T
 ) async throws -> T {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await operation() }
-        group.addTask {
-            try? await Task.sleep(for: .seconds(seconds))
-            return nil
+    let race = DeadlineRace<T>()
+    let worker = Task {
+        do { race.finish(.success(try await operation())) } catch { race.finish(.failure(error)) }
+    }
+    DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
+        race.finish(.failure(TimeoutError(what: what)))
+    }
+    let result = await race.outcome()
+    if case .failure(let error as TimeoutError) = result {
+        worker.cancel()
+        Issue.record("timed out after \(seconds)s waiting for \(what)", sourceLocation: sourceLocation)
+        throw error
+    }
+    return try result.get()
+}
+
+/// The first of an operation's result and its deadline; later ones are ignored.
+private final class DeadlineRace<T: Sendable>: Sendable {
+    private let state = Locked<(result: Result<T, any Error>?, waiter: CheckedContinuation<Result<T, any Error>, Never>?)>(
+        (nil, nil))
+
+    func finish(_ result: Result<T, any Error>) {
+        let waiter = state.withLock { state -> CheckedContinuation<Result<T, any Error>, Never>? in
+            guard state.result == nil else { return nil }
+            state.result = result
+            defer { state.waiter = nil }
+            return state.waiter
         }
-        defer { group.cancelAll() }
-        guard let first = try await group.next(), let value = first else { throw TimeoutError(what: what) }
-        return value
+        waiter?.resume(returning: result)
+    }
+
+    func outcome() async -> Result<T, any Error> {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state -> Result<T, any Error>? in
+                if let result = state.result { return result }
+                state.waiter = continuation
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
     }
 }
 

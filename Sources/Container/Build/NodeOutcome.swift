@@ -57,7 +57,9 @@ public struct NodeFailure: Sendable, Hashable, CustomStringConvertible {
     public let kind: FailureKind
     /// The error's text, with secrets redacted.
     public let message: String
-    /// The error the provider threw.
+    /// The error the provider threw, for programmatic handling (`failure.error as? MyError`).
+    ///
+    /// Unlike ``message`` it is **not redacted**: do not print or log it; print ``message``.
     public let error: any Error
 
     /// Creates a failure.

@@ -11,9 +11,9 @@ public struct RetryPolicy: Sendable, Hashable {
     public var maxAttempts: Int
     /// The delay before the first retry.
     public var initialDelay: Duration
-    /// Factor applied to the delay after each retry.
+    /// Factor applied to the delay after each retry (at least 1).
     public var multiplier: Double
-    /// The longest delay.
+    /// The longest delay (at most a day).
     public var maxDelay: Duration
 
     /// Creates a policy; `maxAttempts` below 1 is treated as 1.
@@ -21,9 +21,11 @@ public struct RetryPolicy: Sendable, Hashable {
         maxAttempts: Int, initialDelay: Duration = .zero, multiplier: Double = 2, maxDelay: Duration = .seconds(30)
     ) {
         self.maxAttempts = max(1, maxAttempts)
-        self.initialDelay = initialDelay
-        self.multiplier = multiplier
-        self.maxDelay = maxDelay
+        self.initialDelay = max(.zero, initialDelay)
+        self.multiplier = multiplier.isFinite ? max(1, multiplier) : 1
+        // Capped at a day: longer delays in a start-up graph are mistakes, and the cap keeps
+        // every computed delay representable.
+        self.maxDelay = min(max(.zero, maxDelay), .seconds(86_400))
     }
 
     /// One run, no retry (the default).
@@ -31,12 +33,16 @@ public struct RetryPolicy: Sendable, Hashable {
 
     /// The delay before retry number `retry` (1-based).
     public func delay(beforeRetry retry: Int) -> Duration {
-        var delay = initialDelay
+        // Computed in seconds as a Double and clamped before converting back, so no
+        // multiplier or count can overflow `Duration`.
+        let cap = maxDelay.seconds
+        var delay = initialDelay.seconds
         var step = 1
-        while step < retry && delay < maxDelay {
-            delay = delay * multiplier
+        while step < retry && delay < cap {
+            delay *= multiplier
             step += 1
         }
-        return min(delay, maxDelay)
+        let clamped = delay.isFinite ? min(max(delay, 0), cap) : cap
+        return .nanoseconds(Int64((clamped * 1e9).rounded()))
     }
 }

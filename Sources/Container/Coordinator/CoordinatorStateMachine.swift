@@ -70,6 +70,8 @@ struct CoordinatorStateMachine<Waiter, ResetWaiter, BuildHandle> {
 
     private struct PendingReset {
         let waiter: ResetWaiter
+        /// Whether a teardown job started after this reset was requested (only those count for it).
+        var sawTeardownStart = false
         let from: Int
         let to: Int
         let invalidated: [String]
@@ -126,6 +128,7 @@ struct CoordinatorStateMachine<Waiter, ResetWaiter, BuildHandle> {
         var effects = Effects()
         registering.remove(caller)
         if cancelledEarly.remove(caller) != nil {
+            effects.events.append((.callerJoined(caller: label, state: foundState), generation, currentAttempt))
             effects.events.append((.callerCancelled(caller: label), generation, currentAttempt))
             effects.resumptions.append((waiter, .cancelled))
             return effects
@@ -153,6 +156,17 @@ struct CoordinatorStateMachine<Waiter, ResetWaiter, BuildHandle> {
             continueLifecycle(&effects)
         }
         return effects
+    }
+
+    /// The state a caller finds, as the trace names it.
+    private var foundState: CallerState {
+        switch state {
+        case .idle: .idle
+        case .running: .running
+        case .ready: .ready
+        case .failed: .failed
+        case .shutDown: .shutDown
+        }
     }
 
     private func join(_ label: String, found: CallerState, result: CallerResult, into effects: inout Effects) {
@@ -250,7 +264,10 @@ struct CoordinatorStateMachine<Waiter, ResetWaiter, BuildHandle> {
             preconditionFailure("teardownFinished in job \(String(describing: job)), state \(state)")
         }
         job = nil
-        for index in pendingResets.indices { pendingResets[index].tornDown.append(contentsOf: records) }
+        // A reset reports the teardowns that started after it was requested, not earlier ones.
+        for index in pendingResets.indices where pendingResets[index].sawTeardownStart {
+            pendingResets[index].tornDown.append(contentsOf: records)
+        }
         var effects = Effects()
         continueLifecycle(&effects)
         return effects
@@ -323,6 +340,7 @@ struct CoordinatorStateMachine<Waiter, ResetWaiter, BuildHandle> {
             effects.tearDown = teardownQueue.sorted { rank[$0.slot] > rank[$1.slot] }
             teardownQueue = []
             job = .teardown
+            for index in pendingResets.indices { pendingResets[index].sawTeardownStart = true }
             return
         }
         for reset in pendingResets {

@@ -62,10 +62,14 @@ public final class ServiceContainer: Sendable {
     ///   first), or ``ServiceLookupError`` when the snapshot has no such service of that type.
     @inlinable
     public func resolve<Value>(_ key: ServiceKey<Value>) throws -> Value {
-        try storage.published.withCurrent { snapshot throws -> Value in
-            guard let snapshot else { throw ContainerError.notReady(generation: storage.generation) }
+        // Nothing inside the reader section may take a lock (a reset waits for readers while
+        // holding the state lock), so "not ready" is only noted here and thrown afterwards.
+        let value = try storage.published.withCurrent { snapshot throws -> Value? in
+            guard let snapshot else { return nil }
             return try snapshot.resolve(key)
         }
+        guard let value else { throw ContainerError.notReady(generation: storage.generation) }
+        return value
     }
 
     /// Returns the current generation's snapshot, building it if needed.

@@ -106,12 +106,22 @@ public struct ServiceOptions: Sendable, Hashable, CustomStringConvertible {
         return baseDirectory.hasSuffix("/") ? baseDirectory + raw : baseDirectory + "/" + raw
     }
 
-    /// The values of every option marked secret that is a string; the runtime redacts these.
+    /// Every value inside the options marked secret, as text (strings, and numbers of four or
+    /// more characters, inside arrays and objects too); the runtime redacts these.
     public var secretStrings: [String] {
-        secretKeys.compactMap { key in
-            if case .string(let value)? = values[key], !value.isEmpty { return value }
-            return nil
+        var result: [String] = []
+        func collect(_ value: OptionValue) {
+            switch value {
+            case .string(let text): if !text.isEmpty { result.append(text) }
+            case .int(let number) where String(number).count >= 4: result.append(String(number))
+            case .double(let number) where String(number).count >= 4: result.append(String(number))
+            case .array(let items): items.forEach(collect)
+            case .object(let fields): fields.values.forEach(collect)
+            default: break
+            }
         }
+        for key in secretKeys { if let value = values[key] { collect(value) } }
+        return result
     }
 
     /// The options with secret values replaced by `<redacted>`.

@@ -32,7 +32,10 @@ public struct ServiceSpec: Sendable {
     public var dependsOn: [String]
     /// Options handed to the provider.
     public var options: ServiceOptions
-    /// The longest one provider run may take; exceeding it is a transient failure.
+    /// The longest one provider run may take; exceeding it is a transient failure and cancels
+    /// the run. A provider that ignores the cancellation and still returns a value has
+    /// committed its effect: the node then ends `succeeded` (DESIGN §3.8), late.
+    /// Cancellation is cooperative, so a provider that never checks it is never cut off.
     public var timeout: Duration?
     /// Retries of transient failures within one build.
     public var retry: RetryPolicy

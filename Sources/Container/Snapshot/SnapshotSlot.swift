@@ -94,7 +94,9 @@ final class SnapshotSlot: @unchecked Sendable {
     }
 
     /// Runs `body` on the published snapshot (or `nil`) without retaining it: the reader
-    /// section of ``load()`` stretched over `body`, which must be short and must not block.
+    /// section of ``load()`` stretched over `body`, which must be short, must not block and
+    /// must never take a lock: ``store(_:)`` waits for readers while its caller holds the
+    /// coordinator's state lock, so a reader waiting for that lock would deadlock both.
     /// Used by the synchronous `ServiceContainer.resolve(_:)`, which retains only the value it returns.
     @inlinable @inline(__always)
     func withCurrent<Result>(_ body: (AppServices?) throws -> Result) rethrows -> Result {

@@ -45,6 +45,35 @@ struct ResetTests {
         #expect(watcher.events.filter { $0.kind.name == "snapshot.published" }.map(\.generation) == [2])
     }
 
+    @Test("A superseded build that still succeeds never publishes; its late values are torn down")
+    func staleSuccessNeverPublishes() async throws {
+        let gate = Gate()  // ignores cancellation: the old build finishes successfully after the reset
+        let watcher = TraceWatcher()
+        let torn = OrderLog()
+        let container = try ServiceContainer([
+            ServiceSpec(.made("late"), tearDown: { torn.append("late g\($0.generation)") }) { context in
+                if context.generation == 1 { await gate.wait() }
+                return Made(name: "late", generation: context.generation)
+            }
+        ], trace: [watcher])
+        let waiter = Task { try await container.start() }
+        try await watcher.wait("late to start") { $0.contains { $0.kind == .nodeStarted(node: "late") } }
+        let reset = Task { try await container.reset() }
+        try await watcher.wait("the reset") { $0.contains { $0.kind.name == "generation.reset" } }
+        let superseded = try await withTimeout(10, "the superseded waiter") { await waiter.result }
+        #expect(throws: ContainerError.self) { try superseded.get() }
+
+        gate.open()  // generation 1's provider now returns a value, after the reset
+        let report = try await withTimeout(10, "the reset") { try await reset.value }
+        #expect(report.tornDown.map(\.service) == ["late"])
+        #expect(torn.items == ["late g1"])
+        #expect(container.current == nil)
+        #expect(!watcher.events.contains { $0.kind.name == "snapshot.published" })
+        let services = try await container.start()
+        #expect(services.generation == 2)
+        #expect(try services[.made("late")].generation == 2)
+    }
+
     @Test("Old snapshots stay valid after reset; the new generation is a new object")
     func oldSnapshotStaysValid() async throws {
         let log = CallLog(["a"])

@@ -76,59 +76,56 @@ struct TimedOut: Error, CustomStringConvertible {
     var description: String { "timed out waiting for \(what)" }
 }
 
-/// Runs `operation`, failing with ``TimedOut`` if it does not finish within `seconds`.
-/// The timer is a Dispatch deadline, not a sleep, and nothing is ordered by it.
+/// Runs `operation`, failing the test with `TimedOut` if it does not finish within `seconds`.
+///
+/// The operation runs in its own task and is not awaited past the deadline: a wait that never
+/// ends (a gate nobody opens, a continuation nobody resumes) fails the test instead of
+/// hanging it. The deadline is a Dispatch timer, not a sleep, and orders nothing.
+@discardableResult
 func withTimeout<T: Sendable>(
     _ seconds: Double = 10, _ what: String = "the operation",
     sourceLocation: SourceLocation = #_sourceLocation,
     _ operation: @escaping @Sendable () async throws -> T
 ) async throws -> T {
-    let result = try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await operation() }
-        group.addTask {
-            await deadline(after: seconds)
-            return nil
-        }
-        defer { group.cancelAll() }
-        return try await group.next()!
+    let race = DeadlineRace<T>()
+    let worker = Task {
+        do { race.finish(.success(try await operation())) } catch { race.finish(.failure(error)) }
     }
-    guard let result else {
+    DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
+        race.finish(.failure(TimedOut(what: what)))
+    }
+    let result = await race.outcome()
+    if case .failure(let error as TimedOut) = result {
+        worker.cancel()
         Issue.record("timed out after \(seconds)s waiting for \(what)", sourceLocation: sourceLocation)
-        throw TimedOut(what: what)
+        throw error
     }
-    return result
+    return try result.get()
 }
 
-/// The continuation of one deadline, resumed once by whichever comes first.
-private final class DeadlineSlot: Sendable {
-    let state = Locked<(continuation: CheckedContinuation<Void, Never>?, done: Bool)>((nil, false))
-    func withLock<T>(_ body: (inout (continuation: CheckedContinuation<Void, Never>?, done: Bool)) -> T) -> T {
-        state.withLock { body(&$0) }
-    }
-}
+/// The first of an operation's result and its deadline; later ones are ignored.
+private final class DeadlineRace<T: Sendable>: Sendable {
+    private let state = Locked<(result: Result<T, any Error>?, waiter: CheckedContinuation<Result<T, any Error>, Never>?)>(
+        (nil, nil))
 
-/// Suspends until `seconds` have passed (a Dispatch deadline) or the task is cancelled, whichever is first.
-private func deadline(after seconds: Double) async {
-    let slot = DeadlineSlot()
-    let finish: @Sendable () -> Void = {
-        let continuation = slot.withLock { state -> CheckedContinuation<Void, Never>? in
-            state.done = true
-            defer { state.continuation = nil }
-            return state.continuation
+    func finish(_ result: Result<T, any Error>) {
+        let waiter = state.withLock { state -> CheckedContinuation<Result<T, any Error>, Never>? in
+            guard state.result == nil else { return nil }
+            state.result = result
+            defer { state.waiter = nil }
+            return state.waiter
         }
-        continuation?.resume()
+        waiter?.resume(returning: result)
     }
-    await withTaskCancellationHandler {
+
+    func outcome() async -> Result<T, any Error> {
         await withCheckedContinuation { continuation in
-            let alreadyDone = slot.withLock { state -> Bool in
-                if state.done { return true }
-                state.continuation = continuation
-                return false
+            let ready = state.withLock { state -> Result<T, any Error>? in
+                if let result = state.result { return result }
+                state.waiter = continuation
+                return nil
             }
-            if alreadyDone { continuation.resume() }
-            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { finish() }
+            if let ready { continuation.resume(returning: ready) }
         }
-    } onCancel: {
-        finish()
     }
 }
