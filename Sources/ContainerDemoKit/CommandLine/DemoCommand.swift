@@ -30,8 +30,9 @@ public enum DemoCommand {
                              dot (Graphviz), mermaid (flowchart), gantt (Mermaid gantt).
           --callers N        N generic callers race besides the config's entry points
                              (default: 0, or 4 when the config lists no entry points).
-          --retries N        After a transient build failure, each caller calls start()
-                             again, up to N times (default: 0; 1 for the transient story).
+          --retries N        After a transient build failure, the callers call start()
+                             again, up to N times: at most 1 + N build attempts
+                             (default: 0; 1 for the transient story).
           --output FILE      Write the trace to FILE instead of standard output.
           --no-color         No ANSI colours (they are used only on a terminal, and never
                              when NO_COLOR is set).

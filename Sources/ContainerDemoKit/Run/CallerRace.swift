@@ -71,7 +71,8 @@ struct RaceResult: Sendable {
 enum CallerRace {
     /// Starts every caller at once and waits for all of them; results in the callers' order.
     ///
-    /// - Parameter retries: after a transient build failure, a caller calls again up to this many times.
+    /// - Parameter retries: after a transient failure of build attempt k, callers call again when k <= retries,
+    ///   so the build gets at most 1 + retries attempts however many callers race.
     static func run(_ callers: [RaceCaller], on container: ServiceContainer, retries: Int) async -> [RaceResult] {
         await withTaskGroup(of: (Int, RaceResult).self) { group in
             for (index, caller) in callers.enumerated() {
@@ -94,7 +95,9 @@ enum CallerRace {
                 return RaceResult(name: caller.name, outcome: .success(text), calls: calls, failedBuilds: failed)
             } catch let error as ContainerError where error.code == .buildFailed {
                 if let report = error.report { failed.append(report) }
-                if error.failure == .transient && calls <= retries { continue }
+                // Retry only after a transient failure of attempt k <= retries: every caller
+                // then agrees, and the build gets at most 1 + retries attempts (deterministic).
+                if error.failure == .transient, let attempt = error.report?.attempt, attempt <= retries { continue }
                 return RaceResult(name: caller.name, outcome: .failure(error), calls: calls, failedBuilds: failed)
             } catch {
                 return RaceResult(name: caller.name, outcome: .failure(error), calls: calls, failedBuilds: failed)

@@ -11,8 +11,10 @@ enum ConfigRun {
         let racers = config.entryPoints.map { RaceCaller.entryPoint($0) }
             + (0..<generic).map { RaceCaller.generic("caller-\($0 + 1)") }
         let results = await CallerRace.run(racers, on: container, retries: retries)
-        let events = recorder.events
         let published = container.current
+        // Shut down like an app would, so the trace ends with the teardowns (reverse order).
+        _ = try? await container.shutdown()
+        let events = recorder.events
         var narrative = results.count > 12 ? summarize(results) : results.map(\.line)
         if racers.isEmpty { narrative.append("nobody asked for the services: the config has no entry points and --callers is 0") }
         let entryNames = config.entryPoints.map(\.id)

@@ -60,17 +60,18 @@ struct ReportPrinter: Sendable {
     func verdict(_ report: ScenarioReport) -> String? {
         let failed = report.failedChecks
         if report.isConfigRun {
+            var verdict = ""
             if !failed.isEmpty {
-                return "container-demo: the trace broke the runtime's invariants (a bug in the container):\n"
+                verdict += "container-demo: warning: the trace broke the runtime's invariants (a bug in the container):\n"
                     + failed.map { "  ✗ \($0.claim): \($0.detail ?? "")\n" }.joined()
             }
             if !report.published {
                 let roots = report.reports.last?.failedNodes ?? []
                 let kind = report.reports.last?.failure.map { "\($0) " } ?? ""
-                return "container-demo: the build failed (\(kind)failure"
+                verdict += "container-demo: the build failed (\(kind)failure"
                     + (roots.isEmpty ? "" : " of \(roots.joined(separator: ", "))") + "); no snapshot was published\n"
             }
-            return nil
+            return verdict.isEmpty ? nil : verdict
         }
         guard !failed.isEmpty else { return nil }
         return "container-demo: the \(report.scenario.name) story did not behave as it says:\n"

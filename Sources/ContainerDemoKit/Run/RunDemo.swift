@@ -5,8 +5,10 @@ import Foundation
 ///
 /// - 0: a snapshot was published (config run), or the story behaved as it says;
 /// - 1: the build failed (config run), or the story did not behave as it says;
-/// - 2: invalid config or usage (config errors are listed in full on standard error);
-/// - 3: a config run whose trace broke one of the runtime's invariants (a bug).
+/// - 2: invalid config or usage (config errors are listed in full on standard error).
+///
+/// A config run whose trace broke one of the runtime's invariants (a bug in the container)
+/// says so on standard error; its status still follows DESIGN §7.
 ///
 /// Commentary goes with the trace for `--trace text`; for the machine-readable formats it
 /// goes to standard error, so that standard output holds only the trace (or, with
@@ -75,6 +77,11 @@ private func run(_ scenario: DemoScenario, _ options: DemoOptions, output: DemoO
         }
         switch ConfigSource.load(path: path) {
         case .success(let config):
+            if config.entryPoints.isEmpty && options.callers == 0 {
+                return .failure(ConfigProblem(description:
+                    "container-demo: \(config.file) lists no entry points and --callers is 0, so nobody would "
+                    + "ask for the services; pass --callers N (N >= 1) or add \"entryPoints\" to the config"))
+            }
             return .success(await ConfigRun.run(config, callers: options.callers, retries: retries))
         case .failure(let problem):
             return .failure(problem)

@@ -40,6 +40,47 @@ struct ExitCodeTests {
         #expect(events.contains { $0["event"] as? String == "node.skipped" && $0["node"] as? String == "c" })
     }
 
+    @Test("--retries N allows at most 1 + N attempts, the same exit status every run, however many callers")
+    func retriesAreDeterministic() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        // b fails transiently in its first three runs: attempts 1-3 fail, attempt 4 succeeds.
+        let config = try folder.write(
+            "thrice.json",
+            SimulatedConfigs.config([("a", [], ["ok"]), ("b", ["a"], ["transient", "transient", "transient", "ok"])]))
+        for _ in 0..<5 {
+            let short = await run(["--config", config, "--retries", "2", "--callers", "30", "--trace", "jsonl"])
+            #expect(short.status == 1, "\(short.err)")
+            let attempts = JSONLines.parse(short.out).filter { $0["event"] as? String == "build.started" }
+            #expect(attempts.count == 3)
+            let enough = await run(["--config", config, "--retries", "3", "--callers", "30", "--trace", "jsonl"])
+            #expect(enough.status == 0, "\(enough.err)")
+        }
+    }
+
+    @Test("a config without entry points and --callers 0 is a usage error: 2")
+    func nobodyAsks() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let config = try folder.write("lonely.json", SimulatedConfigs.config([("a", [], ["ok"])]))
+        let result = await run(["--config", config, "--callers", "0"])
+        #expect(result.status == 2)
+        #expect(result.err.contains("lists no entry points and --callers is 0"))
+    }
+
+    @Test("a config run ends with a shutdown: values are torn down in the trace after publication")
+    func configRunShutsDown() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let config = try folder.write("ok.json", SimulatedConfigs.config([("a", [], ["ok"]), ("b", ["a"], ["ok"])]))
+        let result = await run(["--config", config, "--trace", "jsonl"])
+        #expect(result.status == 0)
+        let names = JSONLines.parse(result.out).compactMap { $0["event"] as? String }
+        let published = try #require(names.firstIndex(of: "snapshot.published"))
+        let shutdown = try #require(names.firstIndex(of: "container.shutdown"))
+        #expect(published < shutdown)
+    }
+
     @Test("a transient failure: 1 without retries, 0 with --retries 1 (and the retry reuses a)")
     func transientFailure() async throws {
         let folder = try TemporaryFolder()
