@@ -179,4 +179,17 @@ struct SimulatedProviderTests {
             'durationMs' must be an integer, found a string
             """)
     }
+
+    @Test func unknownOptionsAreTyposNotIgnored() throws {
+        let error = try #require(loadError("""
+            { "version": 1, "services": [
+              { "name": "a", "provider": "simulated", "options": { "durationMS": 500 } },
+              { "name": "b", "provider": "simulated", "options": { "token": "x", "description": "ok" },
+                "secretOptions": ["token"] }
+            ] }
+            """))
+        #expect(error.codes == [.invalidOptions])
+        #expect(error.description.contains(
+            "option 'durationMS': unknown option; did you mean 'durationMs'? (simulated reads: durationMs, outcomes, description)"))
+    }
 }

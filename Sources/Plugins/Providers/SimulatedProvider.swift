@@ -30,7 +30,8 @@ public struct SimulatedProvider: ServiceProvider {
     /// Creates the provider.
     public init() {}
 
-    /// Requires `durationMs` to be a non-negative integer and `outcomes` a non-empty list of known words.
+    /// Requires `durationMs` to be a non-negative integer, `outcomes` a non-empty list of known
+    /// words, and no other options (but `description` and options marked secret).
     public func validate(options: ServiceOptions) throws {
         _ = try Self.settings(from: options)
     }
@@ -53,7 +54,15 @@ public struct SimulatedProvider: ServiceProvider {
         }
     }
 
+    /// The options `simulated` reads; any other key is a typo (a what-if run must not silently
+    /// ignore `"durationMS"`), except free-form keys marked secret and a `description`.
+    static let knownOptions = ["durationMs", "outcomes", "description"]
+
     private static func settings(from options: ServiceOptions) throws(OptionError) -> (Int, [SimulatedOutcome]) {
+        for key in options.values.keys.sorted() where !knownOptions.contains(key) && !options.secretKeys.contains(key) {
+            let hint = NameSuggestion.closest(to: key, among: knownOptions).map { "did you mean '\($0)'? " } ?? ""
+            throw .invalid(key, "unknown option; \(hint)(simulated reads: \(knownOptions.joined(separator: ", ")))")
+        }
         let duration = try options.int("durationMs", default: 0)
         guard duration >= 0 else { throw .invalid("durationMs", "must not be negative, found \(duration)") }
         let words = try options.strings("outcomes", default: ["ok"])
