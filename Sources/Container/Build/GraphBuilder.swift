@@ -4,7 +4,10 @@
 /// Values are assembled locally and handed back in a ``BuildResult``; the builder never
 /// publishes anything. Nodes whose values were kept from an earlier attempt or generation
 /// are reused, not rebuilt.
-struct GraphBuilder: Sendable {
+///
+/// A class: every node's child task captures the builder, and capturing one reference costs
+/// one retain where a struct would copy (and retain) each of its fields into every task.
+final class GraphBuilder: Sendable {
     let graph: ServiceGraph
     let generation: Int
     let attempt: Int
@@ -13,6 +16,19 @@ struct GraphBuilder: Sendable {
     let policy: BuildPolicy
     let tracer: Tracer
     let redactor: Redactor
+
+    init(
+        graph: ServiceGraph, generation: Int, attempt: Int, kept: [Int: AnyServiceBox], policy: BuildPolicy,
+        tracer: Tracer, redactor: Redactor
+    ) {
+        self.graph = graph
+        self.generation = generation
+        self.attempt = attempt
+        self.kept = kept
+        self.policy = policy
+        self.tracer = tracer
+        self.redactor = redactor
+    }
 
     /// What one node's run produced.
     struct NodeResult: Sendable {
@@ -33,6 +49,7 @@ struct GraphBuilder: Sendable {
         var nodeStart = [Duration?](repeating: nil, count: count)
         var nodeEnd = [Duration?](repeating: nil, count: count)
         var built: [Int: AnyServiceBox] = [:]
+        built.reserveCapacity(count - kept.count)
         // In graph order, so traces of the same graph read the same way every time.
         for slot in graph.topologicalOrder {
             guard let box = kept[slot] else { continue }
@@ -47,19 +64,21 @@ struct GraphBuilder: Sendable {
             var stopped = false
             func launch(_ slot: Int) {
                 let node = graph.nodes[slot]
-                var dependencies: [String: AnyServiceBox] = [:]
-                dependencies.reserveCapacity(node.dependencies.count)
-                for dependency in node.dependencies { dependencies[graph.nodes[dependency].name] = values[dependency] }
+                // The values in the order of `node.dependencyNames`: one array, and no visit to
+                // each dependency's node (a cache miss per edge in a large graph).
+                let dependencies = node.dependencies.map { values[$0] }
                 nodeStart[slot] = tracer.now
                 emit(.nodeStarted(node: node.name))
-                group.addTask { await runNode(slot, dependencies: dependencies) }
+                group.addTask { await self.runNode(slot, node: node, dependencies: dependencies) }
             }
 
             for slot in graph.topologicalOrder where outcomes[slot] == nil && waitingOn[slot] == 0 { launch(slot) }
 
             while let result = await group.next() {
                 let slot = result.slot
-                let name = graph.nodes[slot].name
+                // Read only for a trace event: untraced, the node (a cache miss in a large
+                // graph) is not visited again.
+                var name: String { graph.nodes[slot].name }
                 outcomes[slot] = result.outcome
                 runs[slot] = result.runs
                 nodeEnd[slot] = tracer.now
@@ -126,8 +145,7 @@ struct GraphBuilder: Sendable {
     }
 
     /// Runs one node's provider, with its timeout and its retries of transient errors.
-    private func runNode(_ slot: Int, dependencies: [String: AnyServiceBox]) async -> NodeResult {
-        let node = graph.nodes[slot]
+    private func runNode(_ slot: Int, node: ServiceGraph.Node, dependencies: [AnyServiceBox?]) async -> NodeResult {
         let clock = ContinuousClock()
         let start = clock.now
         var run = 1
@@ -136,7 +154,10 @@ struct GraphBuilder: Sendable {
                 serviceName: node.name, slot: slot, options: node.options, generation: generation, attempt: attempt, run: run,
                 dependencies: dependencies, declared: node.dependencyNames, redactor: redactor)
             do {
-                let box = try await invoke(node, context)
+                // Without a timeout the provider is called directly: one async frame less per node.
+                let box = if node.timeout == nil { try await node.provider.make(context) } else {
+                    try await invoke(node, context)
+                }
                 return NodeResult(slot: slot, outcome: .succeeded(duration: clock.now - start), box: box, runs: run)
             } catch {
                 // Cancellation is never a failure (§3.5); neither is an error thrown because of it.
@@ -195,8 +216,10 @@ struct GraphBuilder: Sendable {
         return policy.classifier(error)
     }
 
-    private func emit(_ kind: TraceEvent.Kind) {
-        tracer.emit(kind, generation: generation, attempt: attempt)
+    /// The event is only built when a sink listens: most containers run untraced.
+    private func emit(_ kind: @autoclosure () -> TraceEvent.Kind) {
+        guard tracer.isEnabled else { return }
+        tracer.emit(kind(), generation: generation, attempt: attempt)
     }
 }
 

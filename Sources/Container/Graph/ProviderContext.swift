@@ -20,14 +20,20 @@ public struct ProviderContext: Sendable {
     public let run: Int
     /// The node's slot in its graph.
     let slot: Int
-    let dependencies: [String: AnyServiceBox]
+    /// The values of the declared dependencies, in the order of ``declared`` (`nil`: no value).
+    let dependencies: [AnyServiceBox?]
+    /// The names of the declared dependencies.
     let declared: [String]
+    /// Positions in ``declared`` by name, only for nodes with many dependencies, where a scan
+    /// per read would make reading them all quadratic.
+    private let positions: [String: Int]?
     let redactor: Redactor
 
     init(
         serviceName: String, slot: Int, options: ServiceOptions, generation: Int, attempt: Int, run: Int,
-        dependencies: [String: AnyServiceBox], declared: [String], redactor: Redactor
+        dependencies: [AnyServiceBox?], declared: [String], redactor: Redactor
     ) {
+        precondition(dependencies.count == declared.count, "one value (or nil) per declared dependency")
         self.serviceName = serviceName
         self.options = options
         self.generation = generation
@@ -36,13 +42,18 @@ public struct ProviderContext: Sendable {
         self.slot = slot
         self.dependencies = dependencies
         self.declared = declared
+        self.positions = declared.count > 32
+            ? Dictionary(declared.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first }) : nil
         self.redactor = redactor
     }
 
     /// Reads a declared dependency.
     /// - Throws: ``ServiceLookupError`` when `key` is not in the node's `dependsOn` or has another type.
     public func resolve<Value>(_ key: ServiceKey<Value>) throws(ServiceLookupError) -> Value {
-        guard let box = dependencies[key.name] else {
+        // A node declares a few dependencies: a scan of their names costs less than building
+        // a dictionary for every node run, and most providers read each dependency once.
+        let index = if let positions { positions[key.name] } else { declared.firstIndex(of: key.name) }
+        guard let index, let box = dependencies[index] else {
             throw .undeclared(key.name, reader: "service '\(serviceName)'", declared: declared)
         }
         guard let value = box.anyValue as? Value else {
