@@ -18,6 +18,8 @@
 /// Every transition is reported to the trace sinks given at creation (see ``TraceEvent``).
 public final class ServiceContainer: Sendable {
     @usableFromInline let storage: CoordinatorStorage
+    /// The storage's snapshot slot, held here too so the hot path reaches it in one hop.
+    @usableFromInline let published: SnapshotSlot
 
     /// Creates a container for a validated graph. Nothing is built until ``start(as:)``.
     ///
@@ -27,6 +29,7 @@ public final class ServiceContainer: Sendable {
     ///   - trace: sinks that receive every trace event.
     public init(graph: ServiceGraph, policy: BuildPolicy = .default, trace: [any TraceSink] = []) {
         storage = CoordinatorStorage(graph: graph, policy: policy, sinks: trace)
+        published = storage.published
     }
 
     /// Validates `specs` and creates a container for them.
@@ -62,15 +65,19 @@ public final class ServiceContainer: Sendable {
     ///   first), or ``ServiceLookupError`` when the snapshot has no such service of that type.
     @inlinable
     public func resolve<Value>(_ key: ServiceKey<Value>) throws -> Value {
-        // Nothing inside the reader section may take a lock (a reset waits for readers while
-        // holding the state lock), so "not ready" is only noted here and thrown afterwards.
-        let value = try storage.published.withCurrent { snapshot throws -> Value? in
-            guard let snapshot else { return nil }
-            return try snapshot.resolve(key)
+        // A reader section of the lock-free slot: the snapshot is used without retaining it
+        // (only the returned value is retained). Nothing inside may take a lock (a reset waits
+        // for readers while holding the state lock), so "not ready" is thrown after leaving.
+        let slot = published
+        let counter = slot.enterReader()
+        guard let pointer = slot.pointerInsideReader else {
+            slot.leaveReader(counter)
+            throw ContainerError.notReady(generation: storage.generation)
         }
-        guard let value else { throw ContainerError.notReady(generation: storage.generation) }
-        return value
+        defer { slot.leaveReader(counter) }
+        return try pointer._withUnsafeGuaranteedRef { try $0.resolve(key) }
     }
+
 
     /// Returns the current generation's snapshot, building it if needed.
     ///

@@ -59,7 +59,7 @@ public final class ServiceGraph: Sendable {
             for dependency in node.dependencies { dependents[dependency].append(index) }
         }
         self.dependents = dependents
-        let order = Self.topologicalOrder(of: nodes)
+        let order = Self.topologicalOrder(of: nodes, dependents: dependents)
         precondition(order.count == nodes.count, "ServiceGraph.init requires an acyclic graph")
         self.topologicalOrder = order
         var rank = [Int](repeating: 0, count: nodes.count)
@@ -102,12 +102,10 @@ public final class ServiceGraph: Sendable {
     }
 
     /// Kahn's algorithm; returns fewer nodes than the graph has when there is a cycle.
-    static func topologicalOrder(of nodes: [Node]) -> [Int] {
-        var pending = nodes.map(\.dependencies.count)
-        var dependents = [[Int]](repeating: [], count: nodes.count)
-        for (index, node) in nodes.enumerated() {
-            for dependency in node.dependencies { dependents[dependency].append(index) }
-        }
+    static func topologicalOrder(of nodes: [Node], dependents: [[Int]]) -> [Int] {
+        var pending = [Int]()
+        pending.reserveCapacity(nodes.count)
+        for node in nodes { pending.append(node.dependencies.count) }
         var order = (0..<nodes.count).filter { pending[$0] == 0 }
         order.reserveCapacity(nodes.count)
         var next = 0
@@ -120,6 +118,7 @@ public final class ServiceGraph: Sendable {
         }
         return order
     }
+
 }
 
 /// The services a reader (an entry point) needs, checked when the graph is validated.

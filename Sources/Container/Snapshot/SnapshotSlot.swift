@@ -93,18 +93,28 @@ final class SnapshotSlot: @unchecked Sendable {
         return retained.takeRetainedValue()
     }
 
-    /// Runs `body` on the published snapshot (or `nil`) without retaining it: the reader
-    /// section of ``load()`` stretched over `body`, which must be short, must not block and
-    /// must never take a lock: ``store(_:)`` waits for readers while its caller holds the
-    /// coordinator's state lock, so a reader waiting for that lock would deadlock both.
-    /// Used by the synchronous `ServiceContainer.resolve(_:)`, which retains only the value it returns.
+    /// Enters a reader section (see the protocol above) and returns the counter to leave by.
+    ///
+    /// Between ``enterReader()`` and ``leaveReader(_:)`` the snapshot ``pointerInsideReader``
+    /// returned cannot be released, so it may be used without retaining it. The section must be
+    /// short, must not block and must never take a lock: ``store(_:)`` waits for readers while
+    /// its caller holds the coordinator's state lock, so a reader waiting for that lock would
+    /// deadlock both.
     @inlinable @inline(__always)
-    func withCurrent<Result>(_ body: (AppServices?) throws -> Result) rethrows -> Result {
+    func enterReader() -> ReaderTicket {
         let counter = readers + Self.shardIndex() * Self.shardStride
         counter.pointee.wrappingAdd(1, ordering: .sequentiallyConsistent)
-        defer { counter.pointee.wrappingSubtract(1, ordering: .releasing) }
-        guard let pointer = slot.load(ordering: .sequentiallyConsistent) else { return try body(nil) }
-        return try pointer._withUnsafeGuaranteedRef { try body($0) }
+        return ReaderTicket(counter: counter)
+    }
+
+    /// The published snapshot, unretained; only valid inside a reader section.
+    @inlinable @inline(__always)
+    var pointerInsideReader: Unmanaged<AppServices>? { slot.load(ordering: .sequentiallyConsistent) }
+
+    /// Leaves the reader section entered with `counter`.
+    @inlinable @inline(__always)
+    func leaveReader(_ ticket: ReaderTicket) {
+        ticket.counter.pointee.wrappingSubtract(1, ordering: .releasing)
     }
 
     /// Publishes `snapshot` (or clears the slot) and releases the previous snapshot once no
@@ -152,4 +162,12 @@ final class SnapshotSlot: @unchecked Sendable {
             0
         #endif
     }
+}
+
+/// The counter a reader section was entered with, to leave by (see ``SnapshotSlot/enterReader()``).
+@usableFromInline
+struct ReaderTicket {
+    @usableFromInline let counter: UnsafeMutablePointer<Atomic<Int>>
+
+    @inlinable init(counter: UnsafeMutablePointer<Atomic<Int>>) { self.counter = counter }
 }
