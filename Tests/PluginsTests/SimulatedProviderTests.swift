@@ -55,6 +55,22 @@ struct SimulatedProviderTests {
         try await container.shutdown()
     }
 
+    @Test func containersOfOneGraphNeverShareRunCounts() async throws {
+        let config = try ConfigLoader.load(text: """
+            { "version": 1, "services": [
+              { "name": "a", "provider": "simulated", "options": { "outcomes": ["transient", "ok"] } } ] }
+            """, file: "sim.json")
+        let first = ServiceContainer(graph: config.graph)
+        let second = ServiceContainer(graph: config.graph)
+        // Interleaved: each container's first run fails and its second succeeds, whatever the other did.
+        #expect(await Self.failingStart(first) != nil)
+        #expect(await Self.failingStart(second) != nil)
+        let one = try await withTimeout { try await first.start() }
+        let two = try await withTimeout { try await second.start() }
+        #expect(try one[ServiceKey<SimulatedValue>("a")].run == 2)
+        #expect(try two[ServiceKey<SimulatedValue>("a")].run == 2)
+    }
+
     @Test func theLastOutcomeRepeatsThroughRetriesAndAttempts() async throws {
         let container = try Self.container("""
             { "name": "a", "provider": "simulated", "options": { "outcomes": ["transient"] }, "retry": 3 }

@@ -13,14 +13,17 @@ final class GraphBuilder: Sendable {
     let attempt: Int
     /// Values kept from earlier attempts or generations, by slot.
     let kept: [Int: AnyServiceBox]
+    /// Provider runs of earlier attempts of this generation, by slot.
+    let earlierRuns: [Int: Int]
     let policy: BuildPolicy
     let tracer: Tracer
     let redactor: Redactor
 
     init(
-        graph: ServiceGraph, generation: Int, attempt: Int, kept: [Int: AnyServiceBox], policy: BuildPolicy,
-        tracer: Tracer, redactor: Redactor
+        graph: ServiceGraph, generation: Int, attempt: Int, kept: [Int: AnyServiceBox],
+        earlierRuns: [Int: Int] = [:], policy: BuildPolicy, tracer: Tracer, redactor: Redactor
     ) {
+        self.earlierRuns = earlierRuns
         self.graph = graph
         self.generation = generation
         self.attempt = attempt
@@ -152,7 +155,7 @@ final class GraphBuilder: Sendable {
         while true {
             let context = ProviderContext(
                 serviceName: node.name, slot: slot, options: node.options, generation: generation, attempt: attempt, run: run,
-                dependencies: dependencies, declared: node.dependencyNames, redactor: redactor)
+                runInGeneration: (earlierRuns[slot] ?? 0) + run, dependencies: dependencies, declared: node.dependencyNames, redactor: redactor)
             do {
                 // Without a timeout the provider is called directly: one async frame less per node.
                 let box = if node.timeout == nil { try await node.provider.make(context) } else {

@@ -49,6 +49,8 @@ struct CoordinatorStateMachine<Waiter, ResetWaiter, BuildHandle> {
         let generation: Int
         let attempt: Int
         let kept: [Int: AnyServiceBox]
+        /// Provider runs of each node in the generation's earlier attempts.
+        let earlierRuns: [Int: Int]
     }
 
     /// Side effects to carry out, in this order, after the lock is released.
@@ -85,6 +87,8 @@ struct CoordinatorStateMachine<Waiter, ResetWaiter, BuildHandle> {
     private(set) var nextAttempt = 1
     /// Values of the current generation kept for the next attempt or carried over by a reset, by slot.
     private(set) var pool: [Int: AnyServiceBox] = [:]
+    /// Provider runs of each node in the current generation's finished attempts, by slot.
+    private var runsInGeneration: [Int: Int] = [:]
     private(set) var job: Job?
     private var teardownQueue: [AnyServiceBox] = []
     private var pendingResets: [PendingReset] = []
@@ -210,11 +214,15 @@ struct CoordinatorStateMachine<Waiter, ResetWaiter, BuildHandle> {
         var effects = Effects()
         let report = result.report
         guard case .running(let build) = state, build.id == id else {
+            // (Its runs belonged to a generation that is gone: not counted.)
             // Superseded by a reset or shutdown: it never publishes, and its values are retired.
             effects.events.append((.buildCancelled, report.generation, report.attempt))
             teardownQueue.append(contentsOf: result.built.values)
             continueLifecycle(&effects)
             return effects
+        }
+        for (slot, node) in report.nodes.enumerated() where node.runs > 0 {
+            runsInGeneration[slot, default: 0] += node.runs
         }
         if report.succeeded {
             pool.merge(result.built) { _, new in new }
@@ -282,6 +290,7 @@ struct CoordinatorStateMachine<Waiter, ResetWaiter, BuildHandle> {
         }
         let from = generation
         generation += 1
+        runsInGeneration = [:]
         let retired = invalidating.map { graph.closure(ofDependentsOf: $0) } ?? Set(graph.nodes.indices)
         for (slot, box) in pool where retired.contains(slot) {
             teardownQueue.append(box)
@@ -354,7 +363,9 @@ struct CoordinatorStateMachine<Waiter, ResetWaiter, BuildHandle> {
             state = .running(build)
             job = .build(id: build.id, handle: nil)
             effects.events.append((.buildStarted, generation, build.attempt))
-            effects.launch = BuildTicket(id: build.id, generation: generation, attempt: build.attempt, kept: pool)
+            effects.launch = BuildTicket(
+                id: build.id, generation: generation, attempt: build.attempt, kept: pool,
+                earlierRuns: runsInGeneration)
         }
     }
 

@@ -121,7 +121,7 @@ final class CoordinatorStorage: Sendable {
     private func runBuild(_ ticket: Machine.BuildTicket) async {
         let builder = GraphBuilder(
             graph: graph, generation: ticket.generation, attempt: ticket.attempt, kept: ticket.kept,
-            policy: policy, tracer: tracer, redactor: redactor)
+            earlierRuns: ticket.earlierRuns, policy: policy, tracer: tracer, redactor: redactor)
         let result = await builder.run()
         transition { $0.buildFinished(id: ticket.id, result: result) }
     }

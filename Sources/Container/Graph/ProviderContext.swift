@@ -18,6 +18,9 @@ public struct ProviderContext: Sendable {
     public let attempt: Int
     /// This provider run within the build's retries of this node (1-based).
     public let run: Int
+    /// This provider run of the node within its generation, counting every run of every
+    /// attempt and retry (1-based); a new generation starts again at 1.
+    public let runInGeneration: Int
     /// The node's slot in its graph.
     let slot: Int
     /// The values of the declared dependencies, in the order of ``declared`` (`nil`: no value).
@@ -31,7 +34,7 @@ public struct ProviderContext: Sendable {
 
     init(
         serviceName: String, slot: Int, options: ServiceOptions, generation: Int, attempt: Int, run: Int,
-        dependencies: [AnyServiceBox?], declared: [String], redactor: Redactor
+        runInGeneration: Int? = nil, dependencies: [AnyServiceBox?], declared: [String], redactor: Redactor
     ) {
         precondition(dependencies.count == declared.count, "one value (or nil) per declared dependency")
         self.serviceName = serviceName
@@ -39,6 +42,7 @@ public struct ProviderContext: Sendable {
         self.generation = generation
         self.attempt = attempt
         self.run = run
+        self.runInGeneration = runInGeneration ?? run
         self.slot = slot
         self.dependencies = dependencies
         self.declared = declared

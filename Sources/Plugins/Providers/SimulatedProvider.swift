@@ -1,5 +1,4 @@
 public import Container
-internal import Synchronization
 
 /// The `simulated` provider: a node whose duration and per-run outcomes come from its options,
 /// for demos, benchmarks and what-if runs of a start-up graph (DESIGN §7).
@@ -18,14 +17,11 @@ internal import Synchronization
 ///   "options": { "durationMs": 20, "outcomes": ["transient", "ok"] } }
 /// ```
 ///
-/// Run counts live in the provider instance (each read of ``Container/ProviderRegistry/standard``
-/// makes a new one). Two containers built from one graph share it; a container's first attempt
-/// of a generation always starts counting afresh, so containers used one after the other are
-/// independent, but containers of one graph that build concurrently should load the config separately.
+/// The run number comes from the runtime (``Container/ProviderContext/runInGeneration``), so the
+/// provider keeps no state: containers built from one graph, even concurrently, never share counts.
 public struct SimulatedProvider: ServiceProvider {
     /// `simulated`.
     public let id = "simulated"
-    private let counter = RunCounter()
 
     /// Creates the provider.
     public init() {}
@@ -39,8 +35,7 @@ public struct SimulatedProvider: ServiceProvider {
     /// Sleeps `durationMs`, then does what this run's outcome says.
     public func make(_ context: ProviderContext) async throws -> SimulatedValue {
         let (duration, outcomes) = try Self.settings(from: context.options)
-        let run = counter.nextRun(of: context.serviceName, generation: context.generation,
-                                  firstOfGeneration: context.attempt == 1 && context.run == 1)
+        let run = context.runInGeneration
         let outcome = outcomes[min(run, outcomes.count) - 1]
         if outcome == .hang {
             // Ends only by cancellation: Task.sleep throws CancellationError when cancelled.
@@ -80,23 +75,5 @@ public struct SimulatedProvider: ServiceProvider {
             outcomes.append(outcome)
         }
         return (duration, outcomes)
-    }
-}
-
-extension SimulatedProvider {
-    /// Runs per node within the current generation, shared by copies of the provider.
-    final class RunCounter: Sendable {
-        private let runs = Locked<[String: (generation: Int, runs: Int)]>([:])
-
-        /// The 1-based number of this run of `node` in `generation`.
-        func nextRun(of node: String, generation: Int, firstOfGeneration: Bool) -> Int {
-            runs.withLock { runs in
-                var entry = runs[node] ?? (generation, 0)
-                if firstOfGeneration || entry.generation != generation { entry = (generation, 0) }
-                entry.runs += 1
-                runs[node] = entry
-                return entry.runs
-            }
-        }
     }
 }

@@ -66,6 +66,23 @@ struct TimeoutRetryTests {
         #expect(watcher.count("node.started") == 1)
     }
 
+    @Test("runInGeneration counts a node's provider runs across retries and attempts; a reset starts again")
+    func runInGeneration() async throws {
+        let seen = OrderLog()
+        let container = try ServiceContainer([
+            ServiceSpec(ServiceKey<Int>("flaky"), retry: RetryPolicy(maxAttempts: 2)) { context in
+                seen.append("g\(context.generation) a\(context.attempt) r\(context.run) n\(context.runInGeneration)")
+                if context.generation == 1 && context.runInGeneration < 3 { throw Classified(failureKind: .transient) }
+                return context.runInGeneration
+            }
+        ])
+        await #expect(throws: ContainerError.self) { try await container.start() }
+        #expect(try await container.start()[ServiceKey<Int>("flaky")] == 3)
+        try await container.reset()
+        #expect(try await container.start()[ServiceKey<Int>("flaky")] == 1)
+        #expect(seen.items == ["g1 a1 r1 n1", "g1 a1 r2 n2", "g1 a2 r1 n3", "g2 a1 r1 n1"])
+    }
+
     @Test("Retries stop at maxAttempts; permanent errors are never retried")
     func retryLimits() async throws {
         let transientCalls = Counter()
