@@ -277,4 +277,28 @@ struct ConfigErrorTests {
         #expect(config.specs[0].options.secretKeys == ["token"])
         #expect(!config.specs[0].options.description.contains("a-long-enough-secret-token"))
     }
+
+    @Test func secretsInsideListsAreRedactedToo() throws {
+        let error = try #require(loadError("""
+            { "version": 1, "services": [
+              { "name": "a", "provider": "simulated", "options": { "outcomes": ["ok", "hunter2-secret"] },
+                "secretOptions": ["outcomes"] } ] }
+            """))
+        #expect(!error.description.contains("hunter2"))
+        #expect(error.description.contains("unknown outcome '<redacted>'"))
+    }
+
+    @Test func hugeOrInfiniteNumbersAreErrorsNotCrashes() throws {
+        let error = try #require(loadError("""
+            { "version": 1, "services": [
+              { "name": "a", "provider": "simulated", "timeoutMs": 1e300 },
+              { "name": "b", "provider": "simulated", "timeoutMs": 1e400 },
+              { "name": "c", "provider": "simulated",
+                "retry": { "maxAttempts": 2, "initialDelayMs": 1e300, "multiplier": 1e308, "maxDelayMs": 5 } }
+            ] }
+            """))
+        #expect(error.codes == [.invalidValue, .invalidValue, .invalidValue, .invalidValue])
+        #expect(error.description.contains("services[0].timeoutMs: must be at most 1000000000000"))
+        #expect(error.description.contains("services[2].retry.multiplier: must be at most 1000000000000"))
+    }
 }

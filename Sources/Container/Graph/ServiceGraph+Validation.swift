@@ -94,8 +94,10 @@ extension ServiceGraph {
         do {
             try provider.validate(spec.options)
         } catch {
+            // A provider may quote the offending value: never let it quote a secret.
+            let explanation = Redactor(secrets: spec.options.secretStrings).redact(String(describing: error))
             issues.append(.init(
-                code: .invalidOptions, message: "service '\(spec.name)' (provider '\(provider.id)'): \(error)",
+                code: .invalidOptions, message: "service '\(spec.name)' (provider '\(provider.id)'): \(explanation)",
                 service: spec.name, location: spec.location?.appending("options")))
         }
         return provider

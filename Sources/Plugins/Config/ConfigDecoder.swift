@@ -400,15 +400,25 @@ struct ConfigDecoder {
         return result.count == items.count ? result : nil
     }
 
-    /// A number (integer or not).
+    /// The largest duration or factor a config may give (about 31 years in milliseconds): larger
+    /// values are mistakes, and could not be represented as a `Duration`.
+    static let largestNumber = 1e12
+
+    /// A number (integer or not), finite and at most ``largestNumber`` in size.
     private mutating func milliseconds(_ node: JSONNode, at path: @autoclosure () -> String) -> Double? {
+        let number: Double
         switch node.value {
-        case .int(let value): return Double(value)
-        case .double(let value): return value
+        case .int(let value): number = Double(value)
+        case .double(let value): number = value
         default:
             report(.wrongType, "must be a number, found \(node.typeName)", at: path(), node.position)
             return nil
         }
+        guard number.isFinite, abs(number) <= Self.largestNumber else {
+            report(.invalidValue, "must be at most 1000000000000, found \(node.describedValue)", at: path(), node.position)
+            return nil
+        }
+        return number
     }
 
     private mutating func nonNegative(_ node: JSONNode, at path: @autoclosure () -> String) -> Double? {
