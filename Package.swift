@@ -28,7 +28,8 @@ let package = Package(
         // The demo as a library, so tests can run its scenarios in-process.
         .target(name: "ContainerDemoKit", dependencies: ["Container", "Plugins"], swiftSettings: strictSettings),
         .executableTarget(name: "container-demo", dependencies: ["ContainerDemoKit"], swiftSettings: strictSettings),
-        .executableTarget(name: "container-bench", dependencies: ["Container", "Plugins"], swiftSettings: strictSettings),
+        .executableTarget(
+            name: "container-bench", dependencies: ["Container", "Plugins"], swiftSettings: strictSettings),
         .testTarget(name: "ContainerTests", dependencies: ["Container"], swiftSettings: strictSettings),
         .testTarget(name: "PluginsTests", dependencies: ["Plugins", "Container"], swiftSettings: strictSettings),
         .testTarget(

@@ -25,6 +25,6 @@ let package = Package(
                 .product(name: "Container", package: rootPackage),
                 .product(name: "Plugins", package: rootPackage),
             ],
-            swiftSettings: settings),
+            swiftSettings: settings)
     ]
 )

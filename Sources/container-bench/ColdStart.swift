@@ -32,7 +32,9 @@ func coldStartScenario(_ settings: BenchSettings) async throws -> [Row] {
     builds.removeFirst()
     return [
         Row("coldstart", "Configs/app.json: ConfigLoader.load + ServiceContainer", unit: "ms", loads),
-        Row("coldstart", "Configs/app.json: start() to published snapshot (new SQLite file, migrations)", unit: "ms", builds),
+        Row(
+            "coldstart", "Configs/app.json: start() to published snapshot (new SQLite file, migrations)", unit: "ms",
+            builds),
     ]
 }
 

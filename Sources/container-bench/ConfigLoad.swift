@@ -8,7 +8,8 @@ func writeSimulatedConfig(count: Int, directory: String) throws -> String {
     var text = "{\n  \"version\": 1,\n  \"services\": [\n"
     for node in 0..<count {
         let dependsOn = dag.dependencies[node].map { "\"\(RandomDAG.name($0))\"" }.joined(separator: ", ")
-        text += "    { \"name\": \"\(RandomDAG.name(node))\", \"provider\": \"simulated\", \"dependsOn\": [\(dependsOn)],"
+        text +=
+            "    { \"name\": \"\(RandomDAG.name(node))\", \"provider\": \"simulated\", \"dependsOn\": [\(dependsOn)],"
         text += " \"options\": { \"durationMs\": 0 } }\(node == count - 1 ? "" : ",")\n"
     }
     text += "  ]\n}\n"
@@ -36,7 +37,9 @@ func configScenario(_ settings: BenchSettings) async throws -> [Row] {
             loaded = try ConfigLoader.load(path: path)
             return Double(nanoseconds() - start) / 1e6
         }
-        guard let specs = loaded?.specs, specs.count == size else { fatalError("the config must load \(size) services") }
+        guard let specs = loaded?.specs, specs.count == size else {
+            fatalError("the config must load \(size) services")
+        }
         let validateSamples = try repeatSamples(local) { () throws -> Double in
             let start = nanoseconds()
             let graph = try ServiceGraph(specs, registry: .standard)
@@ -46,14 +49,19 @@ func configScenario(_ settings: BenchSettings) async throws -> [Row] {
         let median = Summary(loadSamples).median
         perServiceAt[size] = median / Double(size)
         rows.append(
-            Row("config", "\(size) services: ConfigLoader.load(path:) (read, parse, decode, validate)", unit: "ms",
+            Row(
+                "config", "\(size) services: ConfigLoader.load(path:) (read, parse, decode, validate)", unit: "ms",
                 loadSamples, goal: size == 10_000 ? "≤ 100 ms" : nil,
                 met: settings.smoke || size != 10_000 ? nil : median <= 100))
-        rows.append(Row("config", "\(size) services: ServiceGraph(specs, registry:) validation alone", unit: "ms", validateSamples))
+        rows.append(
+            Row(
+                "config", "\(size) services: ServiceGraph(specs, registry:) validation alone", unit: "ms",
+                validateSamples))
     }
     if let small = perServiceAt[sizes.first!], let large = perServiceAt[sizes.last!] {
         rows.append(
-            Row("config", "linearity: per-service load time at \(sizes.last!) / at \(sizes.first!)", unit: "×",
+            Row(
+                "config", "linearity: per-service load time at \(sizes.last!) / at \(sizes.first!)", unit: "×",
                 [large / small], goal: "≈ 1 (linear)", met: settings.smoke ? nil : large / small <= 1.5))
     }
     return rows

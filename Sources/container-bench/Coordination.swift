@@ -98,7 +98,8 @@ func startReadyScenario(_ settings: BenchSettings) async throws -> [Row] {
     }
     let median = Summary(samples).median
     return [
-        Row("start", "await container.start() when ready, 1 task", unit: "ns/call", samples, goal: "≤ 100 ns",
+        Row(
+            "start", "await container.start() when ready, 1 task", unit: "ns/call", samples, goal: "≤ 100 ns",
             met: settings.smoke ? nil : median <= 100)
     ]
 }
@@ -178,13 +179,17 @@ func joinersScenario(_ settings: BenchSettings) async throws -> [Row] {
     _ = try await containerRound(counter: counter)
     let ratio = Summary(ratios).median
     return [
-        Row("joiners", "\(callers) concurrent start() joining one held build (per caller)", unit: "ns/caller",
+        Row(
+            "joiners", "\(callers) concurrent start() joining one held build (per caller)", unit: "ns/caller",
             containerSamples),
-        Row("joiners", "floor: \(callers) tasks parked on Mutex<[continuation]> (per task)", unit: "ns/task",
+        Row(
+            "joiners", "floor: \(callers) tasks parked on Mutex<[continuation]> (per task)", unit: "ns/task",
             floorSamples),
-        Row("joiners", "ratio container / floor (per round)", unit: "×", ratios, goal: "≤ 1.5×",
+        Row(
+            "joiners", "ratio container / floor (per round)", unit: "×", ratios, goal: "≤ 1.5×",
             met: settings.smoke ? nil : ratio <= 1.5),
-        Row("joiners", "check: callers that joined the running build (traced round; build runs: \(runs.value))",
+        Row(
+            "joiners", "check: callers that joined the running build (traced round; build runs: \(runs.value))",
             unit: "callers", [Double(counter.joinedWhileBuilding)]),
     ]
 }

@@ -1,5 +1,5 @@
-import Synchronization
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -233,11 +233,15 @@ func residentBytes() -> Int {
         defer { fclose(file) }
         var size = 0
         var resident = 0
-        guard withUnsafeMutablePointer(to: &size, { sizePointer in
-            withUnsafeMutablePointer(to: &resident) { residentPointer in
-                withVaList([sizePointer, residentPointer]) { vfscanf(file, "%ld %ld", $0) }
-            }
-        }) == 2 else { return 0 }
+        guard
+            withUnsafeMutablePointer(
+                to: &size,
+                { sizePointer in
+                    withUnsafeMutablePointer(to: &resident) { residentPointer in
+                        withVaList([sizePointer, residentPointer]) { vfscanf(file, "%ld %ld", $0) }
+                    }
+                }) == 2
+        else { return 0 }
         return resident * Int(sysconf(Int32(_SC_PAGESIZE)))
     #else
         return 0

@@ -60,7 +60,9 @@ final class Sink: @unchecked Sendable {
     // Sendable: each sink is used by one task at a time; the harness reads it after the task ends.
     var object: AnyObject?
     var number = 0
-    private let padding: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    private let padding: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) = (
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+    )
 
     /// Folds what the sink holds into a checksum.
     var checksum: UInt {
@@ -143,12 +145,14 @@ func hotPathScenario(_ settings: BenchSettings) async throws -> [Row] {
         Case(name: "floor: [ObjectIdentifier: Any] + as! (no lock)", body: loop(holder, opTypeDictionary)),
         Case(name: "ref: Mutex<AppServices?> + lookup (old design)", body: loop(holder, opMutexSnapshot)),
         Case(name: "(a) services[key] on a held snapshot", body: loop(services, opSnapshotLookup)),
-        Case(name: "(a') same, key passed in (no static-let access)", body: { count in
-            let sink = Sink()
-            let key = BenchKeys.service
-            for _ in 0..<count { opSnapshotLookupLocalKey(services, key, sink) }
-            return sink.checksum
-        }),
+        Case(
+            name: "(a') same, key passed in (no static-let access)",
+            body: { count in
+                let sink = Sink()
+                let key = BenchKeys.service
+                for _ in 0..<count { opSnapshotLookupLocalKey(services, key, sink) }
+                return sink.checksum
+            }),
         Case(name: "(b) container.current + services[key]", body: loop(container, opCurrentLookup)),
         Case(name: "(b') container.resolve(key)", body: loop(container, opContainerResolve)),
     ]
@@ -191,8 +195,10 @@ func hotPathScenario(_ settings: BenchSettings) async throws -> [Row] {
             ? try await perCallAsync(settings, actorLoop)
             : try await perCallAsyncConcurrent(
                 settings, tasks: tasks, count: settings.size(20_000, smoke: 1_000), actorLoop)
-        rows.append(Row("hotpath", "floor: await actor.get(), \(tasks) task\(tasks == 1 ? "" : "s")",
-            unit: "ns/call", actorSamples))
+        rows.append(
+            Row(
+                "hotpath", "floor: await actor.get(), \(tasks) task\(tasks == 1 ? "" : "s")",
+                unit: "ns/call", actorSamples))
     }
     return rows
 }

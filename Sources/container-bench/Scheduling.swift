@@ -42,7 +42,8 @@ struct RandomDAG: Sendable {
     /// Specs of the DAG with provider `provider` and per-node options.
     func specs(provider: String, options: (Int) -> ServiceOptions = { _ in ServiceOptions() }) -> [ServiceSpec] {
         dependencies.enumerated().map { node, list in
-            ServiceSpec(name: Self.name(node), provider: provider, dependsOn: list.map(Self.name), options: options(node))
+            ServiceSpec(
+                name: Self.name(node), provider: provider, dependsOn: list.map(Self.name), options: options(node))
         }
     }
 
@@ -116,16 +117,21 @@ func schedulingScenario(_ settings: BenchSettings) async throws -> [Row] {
         perNodeAt[size] = median
         let fanIn = format(dag.averageFanIn)
         rows.append(
-            Row("scheduling", "\(size) nodes (fan-in \(fanIn)): start() to snapshot, per node", unit: "µs/node",
+            Row(
+                "scheduling", "\(size) nodes (fan-in \(fanIn)): start() to snapshot, per node", unit: "µs/node",
                 containerSamples, goal: size == 10_000 ? "≤ 5 µs" : nil,
                 met: settings.smoke || size != 10_000 ? nil : median <= 5))
-        rows.append(Row("scheduling", "\(size) nodes: floor, bare task-group scheduler, per node", unit: "µs/node", floorSamples))
+        rows.append(
+            Row(
+                "scheduling", "\(size) nodes: floor, bare task-group scheduler, per node", unit: "µs/node", floorSamples
+            ))
         rows.append(Row("scheduling", "\(size) nodes: ratio container / bare scheduler", unit: "×", ratios))
     }
     if let small = perNodeAt[sizes.first!], let large = perNodeAt[sizes.last!] {
         let growth = large / small
         rows.append(
-            Row("scheduling", "linearity: per-node cost at \(sizes.last!) / at \(sizes.first!)", unit: "×", [growth],
+            Row(
+                "scheduling", "linearity: per-node cost at \(sizes.last!) / at \(sizes.first!)", unit: "×", [growth],
                 goal: "≈ 1 (linear)", met: settings.smoke ? nil : growth <= 1.5))
     }
     return rows
@@ -162,9 +168,11 @@ func criticalPathScenario(_ settings: BenchSettings) async throws -> [Row] {
     }
     let ratio = Summary(ratios).median
     return [
-        Row("criticalpath", "\(size) nodes, 2–20 ms each: wall time (critical path \(format(critical / 1e6)) ms)",
+        Row(
+            "criticalpath", "\(size) nodes, 2–20 ms each: wall time (critical path \(format(critical / 1e6)) ms)",
             unit: "ms", walls),
-        Row("criticalpath", "wall / critical path of the nominal durations", unit: "×", ratios, goal: "≤ 1.05",
+        Row(
+            "criticalpath", "wall / critical path of the nominal durations", unit: "×", ratios, goal: "≤ 1.05",
             met: settings.smoke ? nil : ratio <= 1.05),
         Row("criticalpath", "wall / critical path of the measured provider durations", unit: "×", actualRatios),
     ]

@@ -44,7 +44,9 @@ func parseOptions(_ arguments: [String]) -> Options {
         case "--filter": options.filter = value(for: argument)
         case "--json": options.jsonPath = value(for: argument)
         case "--samples":
-            guard let samples = Int(value(for: argument)), samples > 0 else { usage("--samples needs a positive number") }
+            guard let samples = Int(value(for: argument)), samples > 0 else {
+                usage("--samples needs a positive number")
+            }
             options.settings.samples = samples
         case "-h", "--help": usage(nil)
         default: usage("unknown argument '\(argument)'")
@@ -55,7 +57,8 @@ func parseOptions(_ arguments: [String]) -> Options {
 
 func usage(_ problem: String?) -> Never {
     if let problem { FileHandle.standardError.write(Data("container-bench: \(problem)\n".utf8)) }
-    print("""
+    print(
+        """
         usage: container-bench [--smoke] [--filter NAME] [--json FILE] [--samples N]
           --smoke        tiny sizes, a few seconds, no thresholds (what CI runs)
           --filter NAME  run only the scenarios whose id contains NAME: \(scenarios.map(\.id).joined(separator: ", "))
@@ -126,8 +129,9 @@ for scenario in selected {
 }
 
 let missed = allRows.filter { $0.met == false }
-print("\n\(allRows.count) figures; goals met: \(allRows.filter { $0.met == true }.count), missed: \(missed.count)"
-    + " (checksum \(checksum.load(ordering: .relaxed) & 0xFFFF))")
+print(
+    "\n\(allRows.count) figures; goals met: \(allRows.filter { $0.met == true }.count), missed: \(missed.count)"
+        + " (checksum \(checksum.load(ordering: .relaxed) & 0xFFFF))")
 
 if let path = options.jsonPath {
     struct Output: Codable {

@@ -1,6 +1,7 @@
-@testable import Container
 import Synchronization
 import Testing
+
+@testable import Container
 
 /// A service value that knows the generation that made it, and counts how many are alive.
 private final class Stamped: Sendable {

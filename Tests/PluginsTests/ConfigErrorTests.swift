@@ -18,26 +18,29 @@ struct ConfigErrorTests {
             """
         let error = try #require(loadError(text))
         #expect(error.codes == [.syntax])
-        #expect(error.description == """
-            test.json:4:44: invalid JSON: expected ',' or '}' after the value of "provider", found '"'; \
-            add a comma between members
-            """)
+        #expect(
+            error.description == """
+                test.json:4:44: invalid JSON: expected ',' or '}' after the value of "provider", found '"'; \
+                add a comma between members
+                """)
     }
 
     @Test func trailingCommaIsExplained() throws {
         let text = "{\n  \"version\": 1,\n  \"services\": [],\n}\n"
         let error = try #require(loadError(text))
-        #expect(error.description
-            == "test.json:4:1: invalid JSON: JSON does not allow a trailing comma before '}'; remove the comma")
+        #expect(
+            error.description
+                == "test.json:4:1: invalid JSON: JSON does not allow a trailing comma before '}'; remove the comma")
     }
 
     @Test func commentsAndUnterminatedInputAreExplained() throws {
         let comment = try #require(loadError("{\n  // services\n  \"version\": 1\n}"))
         #expect(comment.description.hasPrefix("test.json:2:3: invalid JSON: JSON does not allow comments"))
         let unterminated = try #require(loadError("{\n  \"version\": 1,\n  \"services\": [\n"))
-        #expect(unterminated.description == """
-            test.json:4:1: invalid JSON: unexpected end of file inside an array opened at line 3, column 15; expected ']'
-            """)
+        #expect(
+            unterminated.description == """
+                test.json:4:1: invalid JSON: unexpected end of file inside an array opened at line 3, column 15; expected ']'
+                """)
         let string = try #require(loadError("{ \"version\": \"1 }"))
         #expect(string.description.hasPrefix("test.json:1:14: invalid JSON: unterminated string; add the closing"))
     }
@@ -62,12 +65,13 @@ struct ConfigErrorTests {
             }
             """
         let error = try #require(loadError(text))
-        #expect(error.description == """
-            test.json:3:27: policy.failFast: must be true or false, found a string
-            test.json:6:58: services[1].dependsOn: must be a list of service names (an array of strings), \
-            found a string; write ["a"]
-            test.json:6:89: services[1].retry.maxAttempts: must be an integer of at least 1 (runs, the first included), found 0
-            """)
+        #expect(
+            error.description == """
+                test.json:3:27: policy.failFast: must be true or false, found a string
+                test.json:6:58: services[1].dependsOn: must be a list of service names (an array of strings), \
+                found a string; write ["a"]
+                test.json:6:89: services[1].retry.maxAttempts: must be an integer of at least 1 (runs, the first included), found 0
+                """)
     }
 
     @Test func unknownKeysSuggestTheNearMiss() throws {
@@ -84,21 +88,23 @@ struct ConfigErrorTests {
         let error = try #require(loadError(text))
         #expect(error.codes == [.unknownKey, .unknownKey, .unknownKey, .unknownKey])
         let lines = error.description.split(separator: "\n").map(String.init)
-        #expect(lines == [
-            "test.json:5:45: services[1].dependOn: unknown key 'dependOn'; did you mean 'dependsOn'?",
-            "test.json:5:64: services[1].timeout: unknown key 'timeout'; did you mean 'timeoutMs'?",
-            "test.json:5:80: services[1].colour: unknown key 'colour'; the keys allowed here are: name, provider, "
-                + "dependsOn, options, secretOptions, timeoutMs, retry, failure, description",
-            "test.json:7:3: entrypoints: unknown key 'entrypoints'; did you mean 'entryPoints'?",
-        ])
+        #expect(
+            lines == [
+                "test.json:5:45: services[1].dependOn: unknown key 'dependOn'; did you mean 'dependsOn'?",
+                "test.json:5:64: services[1].timeout: unknown key 'timeout'; did you mean 'timeoutMs'?",
+                "test.json:5:80: services[1].colour: unknown key 'colour'; the keys allowed here are: name, provider, "
+                    + "dependsOn, options, secretOptions, timeoutMs, retry, failure, description",
+                "test.json:7:3: entrypoints: unknown key 'entrypoints'; did you mean 'entryPoints'?",
+            ])
     }
 
     @Test func versionIsRequiredAndChecked() throws {
         let missing = try #require(loadError("{ \"services\": [] }"))
         #expect(missing.description == "test.json:1:1: missing required key 'version'; add \"version\": 1")
         let future = try #require(loadError("{ \"version\": 2, \"services\": [] }"))
-        #expect(future.description
-            == "test.json:1:14: version: config format version 2 is not supported; this loader reads version 1")
+        #expect(
+            future.description
+                == "test.json:1:14: version: config format version 2 is not supported; this loader reads version 1")
     }
 
     @Test func duplicateKeysAndBadFailureWordsAreReported() throws {
@@ -111,10 +117,11 @@ struct ConfigErrorTests {
             }
             """
         let error = try #require(loadError(text))
-        #expect(error.description == """
-            test.json:4:45: services[0].name: key 'name' appears twice in this object (first at line 4); remove one
-            test.json:4:69: services[0].failure: unknown failure kind 'transiant'; did you mean 'transient'?
-            """)
+        #expect(
+            error.description == """
+                test.json:4:45: services[0].name: key 'name' appears twice in this object (first at line 4); remove one
+                test.json:4:69: services[0].failure: unknown failure kind 'transiant'; did you mean 'transient'?
+                """)
     }
 
     // MARK: Providers, entry points, options
@@ -127,10 +134,11 @@ struct ConfigErrorTests {
             }
             """
         let error = try #require(loadError(text))
-        #expect(error.description == """
-            test.json:3:48: services[0].provider: service 'cache' uses unknown provider 'redis' \
-            (known providers: configuration, session, simulated, sqlite)
-            """)
+        #expect(
+            error.description == """
+                test.json:3:48: services[0].provider: service 'cache' uses unknown provider 'redis' \
+                (known providers: configuration, session, simulated, sqlite)
+                """)
     }
 
     @Test func unknownEntryPointSuggestsAndListsTheKnownOnes() throws {
@@ -142,11 +150,12 @@ struct ConfigErrorTests {
             }
             """
         let error = try #require(loadError(text))
-        #expect(error.description == """
-            test.json:4:19: entryPoints[0]: unknown entry point 'lanch'; did you mean 'launch'? \
-            (known entry points: deeplink, launch, push, scene)
-            test.json:4:28: entryPoints[1]: unknown entry point 'widget' (known entry points: deeplink, launch, push, scene)
-            """)
+        #expect(
+            error.description == """
+                test.json:4:19: entryPoints[0]: unknown entry point 'lanch'; did you mean 'launch'? \
+                (known entry points: deeplink, launch, push, scene)
+                test.json:4:28: entryPoints[1]: unknown entry point 'widget' (known entry points: deeplink, launch, push, scene)
+                """)
     }
 
     @Test func entryPointRequiringAnUndeclaredServiceIsAnError() throws {
@@ -161,12 +170,13 @@ struct ConfigErrorTests {
             """
         let error = try #require(loadError(text))
         #expect(error.codes == [.unknownRequirement, .unknownRequirement])
-        #expect(error.description == """
-            test.json:6:19: entryPoints[0]: entry point 'scene' requires service 'session', which is not declared; \
-            declare a service named 'session'
-            test.json:6:28: entryPoints[1]: entry point 'push' requires service 'session', which is not declared; \
-            declare a service named 'session'
-            """)
+        #expect(
+            error.description == """
+                test.json:6:19: entryPoints[0]: entry point 'scene' requires service 'session', which is not declared; \
+                declare a service named 'session'
+                test.json:6:28: entryPoints[1]: entry point 'push' requires service 'session', which is not declared; \
+                declare a service named 'session'
+                """)
     }
 
     @Test func entryPointReadingAServiceOfAnotherTypeIsAnError() throws {
@@ -179,10 +189,11 @@ struct ConfigErrorTests {
             """
         let error = try #require(loadError(text))
         #expect(error.codes == [.typeMismatch])
-        #expect(error.description == """
-            test.json:4:19: entryPoints[0]: entry point 'push' reads service 'session' as Session, but its provider \
-            'simulated' makes SimulatedValue; use a provider that makes Session or change the key's type
-            """)
+        #expect(
+            error.description == """
+                test.json:4:19: entryPoints[0]: entry point 'push' reads service 'session' as Session, but its provider \
+                'simulated' makes SimulatedValue; use a provider that makes Session or change the key's type
+                """)
     }
 
     @Test func graphErrorsCarryTheLineOfTheOffendingValue() throws {
@@ -198,12 +209,13 @@ struct ConfigErrorTests {
             }
             """
         let error = try #require(loadError(text))
-        #expect(error.description == """
-            test.json:4:58: services[0].dependsOn: dependency cycle a -> c -> b -> a; remove one of these dependencies
-            test.json:6:64: services[2].dependsOn[1]: service 'c' lists 'b' twice in dependsOn; remove one
-            test.json:7:15: services[3].name: service 'a' is declared twice (first declared at test.json:4:5: \
-            services[0]); rename or remove one
-            """)
+        #expect(
+            error.description == """
+                test.json:4:58: services[0].dependsOn: dependency cycle a -> c -> b -> a; remove one of these dependencies
+                test.json:6:64: services[2].dependsOn[1]: service 'c' lists 'b' twice in dependsOn; remove one
+                test.json:7:15: services[3].name: service 'a' is declared twice (first declared at test.json:4:5: \
+                services[0]); rename or remove one
+                """)
     }
 
     @Test func providerOptionErrorsPointAtTheOption() throws {
@@ -217,12 +229,13 @@ struct ConfigErrorTests {
             }
             """
         let error = try #require(loadError(text))
-        #expect(error.description == """
-            test.json:4:72: services[0].options.durationMs: service 'a' (provider 'simulated'): \
-            option 'durationMs': must not be negative, found -5
-            test.json:5:54: services[1].options: service 'db' (provider 'sqlite'): \
-            option 'path' is required; add it to the service's "options"
-            """)
+        #expect(
+            error.description == """
+                test.json:4:72: services[0].options.durationMs: service 'a' (provider 'simulated'): \
+                option 'durationMs': must not be negative, found -5
+                test.json:5:54: services[1].options: service 'db' (provider 'sqlite'): \
+                option 'path' is required; add it to the service's "options"
+                """)
     }
 
     @Test func missingProviderDoesNotCascade() throws {
@@ -236,8 +249,9 @@ struct ConfigErrorTests {
         let error = try #require(loadError(text))
         // One problem, not three: b's dependency exists, and push's type check is skipped.
         #expect(error.codes == [.missingKey])
-        #expect(error.description.hasPrefix(
-            "test.json:3:17: services[0]: missing required key 'provider' in service 'session'; known providers: "))
+        #expect(
+            error.description.hasPrefix(
+                "test.json:3:17: services[0]: missing required key 'provider' in service 'session'; known providers: "))
     }
 
     // MARK: Secrets
@@ -264,12 +278,13 @@ struct ConfigErrorTests {
             """
         let error = try #require(loadError(text, registry: registry))
         #expect(!error.description.contains("s3cr3t-t0ken"))
-        #expect(error.description == """
-            test.json:4:66: services[0].options.token: service 'api' (provider 'remote'): option 'token': \
-            token '<redacted>' is too short
-            test.json:4:111: services[0].secretOptions[1]: secretOptions names 'tokn', which is not an option of \
-            service 'api'; did you mean 'token'?
-            """)
+        #expect(
+            error.description == """
+                test.json:4:66: services[0].options.token: service 'api' (provider 'remote'): option 'token': \
+                token '<redacted>' is too short
+                test.json:4:111: services[0].secretOptions[1]: secretOptions names 'tokn', which is not an option of \
+                service 'api'; did you mean 'token'?
+                """)
         let config = try ConfigLoader.load(
             text: text.replacingOccurrences(of: ", \"tokn\"", with: "")
                 .replacingOccurrences(of: "s3cr3t-t0ken", with: "a-long-enough-secret-token"),
@@ -279,24 +294,28 @@ struct ConfigErrorTests {
     }
 
     @Test func secretsInsideListsAreRedactedToo() throws {
-        let error = try #require(loadError("""
-            { "version": 1, "services": [
-              { "name": "a", "provider": "simulated", "options": { "outcomes": ["ok", "hunter2-secret"] },
-                "secretOptions": ["outcomes"] } ] }
-            """))
+        let error = try #require(
+            loadError(
+                """
+                { "version": 1, "services": [
+                  { "name": "a", "provider": "simulated", "options": { "outcomes": ["ok", "hunter2-secret"] },
+                    "secretOptions": ["outcomes"] } ] }
+                """))
         #expect(!error.description.contains("hunter2"))
         #expect(error.description.contains("unknown outcome '<redacted>'"))
     }
 
     @Test func hugeOrInfiniteNumbersAreErrorsNotCrashes() throws {
-        let error = try #require(loadError("""
-            { "version": 1, "services": [
-              { "name": "a", "provider": "simulated", "timeoutMs": 1e300 },
-              { "name": "b", "provider": "simulated", "timeoutMs": 1e400 },
-              { "name": "c", "provider": "simulated",
-                "retry": { "maxAttempts": 2, "initialDelayMs": 1e300, "multiplier": 1e308, "maxDelayMs": 5 } }
-            ] }
-            """))
+        let error = try #require(
+            loadError(
+                """
+                { "version": 1, "services": [
+                  { "name": "a", "provider": "simulated", "timeoutMs": 1e300 },
+                  { "name": "b", "provider": "simulated", "timeoutMs": 1e400 },
+                  { "name": "c", "provider": "simulated",
+                    "retry": { "maxAttempts": 2, "initialDelayMs": 1e300, "multiplier": 1e308, "maxDelayMs": 5 } }
+                ] }
+                """))
         #expect(error.codes == [.invalidValue, .invalidValue, .invalidValue, .invalidValue])
         #expect(error.description.contains("services[0].timeoutMs: must be at most 1000000000000"))
         #expect(error.description.contains("services[2].retry.multiplier: must be at most 1000000000000"))

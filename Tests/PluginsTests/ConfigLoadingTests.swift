@@ -43,8 +43,11 @@ struct ConfigLoadingTests {
         let database = try #require(config.specs.first { $0.name == "database" })
         #expect(database.provider.id == "sqlite")
         #expect(database.timeout == .milliseconds(5_000))
-        #expect(database.retry == RetryPolicy(maxAttempts: 3, initialDelay: .milliseconds(50), multiplier: 2,
-                                              maxDelay: .milliseconds(500)))
+        #expect(
+            database.retry
+                == RetryPolicy(
+                    maxAttempts: 3, initialDelay: .milliseconds(50), multiplier: 2,
+                    maxDelay: .milliseconds(500)))
         // Relative paths resolve against the config file's folder, not the current directory.
         #expect(try database.options.path("path") == PackagePaths.configs.appendingPathComponent("app.sqlite").path)
         let configuration = try #require(config.specs.first { $0.name == "configuration" })
@@ -59,7 +62,8 @@ struct ConfigLoadingTests {
             #expect(config.entryPoints.isEmpty, "\(name)")
             #expect(config.specs.allSatisfy { $0.provider.id == "simulated" }, "\(name)")
         }
-        let startup = try ConfigLoader.load(path: PackagePaths.configs.appendingPathComponent("startup-simulated.json").path)
+        let startup = try ConfigLoader.load(
+            path: PackagePaths.configs.appendingPathComponent("startup-simulated.json").path)
         #expect((10...20).contains(startup.graph.count))
     }
 
@@ -71,10 +75,11 @@ struct ConfigLoadingTests {
             Issue.record("broken.json loaded")
         } catch {
             #expect(error.file == path)
-            #expect(error.codes == [
-                .unknownProvider, .unknownKey, .missingDependency, .cycle, .wrongType, .invalidOptions,
-                .unknownEntryPoint,
-            ])
+            #expect(
+                error.codes == [
+                    .unknownProvider, .unknownKey, .missingDependency, .cycle, .wrongType, .invalidOptions,
+                    .unknownEntryPoint,
+                ])
             let expected = """
                 Configs/broken.json:6:39: services[1].provider: service 'database' uses unknown provider 'sqlit'; \
                 did you mean 'sqlite'? (known providers: configuration, session, simulated, sqlite)
@@ -118,7 +123,9 @@ struct ConfigLoadingTests {
             Issue.record("loaded a missing file")
         } catch {
             #expect(error.codes == [.unreadableFile])
-            #expect(error.description.hasPrefix("/nonexistent/folder/app.json:1:1: cannot read the config file: there is no such file"))
+            #expect(
+                error.description.hasPrefix(
+                    "/nonexistent/folder/app.json:1:1: cannot read the config file: there is no such file"))
         }
     }
 }

@@ -26,10 +26,11 @@ struct EntryPointTests {
         } catch let error as ServiceLookupError {
             #expect(error.code == .undeclared)
             #expect(error.service == "database")
-            #expect(error.description == """
-                entry point 'sneaky' read service 'database' without declaring it (it declared: session); \
-                add 'database' to its declared requirements
-                """)
+            #expect(
+                error.description == """
+                    entry point 'sneaky' read service 'database' without declaring it (it declared: session); \
+                    add 'database' to its declared requirements
+                    """)
         }
         // The services exist: it is the declaration, not the build, that refused the read.
         #expect(container.current != nil)
@@ -81,7 +82,8 @@ struct EntryPointTests {
             try await withTimeout { try await container.start() }
         } throws: { error in
             guard let error = error as? ContainerError, error.failure == .permanent else { return false }
-            return error.description.contains("app-settings.json:2:14: setting 'appName' must be a string, found an integer")
+            return error.description.contains(
+                "app-settings.json:2:14: setting 'appName' must be a string, found an integer")
         }
         try await container.shutdown()
     }

@@ -152,7 +152,9 @@ struct SQLiteRaceTests {
         let fixture = try AppFixture()
         defer { fixture.remove() }
         // The built-in migrations create the tables but seed no session.
-        let path = try fixture.write("signed-out.json", """
+        let path = try fixture.write(
+            "signed-out.json",
+            """
             {
               "version": 1,
               "services": [
@@ -169,11 +171,12 @@ struct SQLiteRaceTests {
         for entryPoint in config.entryPoints {
             summaries.append(try await withTimeout { String(describing: try await container.run(entryPoint)) })
         }
-        #expect(summaries == [
-            "push: dropped (signed out)",
-            "deeplink: demo://profile -> SignInScreen, then ProfileScreen",
-            "scene: connected Demo sign-in screen (theme dark)",
-        ])
+        #expect(
+            summaries == [
+                "push: dropped (signed out)",
+                "deeplink: demo://profile -> SignInScreen, then ProfileScreen",
+                "scene: connected Demo sign-in screen (theme dark)",
+            ])
         let services = try #require(container.current)
         #expect(try services[.session] == .signedOut)
         #expect(try services[.database].journalMode == "memory")
@@ -183,7 +186,9 @@ struct SQLiteRaceTests {
     @Test func aBadMigrationIsAPermanentFailureNamingTheMigration() async throws {
         let fixture = try AppFixture()
         defer { fixture.remove() }
-        let path = try fixture.write("bad-migration.json", """
+        let path = try fixture.write(
+            "bad-migration.json",
+            """
             {
               "version": 1,
               "services": [

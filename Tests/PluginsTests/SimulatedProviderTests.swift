@@ -36,7 +36,8 @@ struct SimulatedProviderTests {
     }
 
     @Test func eachRunUsesTheNextOutcomeAcrossAttemptsAndAGenerationStartsAgain() async throws {
-        let container = try Self.container("""
+        let container = try Self.container(
+            """
             { "name": "a", "provider": "simulated", "options": { "outcomes": ["transient", "transient", "ok"] } }
             """)
         let first = await Self.failingStart(container)
@@ -51,15 +52,17 @@ struct SimulatedProviderTests {
         // A new generation starts again at the first outcome.
         try await withTimeout { try await container.reset() }
         let afterReset = await Self.failingStart(container)
-        #expect(afterReset.flatMap { Self.failureMessage(of: "a", in: $0) } == "simulated transient failure of 'a' (run 1)")
+        #expect(
+            afterReset.flatMap { Self.failureMessage(of: "a", in: $0) } == "simulated transient failure of 'a' (run 1)")
         try await container.shutdown()
     }
 
     @Test func containersOfOneGraphNeverShareRunCounts() async throws {
-        let config = try ConfigLoader.load(text: """
-            { "version": 1, "services": [
-              { "name": "a", "provider": "simulated", "options": { "outcomes": ["transient", "ok"] } } ] }
-            """, file: "sim.json")
+        let config = try ConfigLoader.load(
+            text: """
+                { "version": 1, "services": [
+                  { "name": "a", "provider": "simulated", "options": { "outcomes": ["transient", "ok"] } } ] }
+                """, file: "sim.json")
         let first = ServiceContainer(graph: config.graph)
         let second = ServiceContainer(graph: config.graph)
         // Interleaved: each container's first run fails and its second succeeds, whatever the other did.
@@ -72,7 +75,8 @@ struct SimulatedProviderTests {
     }
 
     @Test func theLastOutcomeRepeatsThroughRetriesAndAttempts() async throws {
-        let container = try Self.container("""
+        let container = try Self.container(
+            """
             { "name": "a", "provider": "simulated", "options": { "outcomes": ["transient"] }, "retry": 3 }
             """)
         let first = await Self.failingStart(container)
@@ -84,7 +88,8 @@ struct SimulatedProviderTests {
     }
 
     @Test func retriesInsideOneBuildConsumeOutcomes() async throws {
-        let container = try Self.container("""
+        let container = try Self.container(
+            """
             { "name": "a", "provider": "simulated", "options": { "outcomes": ["transient", "ok"] },
               "retry": { "maxAttempts": 2 } }
             """)
@@ -96,7 +101,8 @@ struct SimulatedProviderTests {
     }
 
     @Test func skippedNodesConsumeNoOutcome() async throws {
-        let container = try Self.container("""
+        let container = try Self.container(
+            """
             { "name": "a", "provider": "simulated", "options": { "outcomes": ["transient", "ok"] } },
             { "name": "b", "provider": "simulated", "dependsOn": ["a"], "options": { "outcomes": ["transient", "ok"] } }
             """)
@@ -116,7 +122,8 @@ struct SimulatedProviderTests {
     }
 
     @Test func permanentOutcomeIsAStickyPermanentFailure() async throws {
-        let container = try Self.container("""
+        let container = try Self.container(
+            """
             { "name": "a", "provider": "simulated", "options": { "outcomes": ["permanent", "ok"] } }
             """)
         let first = await Self.failingStart(container)
@@ -129,7 +136,8 @@ struct SimulatedProviderTests {
 
     @Test func hangRunsUntilItsTimeoutCancelsIt() async throws {
         let recorder = TraceRecorder()
-        let container = try Self.container("""
+        let container = try Self.container(
+            """
             { "name": "a", "provider": "simulated", "options": { "outcomes": ["hang", "ok"] },
               "timeoutMs": 50, "retry": 2 }
             """, trace: [recorder])
@@ -142,7 +150,8 @@ struct SimulatedProviderTests {
 
     @Test func hangRunsUntilAResetCancelsIt() async throws {
         let watcher = TraceWatcher()
-        let container = try Self.container("""
+        let container = try Self.container(
+            """
             { "name": "a", "provider": "simulated", "options": { "outcomes": ["hang", "ok"] } }
             """, trace: [watcher])
         let caller = Task { try await container.start() }
@@ -165,7 +174,8 @@ struct SimulatedProviderTests {
     }
 
     @Test func durationDelaysEachRun() async throws {
-        let container = try Self.container("""
+        let container = try Self.container(
+            """
             { "name": "a", "provider": "simulated", "options": { "durationMs": 30 } }
             """)
         let services = try await withTimeout { try await container.start() }
@@ -178,34 +188,41 @@ struct SimulatedProviderTests {
     }
 
     @Test func optionsAreValidatedAtLoadTime() throws {
-        let error = try #require(loadError("""
-            { "version": 1, "services": [
-              { "name": "a", "provider": "simulated", "options": { "outcomes": ["ok", "hng"] } },
-              { "name": "b", "provider": "simulated", "options": { "outcomes": [] } },
-              { "name": "c", "provider": "simulated", "options": { "durationMs": "slow" } }
-            ] }
-            """))
+        let error = try #require(
+            loadError(
+                """
+                { "version": 1, "services": [
+                  { "name": "a", "provider": "simulated", "options": { "outcomes": ["ok", "hng"] } },
+                  { "name": "b", "provider": "simulated", "options": { "outcomes": [] } },
+                  { "name": "c", "provider": "simulated", "options": { "durationMs": "slow" } }
+                ] }
+                """))
         #expect(error.codes == [.invalidOptions, .invalidOptions, .invalidOptions])
-        #expect(error.description == """
-            test.json:2:75: services[0].options.outcomes[1]: service 'a' (provider 'simulated'): option \
-            'outcomes[1]': unknown outcome 'hng'; did you mean 'hang'? (known outcomes: ok, transient, permanent, hang)
-            test.json:3:68: services[1].options.outcomes: service 'b' (provider 'simulated'): option 'outcomes': \
-            must list at least one outcome (ok, transient, permanent, hang)
-            test.json:4:70: services[2].options.durationMs: service 'c' (provider 'simulated'): option \
-            'durationMs' must be an integer, found a string
-            """)
+        #expect(
+            error.description == """
+                test.json:2:75: services[0].options.outcomes[1]: service 'a' (provider 'simulated'): option \
+                'outcomes[1]': unknown outcome 'hng'; did you mean 'hang'? (known outcomes: ok, transient, permanent, hang)
+                test.json:3:68: services[1].options.outcomes: service 'b' (provider 'simulated'): option 'outcomes': \
+                must list at least one outcome (ok, transient, permanent, hang)
+                test.json:4:70: services[2].options.durationMs: service 'c' (provider 'simulated'): option \
+                'durationMs' must be an integer, found a string
+                """)
     }
 
     @Test func unknownOptionsAreTyposNotIgnored() throws {
-        let error = try #require(loadError("""
-            { "version": 1, "services": [
-              { "name": "a", "provider": "simulated", "options": { "durationMS": 500 } },
-              { "name": "b", "provider": "simulated", "options": { "token": "x", "description": "ok" },
-                "secretOptions": ["token"] }
-            ] }
-            """))
+        let error = try #require(
+            loadError(
+                """
+                { "version": 1, "services": [
+                  { "name": "a", "provider": "simulated", "options": { "durationMS": 500 } },
+                  { "name": "b", "provider": "simulated", "options": { "token": "x", "description": "ok" },
+                    "secretOptions": ["token"] }
+                ] }
+                """))
         #expect(error.codes == [.invalidOptions])
-        #expect(error.description.contains(
-            "option 'durationMS': unknown option; did you mean 'durationMs'? (simulated reads: durationMs, outcomes, description)"))
+        #expect(
+            error.description.contains(
+                "option 'durationMS': unknown option; did you mean 'durationMs'? (simulated reads: durationMs, outcomes, description)"
+            ))
     }
 }

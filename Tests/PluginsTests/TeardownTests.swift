@@ -8,7 +8,9 @@ struct TeardownTests {
     /// `app.json`'s chain plus a simulated `sync` node on top of the session.
     static func chainWithSync(_ fixture: AppFixture, syncOutcomes: [String]) throws -> String {
         let outcomes = syncOutcomes.map { "\"\($0)\"" }.joined(separator: ", ")
-        return try fixture.write("sync.json", """
+        return try fixture.write(
+            "sync.json",
+            """
             {
               "version": 1,
               "services": [
@@ -41,8 +43,9 @@ struct TeardownTests {
         #expect(log.all.filter { $0.hasPrefix("tearDown:") }.isEmpty)
 
         let report = try await withTimeout { try await container.shutdown() }
-        #expect(log.all.filter { $0.hasPrefix("tearDown:") }
-            == ["tearDown:session", "tearDown:database", "tearDown:configuration"])
+        #expect(
+            log.all.filter { $0.hasPrefix("tearDown:") }
+                == ["tearDown:session", "tearDown:database", "tearDown:configuration"])
         #expect(report.tornDown.map(\.service) == ["session", "database", "configuration"])
         #expect(report.failures.isEmpty)
         #expect(Self.tornDown(recorder.events) == ["session", "database", "configuration"])
@@ -77,8 +80,9 @@ struct TeardownTests {
         #expect(try services[.database].appliedMigrations.map(\.version) == [1, 2])
 
         try await withTimeout { try await container.shutdown() }
-        #expect(log.all.filter { $0.hasPrefix("tearDown:") }
-            == ["tearDown:sync", "tearDown:session", "tearDown:database", "tearDown:configuration"])
+        #expect(
+            log.all.filter { $0.hasPrefix("tearDown:") }
+                == ["tearDown:sync", "tearDown:session", "tearDown:database", "tearDown:configuration"])
         #expect(Self.tornDown(recorder.events) == ["sync", "session", "database", "configuration"])
     }
 
@@ -95,10 +99,11 @@ struct TeardownTests {
         #expect(report.from == 1 && report.to == 2)
         #expect(report.tornDown.map(\.service) == ["session", "database", "configuration"])
         #expect(firstDatabase.isClosed)
-        #expect(log.all == [
-            "make:configuration", "make:database", "make:session",
-            "tearDown:session", "tearDown:database", "tearDown:configuration",
-        ])
+        #expect(
+            log.all == [
+                "make:configuration", "make:database", "make:session",
+                "tearDown:session", "tearDown:database", "tearDown:configuration",
+            ])
 
         let second = try await withTimeout { try await container.start() }
         #expect(second !== first)

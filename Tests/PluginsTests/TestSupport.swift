@@ -1,5 +1,5 @@
-import Dispatch
 import Container
+import Dispatch
 import Foundation
 import Plugins
 import Synchronization
@@ -49,7 +49,9 @@ func withTimeout<T: Sendable>(
 
 /// The first of an operation's result and its deadline; later ones are ignored.
 private final class DeadlineRace<T: Sendable>: Sendable {
-    private let state = Locked<(result: Result<T, any Error>?, waiter: CheckedContinuation<Result<T, any Error>, Never>?)>(
+    private let state = Locked<
+        (result: Result<T, any Error>?, waiter: CheckedContinuation<Result<T, any Error>, Never>?)
+    >(
         (nil, nil))
 
     func finish(_ result: Result<T, any Error>) {
@@ -103,7 +105,11 @@ final class Gate: Sendable {
                     return false
                 }
                 if resumeNow {
-                    if Task.isCancelled { continuation.resume(throwing: CancellationError()) } else { continuation.resume() }
+                    if Task.isCancelled {
+                        continuation.resume(throwing: CancellationError())
+                    } else {
+                        continuation.resume()
+                    }
                 }
             }
         } onCancel: {
@@ -115,7 +121,9 @@ final class Gate: Sendable {
 
 /// A trace sink that keeps every event and opens gates when a predicate first matches.
 final class TraceWatcher: TraceSink {
-    private let state = Locked<(events: [TraceEvent], watches: [(predicate: @Sendable ([TraceEvent]) -> Bool, gate: Gate)])>(
+    private let state = Locked<
+        (events: [TraceEvent], watches: [(predicate: @Sendable ([TraceEvent]) -> Bool, gate: Gate)])
+    >(
         ([], []))
 
     func record(_ event: TraceEvent) {
@@ -196,7 +204,8 @@ struct CountingProvider<Base: ServiceProvider>: ServiceProvider {
 /// The standard registry with counting wrappers around every provider.
 func countingRegistry(log: CallLog, configurationGate: Gate? = nil) throws -> ProviderRegistry {
     var registry = ProviderRegistry()
-    try registry.register(CountingProvider(ConfigurationProvider(), log: log, gate: configurationGate) { _ in "configuration" })
+    try registry.register(
+        CountingProvider(ConfigurationProvider(), log: log, gate: configurationGate) { _ in "configuration" })
     try registry.register(CountingProvider(SQLiteProvider(), log: log) { _ in "database" })
     try registry.register(CountingProvider(SessionProvider(), log: log) { _ in "session" })
     try registry.register(CountingProvider(SimulatedProvider(), log: log) { $0.node })

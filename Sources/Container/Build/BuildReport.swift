@@ -59,7 +59,9 @@ public struct BuildReport: Sendable, CustomStringConvertible {
 
     public var description: String {
         let state = succeeded ? "succeeded" : wasCancelled ? "cancelled" : "failed (\(failure?.description ?? "?"))"
-        var lines = ["build of generation \(generation), attempt \(attempt): \(state) in \(duration.formattedMilliseconds)"]
+        var lines = [
+            "build of generation \(generation), attempt \(attempt): \(state) in \(duration.formattedMilliseconds)"
+        ]
         for node in nodes { lines.append("  \(node.name): \(node.outcome)") }
         return lines.joined(separator: "\n")
     }

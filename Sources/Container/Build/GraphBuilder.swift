@@ -154,13 +154,16 @@ final class GraphBuilder: Sendable {
         var run = 1
         while true {
             let context = ProviderContext(
-                serviceName: node.name, slot: slot, options: node.options, generation: generation, attempt: attempt, run: run,
-                runInGeneration: (earlierRuns[slot] ?? 0) + run, dependencies: dependencies, declared: node.dependencyNames, redactor: redactor)
+                serviceName: node.name, slot: slot, options: node.options, generation: generation, attempt: attempt,
+                run: run,
+                runInGeneration: (earlierRuns[slot] ?? 0) + run, dependencies: dependencies,
+                declared: node.dependencyNames, redactor: redactor)
             do {
                 // Without a timeout the provider is called directly: one async frame less per node.
-                let box = if node.timeout == nil { try await node.provider.make(context) } else {
-                    try await invoke(node, context)
-                }
+                let box =
+                    if node.timeout == nil { try await node.provider.make(context) } else {
+                        try await invoke(node, context)
+                    }
                 return NodeResult(slot: slot, outcome: .succeeded(duration: clock.now - start), box: box, runs: run)
             } catch {
                 // Cancellation is never a failure (§3.5); neither is an error thrown because of it.

@@ -2,7 +2,9 @@
 public struct ContainerError: Error, Sendable, CustomStringConvertible {
     /// The kinds of container errors.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Base: String, Hashable, Sendable { case buildFailed, superseded, shutDown, unknownService, notReady }
+        private enum Base: String, Hashable, Sendable {
+            case buildFailed, superseded, shutDown, unknownService, notReady
+        }
         private let base: Base
         private init(_ base: Base) { self.base = base }
 
@@ -37,13 +39,15 @@ public struct ContainerError: Error, Sendable, CustomStringConvertible {
     static func buildFailed(_ report: BuildReport) -> ContainerError {
         let kind = report.failure ?? .transient
         let roots = report.failedNodes
-        let cause = roots.isEmpty
+        let cause =
+            roots.isEmpty
             ? "a node was cancelled"
             : roots.map { name in
                 if case .failed(let failure)? = report.outcome(of: name) { return "'\(name)': \(failure.message)" }
                 return "'\(name)'"
             }.joined(separator: "; ")
-        let advice = kind == .permanent
+        let advice =
+            kind == .permanent
             ? "the failure is permanent: every start() fails at once until reset()"
             : "the failure is transient: the next start() tries again, keeping the services that succeeded"
         return ContainerError(

@@ -153,7 +153,8 @@ struct CoordinatorStateMachine<Waiter, ResetWaiter, BuildHandle> {
             state = .running(build)
             effects.events.append((.callerJoined(caller: label, state: .running), generation, build.attempt))
         case .idle:
-            let build = RunningBuild(id: nextBuildID, attempt: nextAttempt, launched: false, waiters: [caller: (label, waiter)])
+            let build = RunningBuild(
+                id: nextBuildID, attempt: nextAttempt, launched: false, waiters: [caller: (label, waiter)])
             nextBuildID += 1
             state = .running(build)
             effects.events.append((.callerJoined(caller: label, state: .idle), generation, build.attempt))
@@ -235,7 +236,8 @@ struct CoordinatorStateMachine<Waiter, ResetWaiter, BuildHandle> {
         } else {
             let error = ContainerError.buildFailed(report)
             let failure = report.failure ?? .transient
-            effects.events.append((.buildFailed(failure: failure, roots: report.failedNodes), generation, build.attempt))
+            effects.events.append(
+                (.buildFailed(failure: failure, roots: report.failedNodes), generation, build.attempt))
             if failure == .permanent {
                 // Nothing can use this generation's values any more: retire them now (§5).
                 state = .failed(error)
@@ -296,15 +298,18 @@ struct CoordinatorStateMachine<Waiter, ResetWaiter, BuildHandle> {
             teardownQueue.append(box)
             pool[slot] = nil
         }
-        effects.events.append((
-            .generationReset(from: from, to: generation, invalidated: invalidating.map { _ in names(of: retired) }),
-            generation, 1))
+        effects.events.append(
+            (
+                .generationReset(from: from, to: generation, invalidated: invalidating.map { _ in names(of: retired) }),
+                generation, 1
+            ))
         supersede(with: .superseded(generation: from, by: generation), result: .superseded, into: &effects)
         nextAttempt = 1
         state = .idle
-        pendingResets.append(PendingReset(
-            waiter: waiter, from: from, to: generation, invalidated: names(of: retired),
-            carriedOver: names(of: Set(pool.keys))))
+        pendingResets.append(
+            PendingReset(
+                waiter: waiter, from: from, to: generation, invalidated: names(of: retired),
+                carriedOver: names(of: Set(pool.keys))))
         continueLifecycle(&effects)
         return effects
     }
@@ -320,8 +325,9 @@ struct CoordinatorStateMachine<Waiter, ResetWaiter, BuildHandle> {
         effects.events.append((.containerShutdown, generation, currentAttempt))
         supersede(with: .shutDown(generation: generation), result: .failure, into: &effects)
         state = .shutDown
-        pendingResets.append(PendingReset(
-            waiter: waiter, from: generation, to: generation, invalidated: graph.serviceNames, carriedOver: []))
+        pendingResets.append(
+            PendingReset(
+                waiter: waiter, from: generation, to: generation, invalidated: graph.serviceNames, carriedOver: []))
         continueLifecycle(&effects)
         return effects
     }
@@ -353,9 +359,15 @@ struct CoordinatorStateMachine<Waiter, ResetWaiter, BuildHandle> {
             return
         }
         for reset in pendingResets {
-            effects.completedResets.append((reset.waiter, .success(ResetReport(
-                from: reset.from, to: reset.to, invalidated: reset.invalidated, carriedOver: reset.carriedOver,
-                tornDown: reset.tornDown))))
+            effects.completedResets.append(
+                (
+                    reset.waiter,
+                    .success(
+                        ResetReport(
+                            from: reset.from, to: reset.to, invalidated: reset.invalidated,
+                            carriedOver: reset.carriedOver,
+                            tornDown: reset.tornDown))
+                ))
         }
         pendingResets = []
         if case .running(var build) = state, !build.launched {

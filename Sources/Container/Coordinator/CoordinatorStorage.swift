@@ -138,7 +138,9 @@ final class CoordinatorStorage: Sendable {
                 message = redactor.redact(String(describing: error))
             }
             records.append(.init(service: box.name, generation: box.builtInGeneration, error: message))
-            tracer.emit(.nodeTornDown(node: box.name, error: message), generation: box.builtInGeneration, attempt: box.builtInAttempt)
+            tracer.emit(
+                .nodeTornDown(node: box.name, error: message), generation: box.builtInGeneration,
+                attempt: box.builtInAttempt)
         }
         transition { $0.teardownFinished(records) }
     }

@@ -78,7 +78,6 @@ public final class ServiceContainer: Sendable {
         return try pointer._withUnsafeGuaranteedRef { try $0.resolve(key) }
     }
 
-
     /// Returns the current generation's snapshot, building it if needed.
     ///
     /// Concurrent callers share one build; every caller of the same attempt receives the same

@@ -46,7 +46,8 @@ public struct ProviderContext: Sendable {
         self.slot = slot
         self.dependencies = dependencies
         self.declared = declared
-        self.positions = declared.count > 32
+        self.positions =
+            declared.count > 32
             ? Dictionary(declared.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first }) : nil
         self.redactor = redactor
     }

@@ -25,16 +25,19 @@ extension ServiceGraph {
         accepted.reserveCapacity(specs.count)
         for (position, spec) in specs.enumerated() {
             if spec.name.isEmpty {
-                issues.append(.init(code: .invalidName, message: "a service has an empty name; give it a name",
-                                    location: spec.location?.appending("name")))
+                issues.append(
+                    .init(
+                        code: .invalidName, message: "a service has an empty name; give it a name",
+                        location: spec.location?.appending("name")))
                 continue
             }
             if let first = slotOfName[spec.name] {
                 let firstPlace = specs[accepted[first]].location.map { " (first declared at \($0))" } ?? ""
-                issues.append(.init(
-                    code: .duplicateService,
-                    message: "service '\(spec.name)' is declared twice\(firstPlace); rename or remove one",
-                    service: spec.name, location: spec.location?.appending("name")))
+                issues.append(
+                    .init(
+                        code: .duplicateService,
+                        message: "service '\(spec.name)' is declared twice\(firstPlace); rename or remove one",
+                        service: spec.name, location: spec.location?.appending("name")))
                 continue
             }
             slotOfName[spec.name] = accepted.count
@@ -60,11 +63,12 @@ extension ServiceGraph {
         var nodes: [Node] = []
         nodes.reserveCapacity(accepted.count)
         for (slot, position) in accepted.enumerated() {
-            nodes.append(Node(
-                name: specs[position].name, provider: providers[slot]!, dependencies: dependencies[slot],
-                dependencyNames: dependencies[slot].map { specs[accepted[$0]].name },
-                options: specs[position].options, timeout: specs[position].timeout, retry: specs[position].retry,
-                defaultFailure: specs[position].defaultFailure, location: specs[position].location))
+            nodes.append(
+                Node(
+                    name: specs[position].name, provider: providers[slot]!, dependencies: dependencies[slot],
+                    dependencyNames: dependencies[slot].map { specs[accepted[$0]].name },
+                    options: specs[position].options, timeout: specs[position].timeout, retry: specs[position].retry,
+                    defaultFailure: specs[position].defaultFailure, location: specs[position].location))
         }
         self.init(nodes: nodes)
     }
@@ -83,10 +87,13 @@ extension ServiceGraph {
                 if let suggestion = NameSuggestion.closest(to: id, among: known) {
                     message += "; did you mean '\(suggestion)'?"
                 }
-                message += known.isEmpty
+                message +=
+                    known.isEmpty
                     ? " (no providers are registered)" : " (known providers: \(known.joined(separator: ", ")))"
-                issues.append(.init(code: .unknownProvider, message: message, service: spec.name,
-                                    location: spec.location?.appending("provider")))
+                issues.append(
+                    .init(
+                        code: .unknownProvider, message: message, service: spec.name,
+                        location: spec.location?.appending("provider")))
                 return nil
             }
             provider = registered
@@ -96,9 +103,11 @@ extension ServiceGraph {
         } catch {
             // A provider may quote the offending value: never let it quote a secret.
             let explanation = Redactor(secrets: spec.options.secretStrings).redact(String(describing: error))
-            issues.append(.init(
-                code: .invalidOptions, message: "service '\(spec.name)' (provider '\(provider.id)'): \(explanation)",
-                service: spec.name, location: spec.location?.appending("options")))
+            issues.append(
+                .init(
+                    code: .invalidOptions,
+                    message: "service '\(spec.name)' (provider '\(provider.id)'): \(explanation)",
+                    service: spec.name, location: spec.location?.appending("options")))
         }
         return provider
     }
@@ -114,16 +123,18 @@ extension ServiceGraph {
         for (index, dependency) in spec.dependsOn.enumerated() {
             // Built only for a message: most services have no problem to report.
             var location: ConfigLocation? { spec.location?.appending("dependsOn").appending("[\(index)]") }
-            let isDuplicate = if seen != nil {
-                !seen!.insert(dependency).inserted
-            } else {
-                spec.dependsOn[..<index].contains(dependency)
-            }
+            let isDuplicate =
+                if seen != nil {
+                    !seen!.insert(dependency).inserted
+                } else {
+                    spec.dependsOn[..<index].contains(dependency)
+                }
             guard !isDuplicate else {
-                issues.append(.init(
-                    code: .duplicateDependency,
-                    message: "service '\(spec.name)' lists '\(dependency)' twice in dependsOn; remove one",
-                    service: spec.name, location: location))
+                issues.append(
+                    .init(
+                        code: .duplicateDependency,
+                        message: "service '\(spec.name)' lists '\(dependency)' twice in dependsOn; remove one",
+                        service: spec.name, location: location))
                 continue
             }
             guard let slot = slots[dependency] else {
@@ -133,8 +144,10 @@ extension ServiceGraph {
                 } else {
                     message += "; declare it or remove it from dependsOn"
                 }
-                issues.append(.init(code: .missingDependency, message: message, service: spec.name,
-                                    location: location))
+                issues.append(
+                    .init(
+                        code: .missingDependency, message: message, service: spec.name,
+                        location: location))
                 continue
             }
             result.append(slot)
@@ -176,10 +189,11 @@ extension ServiceGraph {
                     let canonical = Array(cycle[pivot...] + cycle[..<pivot])
                     guard reported.insert(canonical).inserted else { break }
                     let path = (canonical + [canonical[0]]).map { names[$0] }.joined(separator: " -> ")
-                    issues.append(.init(
-                        code: .cycle,
-                        message: "dependency cycle \(path); remove one of these dependencies",
-                        service: names[canonical[0]], location: location(canonical[0])?.appending("dependsOn")))
+                    issues.append(
+                        .init(
+                            code: .cycle,
+                            message: "dependency cycle \(path); remove one of these dependencies",
+                            service: names[canonical[0]], location: location(canonical[0])?.appending("dependsOn")))
                 case .done:
                     break
                 }
@@ -200,18 +214,21 @@ extension ServiceGraph {
                 } else {
                     message += "; declare a service named '\(key.name)'"
                 }
-                issues.append(.init(code: .unknownRequirement, message: message, service: key.name,
-                                    location: requirement.location))
+                issues.append(
+                    .init(
+                        code: .unknownRequirement, message: message, service: key.name,
+                        location: requirement.location))
                 continue
             }
             guard let provider = providers[slot] else { continue }
             if ObjectIdentifier(provider.valueType) != ObjectIdentifier(key.valueType) {
-                issues.append(.init(
-                    code: .typeMismatch,
-                    message: "\(requirement.reader) reads service '\(key.name)' as \(key.valueType), but its "
-                        + "provider '\(provider.id)' makes \(provider.valueType); use a provider that makes "
-                        + "\(key.valueType) or change the key's type",
-                    service: key.name, location: requirement.location))
+                issues.append(
+                    .init(
+                        code: .typeMismatch,
+                        message: "\(requirement.reader) reads service '\(key.name)' as \(key.valueType), but its "
+                            + "provider '\(provider.id)' makes \(provider.valueType); use a provider that makes "
+                            + "\(key.valueType) or change the key's type",
+                        service: key.name, location: requirement.location))
             }
         }
     }

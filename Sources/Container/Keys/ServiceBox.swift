@@ -53,7 +53,8 @@ final class ServiceBox<Value: Sendable>: AnyServiceBox, @unchecked Sendable {
     ) {
         self.value = value
         self.tearDownAction = tearDown
-        super.init(typeID: ObjectIdentifier(Value.self), name: name, slot: slot, builtInGeneration: builtInGeneration,
+        super.init(
+            typeID: ObjectIdentifier(Value.self), name: name, slot: slot, builtInGeneration: builtInGeneration,
             builtInAttempt: builtInAttempt)
     }
 

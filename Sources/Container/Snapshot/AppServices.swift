@@ -45,7 +45,9 @@ public final class AppServices: Sendable {
     public func resolve<Value>(_ key: ServiceKey<Value>) throws(ServiceLookupError) -> Value {
         if let slot = key.slotCache.slot(for: layout.id), slot < values.count {
             let box = values[slot]
-            if box.typeID == ObjectIdentifier(Value.self) { return unsafeDowncast(box, to: ServiceBox<Value>.self).value }
+            if box.typeID == ObjectIdentifier(Value.self) {
+                return unsafeDowncast(box, to: ServiceBox<Value>.self).value
+            }
         }
         return try resolveSlowly(key)
     }

@@ -28,7 +28,8 @@ public struct DOTRenderer: Sendable {
         lines.append("    node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\"];")
         if let report {
             let state = report.succeeded ? "published" : report.wasCancelled ? "cancelled" : "failed"
-            let label = "generation \(report.generation), attempt \(report.attempt): \(state) in "
+            let label =
+                "generation \(report.generation), attempt \(report.attempt): \(state) in "
                 + report.duration.formattedMilliseconds
             lines.append("    label=\(TraceText.dotQuoted(label));")
             lines.append("    labelloc=t;")

@@ -31,7 +31,8 @@ public struct MermaidFlowchartRenderer: Sendable {
         for name in names {
             let id = ids[name] ?? name
             let style = OutcomeStyle(report?.node(name))
-            let label = TraceText.mermaidEscaped(name) + (report == nil ? "" : "<br/>" + TraceText.mermaidEscaped(style.label))
+            let label =
+                TraceText.mermaidEscaped(name) + (report == nil ? "" : "<br/>" + TraceText.mermaidEscaped(style.label))
             lines.append("    \(id)[\"\(label)\"]")
             if report != nil { classes[style.name, default: []].append(id) }
         }

@@ -41,7 +41,8 @@ enum TraceText {
     static func microseconds(_ value: Duration) -> Int64 {
         let parts = value.components
         // Round half away from zero on the attosecond part (1 µs = 10^12 as).
-        let micro = (parts.attoseconds + (parts.attoseconds >= 0 ? 500_000_000_000 : -500_000_000_000))
+        let micro =
+            (parts.attoseconds + (parts.attoseconds >= 0 ? 500_000_000_000 : -500_000_000_000))
             / 1_000_000_000_000
         return parts.seconds * 1_000_000 + micro
     }

@@ -109,7 +109,8 @@ public enum DemoCommand {
                 options.outputPath = value
             }
         }
-        if options.configPath != nil && options.scenario != .coldStart && options.scenario != .all && !options.showHelp {
+        if options.configPath != nil && options.scenario != .coldStart && options.scenario != .all && !options.showHelp
+        {
             throw UsageError(
                 "--config runs the cold-start race; the '\(options.scenario.name)' story uses its own built-in "
                     + "graph. Drop --config, or use --scenario cold-start")
@@ -132,7 +133,8 @@ public enum DemoCommand {
 
     private static func unknownValue(_ value: String, of option: String, among names: [String]) -> UsageError {
         let hint = NameSuggestion.closest(to: value, among: names).map { " (did you mean '\($0)'?)" } ?? ""
-        return UsageError("unknown \(option) value '\(value)'\(hint); expected one of: \(names.joined(separator: ", "))")
+        return UsageError(
+            "unknown \(option) value '\(value)'\(hint); expected one of: \(names.joined(separator: ", "))")
     }
 
     private static func count(_ value: String, of option: String, maximum: Int) throws(UsageError) -> Int {

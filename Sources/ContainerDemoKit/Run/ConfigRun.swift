@@ -8,7 +8,8 @@ enum ConfigRun {
         let recorder = TraceRecorder()
         let container = ServiceContainer(graph: config.graph, policy: config.policy, trace: [recorder])
         let generic = callers ?? (config.entryPoints.isEmpty ? DemoOptions.defaultGenericCallers : 0)
-        let racers = config.entryPoints.map { RaceCaller.entryPoint($0) }
+        let racers =
+            config.entryPoints.map { RaceCaller.entryPoint($0) }
             + (0..<generic).map { RaceCaller.generic("caller-\($0 + 1)") }
         let results = await CallerRace.run(racers, on: container, retries: retries)
         let published = container.current
@@ -16,9 +17,13 @@ enum ConfigRun {
         _ = try? await container.shutdown()
         let events = recorder.events
         var narrative = results.count > 12 ? summarize(results) : results.map(\.line)
-        if racers.isEmpty { narrative.append("nobody asked for the services: the config has no entry points and --callers is 0") }
+        if racers.isEmpty {
+            narrative.append("nobody asked for the services: the config has no entry points and --callers is 0")
+        }
         let entryNames = config.entryPoints.map(\.id)
-        let who = entryNames.isEmpty ? "\(generic) generic callers"
+        let who =
+            entryNames.isEmpty
+            ? "\(generic) generic callers"
             : entryNames.joined(separator: ", ") + (generic > 0 ? " and \(generic) generic callers" : "")
         return ScenarioReport(
             scenario: .coldStart, title: "cold start: \(who) race for \(config.graph.count) services (\(config.file))",

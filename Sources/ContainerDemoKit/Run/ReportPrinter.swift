@@ -50,7 +50,8 @@ struct ReportPrinter: Sendable {
         }
         text += paint(report.isConfigRun ? "Checks" : "Story: \(report.scenario.summary)", "1") + "\n"
         for check in report.checks {
-            text += "  " + paint(check.passed ? "✓" : "✗", check.passed ? "32" : "31") + " " + check.claim
+            text +=
+                "  " + paint(check.passed ? "✓" : "✗", check.passed ? "32" : "31") + " " + check.claim
                 + (check.detail.map { ": " + $0 } ?? "") + "\n"
         }
         return text
@@ -62,13 +63,15 @@ struct ReportPrinter: Sendable {
         if report.isConfigRun {
             var verdict = ""
             if !failed.isEmpty {
-                verdict += "container-demo: warning: the trace broke the runtime's invariants (a bug in the container):\n"
+                verdict +=
+                    "container-demo: warning: the trace broke the runtime's invariants (a bug in the container):\n"
                     + failed.map { "  ✗ \($0.claim): \($0.detail ?? "")\n" }.joined()
             }
             if !report.published {
                 let roots = report.reports.last?.failedNodes ?? []
                 let kind = report.reports.last?.failure.map { "\($0) " } ?? ""
-                verdict += "container-demo: the build failed (\(kind)failure"
+                verdict +=
+                    "container-demo: the build failed (\(kind)failure"
                     + (roots.isEmpty ? "" : " of \(roots.joined(separator: ", "))") + "); no snapshot was published\n"
             }
             return verdict.isEmpty ? nil : verdict

@@ -78,9 +78,11 @@ private func run(_ scenario: DemoScenario, _ options: DemoOptions, output: DemoO
         switch ConfigSource.load(path: path) {
         case .success(let config):
             if config.entryPoints.isEmpty && options.callers == 0 {
-                return .failure(ConfigProblem(description:
-                    "container-demo: \(config.file) lists no entry points and --callers is 0, so nobody would "
-                    + "ask for the services; pass --callers N (N >= 1) or add \"entryPoints\" to the config"))
+                return .failure(
+                    ConfigProblem(
+                        description:
+                            "container-demo: \(config.file) lists no entry points and --callers is 0, so nobody would "
+                            + "ask for the services; pass --callers N (N >= 1) or add \"entryPoints\" to the config"))
             }
             return .success(await ConfigRun.run(config, callers: options.callers, retries: retries))
         case .failure(let problem):

@@ -23,7 +23,7 @@ enum CancelStory {
         var checks = [
             StoryCheck(
                 "every caller joins while the build is held", everyoneWaits,
-                detail: "timed out waiting for \(callers.count) caller.joined events and database's node.started"),
+                detail: "timed out waiting for \(callers.count) caller.joined events and database's node.started")
         ]
         narrative.append("2. \(victim)'s task is cancelled while it waits")
         tasks.first { $0.0 == victim }?.1.cancel()
@@ -39,7 +39,9 @@ enum CancelStory {
         narrative += others.map { "   " + $0.line }
 
         let events = stage.events
-        let cancelledCallers = events.compactMap { if case .callerCancelled(let caller) = $0.kind { caller } else { nil } }
+        let cancelledCallers = events.compactMap {
+            if case .callerCancelled(let caller) = $0.kind { caller } else { nil }
+        }
         let snapshotResumes = events.compactMap { event -> String? in
             if case .callerResumed(let caller, .snapshot) = event.kind { return caller }
             return nil

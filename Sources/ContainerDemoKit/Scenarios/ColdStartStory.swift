@@ -11,7 +11,8 @@ enum ColdStartStory {
         let callers = stage.callers(generic: generic)
         let results = await CallerRace.run(callers, on: stage.container, retries: retries)
         let events = stage.events
-        let checks = sharedBuildChecks(events, callers: callers.count, results: results)
+        let checks =
+            sharedBuildChecks(events, callers: callers.count, results: results)
             + stage.app.graph.serviceNames.map { name in
                 StoryCheck(
                     "the provider of \(name) ran exactly once", stage.lab.runs(of: name) == 1,
@@ -38,7 +39,8 @@ enum ColdStartStory {
             StoryCheck(
                 "every other caller joined the running build or found the snapshot ready",
                 others.allSatisfy { $0.state == .running || $0.state == .ready } && joins.count == callers,
-                detail: "\(joins.count) joins for \(callers) callers; states \(Set(others.map(\.state.rawValue)).sorted())"),
+                detail:
+                    "\(joins.count) joins for \(callers) callers; states \(Set(others.map(\.state.rawValue)).sorted())"),
             StoryCheck(
                 "every caller got the services", results.allSatisfy(\.succeeded),
                 detail: results.filter { !$0.succeeded }.map(\.line).joined(separator: "; ")),

@@ -40,7 +40,8 @@ enum LogoutStory {
         let newUser = container.current.flatMap { try? $0[StoryApp.Keys.session] }?.user
         narrative.append(
             "4. the old snapshot still says \(heldUser ?? "nobody") (generation \(held.map { String($0.generation) } ?? "?")); "
-                + "the new one says \(newUser ?? "signed out") (generation \(container.current.map { String($0.generation) } ?? "?"))")
+                + "the new one says \(newUser ?? "signed out") (generation \(container.current.map { String($0.generation) } ?? "?"))"
+        )
 
         let events = stage.events
         let resetEvent = events.compactMap { event -> (Int, Int, [String]?)? in
@@ -56,7 +57,9 @@ enum LogoutStory {
             StoryCheck(
                 "the reset goes from generation 1 to 2 and invalidates session and its dependent feed",
                 resetEvent.map { $0.0 == 1 && $0.1 == 2 && Set($0.2 ?? []) == ["session", "feed"] } ?? false,
-                detail: "generation.reset: \(resetEvent.map { "\($0.0) → \($0.1), \(String(describing: $0.2))" } ?? "none")"),
+                detail:
+                    "generation.reset: \(resetEvent.map { "\($0.0) → \($0.1), \(String(describing: $0.2))" } ?? "none")"
+            ),
             StoryCheck(
                 "session and feed are torn down, dependents first", tornDown == ["feed", "session"],
                 detail: "torn down: \(tornDown)"),
@@ -74,7 +77,9 @@ enum LogoutStory {
             StoryCheck(
                 "generation 2 publishes a signed-out snapshot",
                 container.current?.generation == 2 && newUser == nil && second.allSatisfy(\.succeeded),
-                detail: "current: generation \(container.current.map { String($0.generation) } ?? "none"), user \(newUser ?? "nil")"),
+                detail:
+                    "current: generation \(container.current.map { String($0.generation) } ?? "none"), user \(newUser ?? "nil")"
+            ),
             StoryCheck(
                 "the snapshot held from generation 1 is unchanged", held?.generation == 1 && heldUser == "alice",
                 detail: "held: generation \(held.map { String($0.generation) } ?? "none"), user \(heldUser ?? "nil")"),

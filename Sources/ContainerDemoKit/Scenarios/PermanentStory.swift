@@ -27,7 +27,8 @@ enum PermanentStory {
         do {
             let reset = try await container.reset()
             let torn = reset.tornDown.map(\.service)
-            resetLine += "→ generation \(reset.to); "
+            resetLine +=
+                "→ generation \(reset.to); "
                 + (torn.isEmpty ? "nothing left to tear down" : "torn down: \(torn.joined(separator: ", "))")
         } catch {
             resetLine += "failed: \(error)"
@@ -50,7 +51,8 @@ enum PermanentStory {
         let tornEarly = events[..<secondBuild].filter { $0.generation == 1 }.nodes("node.tornDown")
         let checks = [
             StoryCheck(
-                "generation 1 fails permanently", failure == .permanent, detail: "build.failed: \(String(describing: failure))"),
+                "generation 1 fails permanently", failure == .permanent,
+                detail: "build.failed: \(String(describing: failure))"),
             StoryCheck(
                 "every caller of generation 1 got the failure", first.allSatisfy { !$0.succeeded },
                 detail: first.filter(\.succeeded).map(\.name).joined(separator: ", ") + " got services"),
@@ -66,7 +68,8 @@ enum PermanentStory {
                 Set(tornEarly) == ["configuration", "analytics"],
                 detail: "torn down: \(tornEarly)"),
             StoryCheck(
-                "reset() starts generation 2, which publishes", container.current?.generation == 2
+                "reset() starts generation 2, which publishes",
+                container.current?.generation == 2
                     && events.of(generation: 2, attempt: 1).count("snapshot.published") == 1,
                 detail: "current generation: \(container.current.map { String($0.generation) } ?? "none")"),
             StoryCheck(

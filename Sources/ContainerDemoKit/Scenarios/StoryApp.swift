@@ -145,7 +145,8 @@ struct StoryApp: Sendable {
                 context.registerSecret(token)
                 return Session(user: lab.signedIn ? "alice" : nil, token: token)
             },
-            ServiceSpec(Keys.analytics, dependsOn: ["configuration"], tearDown: { _ in lab.noteTornDown("analytics") }) {
+            ServiceSpec(Keys.analytics, dependsOn: ["configuration"], tearDown: { _ in lab.noteTornDown("analytics") })
+            {
                 context in
                 _ = lab.ran("analytics")
                 let settings = try context[Keys.configuration]
@@ -168,7 +169,9 @@ struct StoryApp: Sendable {
 
     private static func makeEntryPoints() -> [StoryEntryPoint] {
         [
-            StoryEntryPoint(id: "launch", requirements: [Keys.configuration.erased, Keys.database.erased, Keys.session.erased]) {
+            StoryEntryPoint(
+                id: "launch", requirements: [Keys.configuration.erased, Keys.database.erased, Keys.session.erased]
+            ) {
                 services in
                 let database = try services[Keys.database]
                 let session = try services[Keys.session]

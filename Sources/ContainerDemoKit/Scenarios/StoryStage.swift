@@ -41,7 +41,8 @@ struct StoryStage: Sendable {
     static func broken(_ scenario: DemoScenario, _ error: GraphError) -> ScenarioReport {
         ScenarioReport(
             scenario: scenario, title: "\(scenario.name): the built-in graph is invalid", graph: nil,
-            events: [], reports: [], narrative: [], checks: [StoryCheck("the built-in graph is valid", false, detail: "\(error)")],
+            events: [], reports: [], narrative: [],
+            checks: [StoryCheck("the built-in graph is valid", false, detail: "\(error)")],
             published: false, isConfigRun: false)
     }
 }

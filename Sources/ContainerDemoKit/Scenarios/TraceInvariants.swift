@@ -99,6 +99,7 @@ enum TraceInvariants {
         let unanswered = open.filter { $0.value > 0 }.keys.sorted()
         if !unanswered.isEmpty { problems.append("never answered: " + unanswered.joined(separator: ", ")) }
         return StoryCheck(
-            "every caller is answered exactly once", problems.isEmpty, detail: problems.prefix(5).joined(separator: "; "))
+            "every caller is answered exactly once", problems.isEmpty,
+            detail: problems.prefix(5).joined(separator: "; "))
     }
 }

@@ -33,7 +33,8 @@ enum TransientStory {
             StoryCheck(
                 "one build per attempt: attempt 2 is built once, however many callers retry",
                 first.count("build.started") == 1 && second.count("build.started") == 1,
-                detail: "attempt 1: \(first.count("build.started")), attempt 2: \(second.count("build.started")) builds"),
+                detail: "attempt 1: \(first.count("build.started")), attempt 2: \(second.count("build.started")) builds"
+            ),
             StoryCheck(
                 "attempt 2 reuses \(kept.joined(separator: ", ")) instead of rebuilding them",
                 Set(second.nodes("node.reused")) == Set(kept) && rebuilt.isDisjoint(with: kept),

@@ -39,8 +39,10 @@ struct ConfigDecoder {
     // MARK: Loading
 
     mutating func load() throws(ConfigError) -> ContainerConfig {
-        guard let top = members(of: root, at: "", expected: "an object with \"version\" and \"services\"",
-                                allowed: Self.topLevelKeys)
+        guard
+            let top = members(
+                of: root, at: "", expected: "an object with \"version\" and \"services\"",
+                allowed: Self.topLevelKeys)
         else { throw error() }
 
         checkVersion(top["version"])
@@ -52,8 +54,9 @@ struct ConfigDecoder {
                     if let spec = decodeService(item, at: "services[\(index)]") { specs.append(spec) }
                 }
             } else {
-                report(.wrongType, "must be a list of services, found \(services.typeName)", at: "services",
-                       services.position)
+                report(
+                    .wrongType, "must be a list of services, found \(services.typeName)", at: "services",
+                    services.position)
             }
         } else {
             report(.missingKey, "missing required key 'services'; add \"services\": [ ... ]", at: "", root.position)
@@ -77,26 +80,32 @@ struct ConfigDecoder {
             let left = SourcePosition(line: lhs.element.location.line ?? 1, column: lhs.element.location.column ?? 1)
             let right = SourcePosition(line: rhs.element.location.line ?? 1, column: rhs.element.location.column ?? 1)
             return left == right ? lhs.offset < rhs.offset : left < right
-        }.map { ConfigError.Issue(code: $0.element.code, message: redactor.redact($0.element.message),
-                                  location: $0.element.location) }
+        }.map {
+            ConfigError.Issue(
+                code: $0.element.code, message: redactor.redact($0.element.message),
+                location: $0.element.location)
+        }
         return ConfigError(file: file, issues: sorted)
     }
 
     private mutating func checkVersion(_ node: JSONNode?) {
         guard let node else {
-            report(.unsupportedVersion, "missing required key 'version'; add \"version\": \(Self.supportedVersion)",
-                   at: "", root.position)
+            report(
+                .unsupportedVersion, "missing required key 'version'; add \"version\": \(Self.supportedVersion)",
+                at: "", root.position)
             return
         }
         guard case .int(let version) = node.value else {
-            report(.wrongType, "must be an integer, found \(node.typeName); write \"version\": \(Self.supportedVersion)",
-                   at: "version", node.position)
+            report(
+                .wrongType, "must be an integer, found \(node.typeName); write \"version\": \(Self.supportedVersion)",
+                at: "version", node.position)
             return
         }
         if version != Self.supportedVersion {
-            report(.unsupportedVersion,
-                   "config format version \(version) is not supported; this loader reads version \(Self.supportedVersion)",
-                   at: "version", node.position)
+            report(
+                .unsupportedVersion,
+                "config format version \(version) is not supported; this loader reads version \(Self.supportedVersion)",
+                at: "version", node.position)
         }
     }
 
@@ -123,7 +132,8 @@ struct ConfigDecoder {
         }
         let location = ConfigLocation(file: file, keyPath: path, line: node.position.line, column: node.position.column)
         guard let nameNode = fields["name"] else {
-            report(.missingKey, "missing required key 'name'; every service needs a unique name", at: path, node.position)
+            report(
+                .missingKey, "missing required key 'name'; every service needs a unique name", at: path, node.position)
             return nil
         }
         guard let name = string(nameNode, at: path + ".name") else { return nil }
@@ -133,8 +143,9 @@ struct ConfigDecoder {
             providerID = string(providerNode, at: path + ".provider")
         } else {
             let known = registry.providers.keys.sorted().joined(separator: ", ")
-            report(.missingKey, "missing required key 'provider' in service '\(name)'; known providers: \(known)",
-                   at: path, node.position)
+            report(
+                .missingKey, "missing required key 'provider' in service '\(name)'; known providers: \(known)",
+                at: path, node.position)
         }
 
         var dependsOn: [String] = []
@@ -169,8 +180,9 @@ struct ConfigDecoder {
             if value > 0 {
                 timeout = .milliseconds(value)
             } else {
-                report(.invalidValue, "must be greater than 0 (milliseconds); remove it for no timeout",
-                       at: path + ".timeoutMs", node.position)
+                report(
+                    .invalidValue, "must be greater than 0 (milliseconds); remove it for no timeout",
+                    at: path + ".timeoutMs", node.position)
             }
         }
         let retry = fields["retry"].map { decodeRetry($0, at: path + ".retry") } ?? RetryPolicy.none
@@ -179,8 +191,9 @@ struct ConfigDecoder {
         guard let providerID else {
             // Keep the service in the graph so dependencies on it are not misreported.
             unresolved.insert(name)
-            return ServiceSpec(name: name, provider: UnresolvedProvider(), dependsOn: dependsOn, options: options,
-                               location: location)
+            return ServiceSpec(
+                name: name, provider: UnresolvedProvider(), dependsOn: dependsOn, options: options,
+                location: location)
         }
         return ServiceSpec(
             name: name, provider: providerID, dependsOn: dependsOn, options: options, timeout: timeout, retry: retry,
@@ -191,23 +204,27 @@ struct ConfigDecoder {
         // Shorthand: "retry": 3 means three runs with no delay.
         if case .int(let attempts) = node.value {
             guard attempts >= 1 else {
-                report(.invalidValue, "must be at least 1 (the number of runs, the first included)", at: path,
-                       node.position)
+                report(
+                    .invalidValue, "must be at least 1 (the number of runs, the first included)", at: path,
+                    node.position)
                 return .none
             }
             return RetryPolicy(maxAttempts: attempts)
         }
-        guard let fields = members(of: node, at: path, expected: "an object (or an integer: maxAttempts)",
-                                   allowed: Self.retryKeys)
+        guard
+            let fields = members(
+                of: node, at: path, expected: "an object (or an integer: maxAttempts)",
+                allowed: Self.retryKeys)
         else { return .none }
         var policy = RetryPolicy.none
         if let node = fields["maxAttempts"] {
             if case .int(let attempts) = node.value, attempts >= 1 {
                 policy.maxAttempts = attempts
             } else {
-                report(node.isInt ? .invalidValue : .wrongType,
-                       "must be an integer of at least 1 (runs, the first included), found \(node.describedValue)",
-                       at: path + ".maxAttempts", node.position)
+                report(
+                    node.isInt ? .invalidValue : .wrongType,
+                    "must be an integer of at least 1 (runs, the first included), found \(node.describedValue)",
+                    at: path + ".maxAttempts", node.position)
             }
         } else {
             report(.missingKey, "missing required key 'maxAttempts'", at: path, node.position)
@@ -244,7 +261,8 @@ struct ConfigDecoder {
                 if let suggestion = NameSuggestion.closest(to: id, among: known) {
                     message += "; did you mean '\(suggestion)'?"
                 }
-                message += known.isEmpty
+                message +=
+                    known.isEmpty
                     ? " (no entry points are registered)" : " (known entry points: \(known.joined(separator: ", ")))"
                 report(.unknownEntryPoint, message, at: path, nil)
                 continue
@@ -252,9 +270,12 @@ struct ConfigDecoder {
             entryPoints.append(entryPoint)
             // The id's own node: the value the key path `entryPoints[index]` names.
             let position = items[index].position
-            requirements.append(ServiceRequirement(
-                entryPoint, location: ConfigLocation(file: file, keyPath: path, line: position.line,
-                                                     column: position.column)))
+            requirements.append(
+                ServiceRequirement(
+                    entryPoint,
+                    location: ConfigLocation(
+                        file: file, keyPath: path, line: position.line,
+                        column: position.column)))
         }
         return (entryPoints, requirements)
     }
@@ -275,10 +296,12 @@ struct ConfigDecoder {
             keyPath += "." + option
         }
         let position = position(of: keyPath)
-        issues.append(ConfigError.Issue(
-            code: ConfigError.Code(issue.code), message: issue.message,
-            location: ConfigLocation(file: file, keyPath: keyPath.isEmpty ? nil : keyPath, line: position.line,
-                                     column: position.column)))
+        issues.append(
+            ConfigError.Issue(
+                code: ConfigError.Code(issue.code), message: issue.message,
+                location: ConfigLocation(
+                    file: file, keyPath: keyPath.isEmpty ? nil : keyPath, line: position.line,
+                    column: position.column)))
     }
 
     /// The option an ``OptionError`` message names (`option 'outcomes[1]': ...`), if any.
@@ -306,10 +329,12 @@ struct ConfigDecoder {
         _ code: ConfigError.Code, _ message: String, at keyPath: String, _ position: SourcePosition?
     ) {
         let position = position ?? self.position(of: keyPath)
-        issues.append(ConfigError.Issue(
-            code: code, message: message,
-            location: ConfigLocation(file: file, keyPath: keyPath.isEmpty ? nil : keyPath, line: position.line,
-                                     column: position.column)))
+        issues.append(
+            ConfigError.Issue(
+                code: code, message: message,
+                location: ConfigLocation(
+                    file: file, keyPath: keyPath.isEmpty ? nil : keyPath, line: position.line,
+                    column: position.column)))
     }
 
     /// The first value of each allowed key of an object; reports unknown and duplicate keys.
@@ -361,9 +386,10 @@ struct ConfigDecoder {
 
     private mutating func reportDuplicate(_ member: JSONNode.Member, first: SourcePosition, at path: String) {
         let memberPath = path.isEmpty ? member.key : path + "." + member.key
-        report(.duplicateKey,
-               "key '\(member.key)' appears twice in this object (first at line \(first.line)); remove one",
-               at: memberPath, member.keyPosition)
+        report(
+            .duplicateKey,
+            "key '\(member.key)' appears twice in this object (first at line \(first.line)); remove one",
+            at: memberPath, member.keyPosition)
     }
 
     // The typed readers take their key path as an autoclosure: it is built only for a message,
@@ -415,7 +441,8 @@ struct ConfigDecoder {
             return nil
         }
         guard number.isFinite, abs(number) <= Self.largestNumber else {
-            report(.invalidValue, "must be at most 1000000000000, found \(node.describedValue)", at: path(), node.position)
+            report(
+                .invalidValue, "must be at most 1000000000000, found \(node.describedValue)", at: path(), node.position)
             return nil
         }
         return number

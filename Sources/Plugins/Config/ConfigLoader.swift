@@ -24,19 +24,23 @@ public enum ConfigLoader {
     ///   - path: the config file; relative paths start at the current directory.
     ///   - registry: the providers and entry points the file may name; the standard set by default.
     /// - Throws: ``ConfigError`` with every problem found.
-    public static func load(path: String, registry: ProviderRegistry = .standard) throws(ConfigError) -> ContainerConfig {
+    public static func load(path: String, registry: ProviderRegistry = .standard) throws(ConfigError) -> ContainerConfig
+    {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            let reason = FileManager.default.fileExists(atPath: path)
+            let reason =
+                FileManager.default.fileExists(atPath: path)
                 ? "it exists but cannot be read; check its permissions"
                 : "there is no such file (relative paths start at \(FileManager.default.currentDirectoryPath))"
-            throw ConfigError(file: path, issues: [
-                ConfigError.Issue(
-                    code: .unreadableFile, message: "cannot read the config file: \(reason)",
-                    location: ConfigLocation(file: path, line: 1, column: 1))
-            ])
+            throw ConfigError(
+                file: path,
+                issues: [
+                    ConfigError.Issue(
+                        code: .unreadableFile, message: "cannot read the config file: \(reason)",
+                        location: ConfigLocation(file: path, line: 1, column: 1))
+                ])
         }
         return try load(data: data, file: path, registry: registry)
     }
@@ -55,11 +59,13 @@ public enum ConfigLoader {
         do {
             root = try JSONParser.parse([UInt8](data))
         } catch {
-            throw ConfigError(file: file, issues: [
-                ConfigError.Issue(
-                    code: .syntax, message: "invalid JSON: \(error.message)",
-                    location: ConfigLocation(file: file, line: error.position.line, column: error.position.column))
-            ])
+            throw ConfigError(
+                file: file,
+                issues: [
+                    ConfigError.Issue(
+                        code: .syntax, message: "invalid JSON: \(error.message)",
+                        location: ConfigLocation(file: file, line: error.position.line, column: error.position.column))
+                ])
         }
         let baseDirectory = URL(fileURLWithPath: file).deletingLastPathComponent().standardizedFileURL.path
         var decoder = ConfigDecoder(file: file, baseDirectory: baseDirectory, registry: registry, root: root)

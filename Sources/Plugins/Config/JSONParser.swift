@@ -91,7 +91,10 @@ struct JSONParser {
         case UInt8(ascii: "n"): try expectWord("null"); return JSONNode(value: .null, position: start)
         case UInt8(ascii: "'"): throw error("JSON strings use double quotes, not single quotes")
         case UInt8(ascii: "/"): throw error("JSON does not allow comments; remove it (or use a \"description\" key)")
-        default: throw error("unexpected \(describeCurrent()); expected a value (object, array, string, number, true, false or null)")
+        default:
+            throw error(
+                "unexpected \(describeCurrent()); expected a value (object, array, string, number, true, false or null)"
+            )
         }
     }
 
@@ -142,7 +145,9 @@ struct JSONParser {
             case UInt8(ascii: "/")?:
                 throw error("JSON does not allow comments; remove it (or use a \"description\" key)")
             case nil:
-                throw error("unexpected end of file inside an object opened at line \(start.line), column \(start.column); expected '}'")
+                throw error(
+                    "unexpected end of file inside an object opened at line \(start.line), column \(start.column); expected '}'"
+                )
             default:
                 throw error("expected a key in double quotes, found \(describeCurrent())")
             }
@@ -164,9 +169,12 @@ struct JSONParser {
                 depth -= 1
                 return JSONNode(value: .object(members), position: start)
             case UInt8(ascii: "\"")?:
-                throw error("expected ',' or '}' after the value of \"\(key)\", found '\"'; add a comma between members")
+                throw error(
+                    "expected ',' or '}' after the value of \"\(key)\", found '\"'; add a comma between members")
             case nil:
-                throw error("unexpected end of file inside an object opened at line \(start.line), column \(start.column); expected '}'")
+                throw error(
+                    "unexpected end of file inside an object opened at line \(start.line), column \(start.column); expected '}'"
+                )
             default:
                 throw error("expected ',' or '}' after the value of \"\(key)\", found \(describeCurrent())")
             }
@@ -190,7 +198,9 @@ struct JSONParser {
                 throw error("JSON does not allow a trailing comma before ']'; remove the comma")
             }
             if current == nil {
-                throw error("unexpected end of file inside an array opened at line \(start.line), column \(start.column); expected ']'")
+                throw error(
+                    "unexpected end of file inside an array opened at line \(start.line), column \(start.column); expected ']'"
+                )
             }
             items.append(try parseValue())
             skipWhitespace()
@@ -202,7 +212,9 @@ struct JSONParser {
                 depth -= 1
                 return JSONNode(value: .array(items), position: start)
             case nil:
-                throw error("unexpected end of file inside an array opened at line \(start.line), column \(start.column); expected ']'")
+                throw error(
+                    "unexpected end of file inside an array opened at line \(start.line), column \(start.column); expected ']'"
+                )
             default:
                 throw error("expected ',' or ']' after an array element, found \(describeCurrent())")
             }
@@ -246,7 +258,9 @@ struct JSONParser {
                 case UInt8(ascii: "t"): result.unicodeScalars.append("\t")
                 case UInt8(ascii: "u"): result.unicodeScalars.append(try parseUnicodeEscape(at: escapePosition))
                 default:
-                    throw error("invalid escape sequence in a string; valid escapes are \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX", at: escapePosition)
+                    throw error(
+                        "invalid escape sequence in a string; valid escapes are \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX",
+                        at: escapePosition)
                 }
                 runStart = index
             case 0..<0x20:
@@ -276,9 +290,13 @@ struct JSONParser {
         let first = try parseHex4(at: escapePosition)
         if (0xD800..<0xDC00).contains(first) {
             // A high surrogate must be followed by an escaped low surrogate.
-            guard current == UInt8(ascii: "\\") else { throw error("unpaired surrogate in a \\u escape", at: escapePosition) }
+            guard current == UInt8(ascii: "\\") else {
+                throw error("unpaired surrogate in a \\u escape", at: escapePosition)
+            }
             advance()
-            guard current == UInt8(ascii: "u") else { throw error("unpaired surrogate in a \\u escape", at: escapePosition) }
+            guard current == UInt8(ascii: "u") else {
+                throw error("unpaired surrogate in a \\u escape", at: escapePosition)
+            }
             advance()
             let second = try parseHex4(at: escapePosition)
             guard (0xDC00..<0xE000).contains(second),
@@ -305,7 +323,9 @@ struct JSONParser {
         let start = position
         let first = index
         var isInteger = true
-        func isDigit(_ byte: UInt8?) -> Bool { byte.map { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } ?? false }
+        func isDigit(_ byte: UInt8?) -> Bool {
+            byte.map { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } ?? false
+        }
         if current == UInt8(ascii: "-") { advance() }
         guard isDigit(current) else { throw error("invalid number; expected a digit after '-'", at: start) }
         if current == UInt8(ascii: "0") {
@@ -331,7 +351,9 @@ struct JSONParser {
         if isInteger, index - first <= 18 {
             let negative = bytes[first] == UInt8(ascii: "-")
             var value = 0
-            for byte in bytes[(negative ? first + 1 : first)..<index] { value = value * 10 + Int(byte - UInt8(ascii: "0")) }
+            for byte in bytes[(negative ? first + 1 : first)..<index] {
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            }
             return JSONNode(value: .int(negative ? -value : value), position: start)
         }
         let text = String(decoding: bytes[first..<index], as: UTF8.self)

@@ -33,7 +33,8 @@ public struct DeepLinkEntryPoint: EntryPoint {
         }
         let route = "/" + path.drop { $0 == "/" }
         guard let screen = configuration.routes[route] else {
-            return "deeplink: \(url) -> no route for \(route) (known: \(configuration.routes.keys.sorted().joined(separator: ", ")))"
+            return
+                "deeplink: \(url) -> no route for \(route) (known: \(configuration.routes.keys.sorted().joined(separator: ", ")))"
         }
         guard session.isSignedIn else { return "deeplink: \(url) -> SignInScreen, then \(screen)" }
         return "deeplink: \(url) -> \(screen) (\(session))"

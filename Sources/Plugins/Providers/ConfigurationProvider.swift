@@ -48,8 +48,9 @@ public struct ConfigurationProvider: ServiceProvider {
                 message: "invalid JSON: \(error.message)")
         }
         guard case .object(let members) = root.value else {
-            throw ConfigurationError(path: path, line: root.position.line, column: root.position.column,
-                                     message: "the settings file must hold a JSON object, found \(root.typeName)")
+            throw ConfigurationError(
+                path: path, line: root.position.line, column: root.position.column,
+                message: "the settings file must hold a JSON object, found \(root.typeName)")
         }
         var fields: [String: JSONNode] = [:]
         for member in members { fields[member.key] = member.value }
@@ -59,7 +60,8 @@ public struct ConfigurationProvider: ServiceProvider {
             return ConfigurationError(
                 path: path, line: node?.position.line ?? root.position.line,
                 column: node?.position.column ?? root.position.column,
-                message: node == nil ? "missing required setting '\(key)'"
+                message: node == nil
+                    ? "missing required setting '\(key)'"
                     : "setting '\(key)' must be \(expected), found \(node?.typeName ?? "nothing")")
         }
         func string(_ key: String) throws(ConfigurationError) -> String? {

@@ -1,5 +1,5 @@
-import Container
 internal import CSQLite
+import Container
 internal import Synchronization
 
 /// A SQLite database opened by the `sqlite` provider: one connection, in WAL mode, with
@@ -104,9 +104,11 @@ public final class Database: Sendable {
     ) throws(DatabaseError) -> Result {
         let outcome: Swift.Result<Result, DatabaseError> = connection.withLock { handle in
             guard let open = handle else {
-                return .failure(DatabaseError(
-                    code: -1, message: "the database is closed (its generation was torn down); "
-                        + "read the database from a current snapshot", path: path))
+                return .failure(
+                    DatabaseError(
+                        code: -1,
+                        message: "the database is closed (its generation was torn down); "
+                            + "read the database from a current snapshot", path: path))
             }
             do throws(DatabaseError) {
                 return .success(try body(open))
@@ -193,17 +195,21 @@ public final class Database: Sendable {
         do throws(DatabaseError) {
             // No UNIQUE constraint on `version`, on purpose: if a migration were ever applied
             // twice, the table would show it instead of hiding it behind a constraint error.
-            try exec(handle, path: path, """
+            try exec(
+                handle, path: path,
+                """
                 CREATE TABLE IF NOT EXISTS schema_migrations (
                     version INTEGER NOT NULL,
                     name TEXT NOT NULL,
                     applied_at TEXT NOT NULL
                 )
                 """)
-            let done = Set(try query(handle, path: path, "SELECT version FROM schema_migrations", [])
-                .compactMap { $0["version"]?.int })
+            let done = Set(
+                try query(handle, path: path, "SELECT version FROM schema_migrations", [])
+                    .compactMap { $0["version"]?.int })
             var applied: [Migration] = []
-            for migration in migrations.sorted(by: { $0.version < $1.version }) where !done.contains(migration.version) {
+            for migration in migrations.sorted(by: { $0.version < $1.version }) where !done.contains(migration.version)
+            {
                 do throws(DatabaseError) {
                     try exec(handle, path: path, migration.sql)
                 } catch {

@@ -60,12 +60,14 @@ public struct Migration: Sendable, Hashable {
                 throw .wrongType(key, expected: "an object with version, name and sql", found: item.typeName)
             }
             if let unknown = fields.keys.sorted().first(where: { !["version", "name", "sql"].contains($0) }) {
-                let hint = NameSuggestion.closest(to: unknown, among: ["version", "name", "sql"])
+                let hint =
+                    NameSuggestion.closest(to: unknown, among: ["version", "name", "sql"])
                     .map { "; did you mean '\($0)'?" } ?? "; the keys are version, name and sql"
                 throw .invalid("\(key).\(unknown)", "unknown key '\(unknown)'\(hint)")
             }
             guard case .int(let version)? = fields["version"] else {
-                throw .wrongType("\(key).version", expected: "an integer", found: fields["version"]?.typeName ?? "nothing")
+                throw .wrongType(
+                    "\(key).version", expected: "an integer", found: fields["version"]?.typeName ?? "nothing")
             }
             guard case .string(let name)? = fields["name"] else {
                 throw .wrongType("\(key).name", expected: "a string", found: fields["name"]?.typeName ?? "nothing")

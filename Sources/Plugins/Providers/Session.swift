@@ -39,9 +39,11 @@ public struct Session: Sendable, Hashable, CustomStringConvertible, CustomDebugS
 
     /// A mirror that hides the token.
     public var customMirror: Mirror {
-        Mirror(self, children: [
-            "userID": userID as Any, "token": (token == nil ? "nil" : "<redacted>") as Any,
-            "createdAt": createdAt as Any,
-        ])
+        Mirror(
+            self,
+            children: [
+                "userID": userID as Any, "token": (token == nil ? "nil" : "<redacted>") as Any,
+                "createdAt": createdAt as Any,
+            ])
     }
 }

@@ -69,8 +69,9 @@ public struct SimulatedProvider: ServiceProvider {
             guard let outcome = SimulatedOutcome(word: word) else {
                 let known = SimulatedOutcome.all.map(\.word)
                 let hint = NameSuggestion.closest(to: word, among: known).map { "; did you mean '\($0)'?" } ?? ""
-                throw .invalid("outcomes[\(index)]",
-                               "unknown outcome '\(word)'\(hint) (known outcomes: \(known.joined(separator: ", ")))")
+                throw .invalid(
+                    "outcomes[\(index)]",
+                    "unknown outcome '\(word)'\(hint) (known outcomes: \(known.joined(separator: ", ")))")
             }
             outcomes.append(outcome)
         }

@@ -31,12 +31,14 @@ struct ExitCodeTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let config = try folder.write(
-            "fail.json", SimulatedConfigs.config([("a", [], ["ok"]), ("b", ["a"], ["permanent"]), ("c", ["b"], ["ok"])]))
+            "fail.json",
+            SimulatedConfigs.config([("a", [], ["ok"]), ("b", ["a"], ["permanent"]), ("c", ["b"], ["ok"])]))
         let result = await run(["--config", config, "--retries", "3", "--trace", "jsonl"])
         #expect(result.status == 1)
         #expect(result.err.contains("the build failed (permanent failure of b)"))
         let events = JSONLines.parse(result.out)
-        #expect(events.filter { $0["event"] as? String == "build.started" }.count == 1, "permanent: retries do not rebuild")
+        #expect(
+            events.filter { $0["event"] as? String == "build.started" }.count == 1, "permanent: retries do not rebuild")
         #expect(events.contains { $0["event"] as? String == "node.skipped" && $0["node"] as? String == "c" })
     }
 
@@ -96,7 +98,10 @@ struct ExitCodeTests {
         let events = JSONLines.parse(with.out)
         let builds = events.filter { $0["event"] as? String == "build.started" }.compactMap { $0["attempt"] as? Int }
         #expect(builds == [1, 2])
-        #expect(events.contains { $0["event"] as? String == "node.reused" && $0["node"] as? String == "a" && $0["attempt"] as? Int == 2 })
+        #expect(
+            events.contains {
+                $0["event"] as? String == "node.reused" && $0["node"] as? String == "a" && $0["attempt"] as? Int == 2
+            })
     }
 
     @Test("a broken config: 2, and every problem is listed on standard error")

@@ -1,6 +1,7 @@
 import Container
-@testable import ContainerDemoKit
 import Testing
+
+@testable import ContainerDemoKit
 
 /// The stories run in-process; their traces are checked against the general rules and the
 /// facts each story claims. Independent of the demo's own checks (which must also pass).
@@ -23,11 +24,15 @@ struct ScenarioTests {
         let events = report.events
         #expect(events.named("build.started").count == 1)
         #expect(events.named("snapshot.published").count == 1)
-        let joins = events.compactMap { if case .callerJoined(let caller, let state) = $0.kind { (caller, state) } else { nil } }
+        let joins = events.compactMap {
+            if case .callerJoined(let caller, let state) = $0.kind { (caller, state) } else { nil }
+        }
         #expect(joins.count == 24)
         #expect(joins.filter { $0.1 == .idle }.count == 1)
         #expect(joins.allSatisfy { [.idle, .running, .ready].contains($0.1) })
-        let resumed = events.compactMap { if case .callerResumed(let caller, .snapshot) = $0.kind { caller } else { nil } }
+        let resumed = events.compactMap {
+            if case .callerResumed(let caller, .snapshot) = $0.kind { caller } else { nil }
+        }
         #expect(Set(resumed) == Set(joins.map(\.0)))
         #expect(report.narrative.count == 24)
     }
@@ -69,7 +74,8 @@ struct ScenarioTests {
         #expect(reset != nil)
         if let failedJoin, let reset {
             #expect(Array(events[failedJoin..<reset]).named("build.started").isEmpty)
-            #expect(events[failedJoin...].contains { $0.kind == .callerResumed(caller: "retry-button", result: .failure) })
+            #expect(
+                events[failedJoin...].contains { $0.kind == .callerResumed(caller: "retry-button", result: .failure) })
         }
         #expect(events.named("build.started").map(\.generation) == [1, 2])
         #expect(events.inBuild(2, 1).named("snapshot.published").count == 1)
@@ -109,7 +115,9 @@ struct ScenarioTests {
         let events = report.events
         let cancelled = events.compactMap { if case .callerCancelled(let caller) = $0.kind { caller } else { nil } }
         #expect(cancelled == ["push"])
-        let resumed = events.compactMap { if case .callerResumed(let caller, .snapshot) = $0.kind { caller } else { nil } }
+        let resumed = events.compactMap {
+            if case .callerResumed(let caller, .snapshot) = $0.kind { caller } else { nil }
+        }
         #expect(Set(resumed) == ["launch", "scene", "deeplink", "caller-1", "caller-2"])
         #expect(events.named("build.started").count == 1)
         #expect(events.named("snapshot.published").count == 1)

@@ -29,10 +29,12 @@ enum SimulatedConfigs {
             return "    { \"name\": \"\(name)\", \"provider\": \"simulated\", \"dependsOn\": [\(deps)], "
                 + "\"options\": { \"durationMs\": 1, \"outcomes\": [\(outs)] } }"
         }
-        let entries = entryPoints.map { list in
-            ",\n  \"entryPoints\": [" + list.map { "\"\($0)\"" }.joined(separator: ", ") + "]"
-        } ?? ""
-        return "{\n  \"version\": 1,\n  \"services\": [\n" + specs.joined(separator: ",\n") + "\n  ]" + entries + "\n}\n"
+        let entries =
+            entryPoints.map { list in
+                ",\n  \"entryPoints\": [" + list.map { "\"\($0)\"" }.joined(separator: ", ") + "]"
+            } ?? ""
+        return "{\n  \"version\": 1,\n  \"services\": [\n" + specs.joined(separator: ",\n") + "\n  ]" + entries
+            + "\n}\n"
     }
 
     /// A random DAG of `count` simulated services from a fixed seed: each node depends on up to

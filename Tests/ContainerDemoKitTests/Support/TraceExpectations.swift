@@ -84,7 +84,9 @@ enum TraceExpectations {
             case .callerJoined(let caller, _):
                 waiting[caller, default: 0] += 1
             case .callerResumed(let caller, _), .callerCancelled(let caller):
-                #expect(waiting[caller, default: 0] > 0, "\(caller) answered without asking", sourceLocation: sourceLocation)
+                #expect(
+                    waiting[caller, default: 0] > 0, "\(caller) answered without asking", sourceLocation: sourceLocation
+                )
                 waiting[caller, default: 0] -= 1
             default:
                 break

@@ -100,7 +100,9 @@ struct GraphRendererTests {
         }
         #expect(lines.filter { $0.contains(" --> ") }.count == edges.count)
         func members(_ style: String) -> Set<String> {
-            guard let line = lines.first(where: { $0.hasPrefix("class ") && $0.hasSuffix(" \(style)") }) else { return [] }
+            guard let line = lines.first(where: { $0.hasPrefix("class ") && $0.hasSuffix(" \(style)") }) else {
+                return []
+            }
             return Set(line.dropFirst("class ".count).dropLast(style.count + 1).split(separator: ",").map(String.init))
         }
         #expect(members("succeeded").contains("n0"))

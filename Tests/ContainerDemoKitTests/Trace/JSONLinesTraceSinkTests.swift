@@ -56,7 +56,8 @@ struct JSONLinesTraceSinkTests {
             #expect(Self.type(of: value) == type, "\(event).\(field) is not a \(type)", sourceLocation: sourceLocation)
         }
         let known = Set(fields.keys).union(["v", "t", "gen", "attempt", "event", "scenario"])
-        #expect(Set(object.keys).isSubset(of: known), "\(event) has undocumented fields", sourceLocation: sourceLocation)
+        #expect(
+            Set(object.keys).isSubset(of: known), "\(event) has undocumented fields", sourceLocation: sourceLocation)
     }
 
     /// One event of every kind, with names that need escaping.
@@ -87,7 +88,8 @@ struct JSONLinesTraceSinkTests {
         let lines = Locked<[String]>([])
         let sink = JSONLinesTraceSink { line in lines.withLock { $0.append(line) } }
         for (index, kind) in Self.everyKind.enumerated() {
-            sink.record(TraceEvent(time: .milliseconds(index * 3) + .microseconds(7), generation: 2, attempt: 3, kind: kind))
+            sink.record(
+                TraceEvent(time: .milliseconds(index * 3) + .microseconds(7), generation: 2, attempt: 3, kind: kind))
         }
         let written = lines.withLock { $0 }
         #expect(written.count == Self.everyKind.count)
@@ -114,7 +116,8 @@ struct JSONLinesTraceSinkTests {
     @Test("keys come in the documented order, v first")
     func keyOrder() {
         let line = JSONLinesTraceSink.line(
-            for: TraceEvent(time: .seconds(1), generation: 1, attempt: 1, kind: .nodeSucceeded(node: "a", duration: .seconds(2))))
+            for: TraceEvent(
+                time: .seconds(1), generation: 1, attempt: 1, kind: .nodeSucceeded(node: "a", duration: .seconds(2))))
         #expect(line == #"{"v":1,"t":1,"gen":1,"attempt":1,"event":"node.succeeded","node":"a","durationMs":2000}"#)
     }
 

@@ -5,8 +5,10 @@ import Testing
 @Suite("Timeline renderer")
 struct TimelineRendererTests {
     static let events: [TraceEvent] = [
-        TraceEvent(time: .microseconds(100), generation: 1, attempt: 1, kind: .callerJoined(caller: "launch", state: .idle)),
-        TraceEvent(time: .microseconds(150), generation: 1, attempt: 1, kind: .callerJoined(caller: "push", state: .running)),
+        TraceEvent(
+            time: .microseconds(100), generation: 1, attempt: 1, kind: .callerJoined(caller: "launch", state: .idle)),
+        TraceEvent(
+            time: .microseconds(150), generation: 1, attempt: 1, kind: .callerJoined(caller: "push", state: .running)),
         TraceEvent(time: .microseconds(200), generation: 1, attempt: 1, kind: .buildStarted),
         TraceEvent(time: .microseconds(300), generation: 1, attempt: 1, kind: .nodeStarted(node: "configuration")),
         TraceEvent(
@@ -16,9 +18,15 @@ struct TimelineRendererTests {
         TraceEvent(
             time: .microseconds(12_400), generation: 1, attempt: 1,
             kind: .nodeFailed(node: "db", failure: .transient, error: "busy")),
-        TraceEvent(time: .microseconds(12_500), generation: 1, attempt: 1, kind: .buildFailed(failure: .transient, roots: ["db"])),
-        TraceEvent(time: .microseconds(12_600), generation: 1, attempt: 1, kind: .callerResumed(caller: "launch", result: .failure)),
-        TraceEvent(time: .microseconds(12_700), generation: 1, attempt: 1, kind: .callerResumed(caller: "push", result: .failure)),
+        TraceEvent(
+            time: .microseconds(12_500), generation: 1, attempt: 1,
+            kind: .buildFailed(failure: .transient, roots: ["db"])),
+        TraceEvent(
+            time: .microseconds(12_600), generation: 1, attempt: 1,
+            kind: .callerResumed(caller: "launch", result: .failure)),
+        TraceEvent(
+            time: .microseconds(12_700), generation: 1, attempt: 1,
+            kind: .callerResumed(caller: "push", result: .failure)),
     ]
 
     @Test("one aligned line per event; no escape codes without colours")
@@ -42,7 +50,8 @@ struct TimelineRendererTests {
     @Test("the summary says who shared the build and each node's start, end, duration and outcome")
     func summary() {
         let text = TimelineRenderer().renderSummary(Self.events)
-        #expect(text.contains("generation 1, attempt 1: one build, failed (transient) after 12.3ms, shared by 2 callers"))
+        #expect(
+            text.contains("generation 1, attempt 1: one build, failed (transient) after 12.3ms, shared by 2 callers"))
         #expect(text.contains("started the build (found idle): launch"))
         #expect(text.contains("joined it (found running): push"))
         let configuration = text.split(separator: "\n").first { $0.contains("configuration") }

@@ -1,6 +1,7 @@
-@testable import Container
 import Synchronization
 import Testing
+
+@testable import Container
 
 @Suite("Scheduling: each node as soon as its dependencies are ready (§3.2)")
 struct SchedulerTests {
@@ -10,7 +11,9 @@ struct SchedulerTests {
         private let marks = Locked<[String: (start: Int, end: Int, runs: Int)]>([:])
         func started(_ name: String) -> Int {
             let tick = clock.add(1, ordering: .sequentiallyConsistent).newValue
-            marks.withLock { $0[name, default: (0, 0, 0)].start = tick; $0[name]!.runs += 1 }
+            marks.withLock {
+                $0[name, default: (0, 0, 0)].start = tick; $0[name]!.runs += 1
+            }
             return tick
         }
         func ended(_ name: String) {
@@ -36,7 +39,9 @@ struct SchedulerTests {
         return (timeline, services)
     }
 
-    private func check(_ dependencies: [String: [String]], _ timeline: Timeline, sourceLocation: SourceLocation = #_sourceLocation) {
+    private func check(
+        _ dependencies: [String: [String]], _ timeline: Timeline, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         let marks = timeline.all
         #expect(marks.count == dependencies.count, sourceLocation: sourceLocation)
         for (name, deps) in dependencies {
@@ -76,12 +81,15 @@ struct SchedulerTests {
         // slow (level 0) is held open; a -> b -> c (levels 0..2) must all finish meanwhile.
         let gate = Gate()
         let watcher = TraceWatcher()
-        let container = try ServiceContainer([
-            ServiceSpec(ServiceKey<Int>("slow")) { _ in await gate.wait(); return 0 },
-            ServiceSpec(ServiceKey<Int>("a")) { _ in 1 },
-            ServiceSpec(ServiceKey<Int>("b"), dependsOn: ["a"]) { _ in 2 },
-            ServiceSpec(ServiceKey<Int>("c"), dependsOn: ["b"]) { _ in 3 },
-        ], trace: [watcher])
+        let container = try ServiceContainer(
+            [
+                ServiceSpec(ServiceKey<Int>("slow")) { _ in
+                    await gate.wait(); return 0
+                },
+                ServiceSpec(ServiceKey<Int>("a")) { _ in 1 },
+                ServiceSpec(ServiceKey<Int>("b"), dependsOn: ["a"]) { _ in 2 },
+                ServiceSpec(ServiceKey<Int>("c"), dependsOn: ["b"]) { _ in 3 },
+            ], trace: [watcher])
         let build = Task { try await container.start() }
         try await watcher.wait("c to succeed while slow is held") { events in
             events.contains { if case .nodeSucceeded("c", _) = $0.kind { true } else { false } }
@@ -94,11 +102,12 @@ struct SchedulerTests {
     @Test("Every node has exactly one terminal trace event per attempt, after its start")
     func oneTerminalEventPerNode() async throws {
         let watcher = TraceWatcher()
-        let container = try ServiceContainer([
-            ServiceSpec(ServiceKey<Int>("a")) { _ in 1 },
-            ServiceSpec(ServiceKey<Int>("b"), dependsOn: ["a"]) { _ in throw TestError() },
-            ServiceSpec(ServiceKey<Int>("c"), dependsOn: ["b"]) { _ in 3 },
-        ], trace: [watcher])
+        let container = try ServiceContainer(
+            [
+                ServiceSpec(ServiceKey<Int>("a")) { _ in 1 },
+                ServiceSpec(ServiceKey<Int>("b"), dependsOn: ["a"]) { _ in throw TestError() },
+                ServiceSpec(ServiceKey<Int>("c"), dependsOn: ["b"]) { _ in 3 },
+            ], trace: [watcher])
         await #expect(throws: ContainerError.self) { try await container.start() }
         for name in ["a", "b", "c"] {
             #expect(watcher.events.count { $0.kind.node == name && $0.kind.isTerminalNodeEvent } == 1)

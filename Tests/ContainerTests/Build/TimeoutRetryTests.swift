@@ -1,5 +1,6 @@
-@testable import Container
 import Testing
+
+@testable import Container
 
 @Suite("Per-node timeout, retry and classification (§3.5, §3.6)")
 struct TimeoutRetryTests {
@@ -47,14 +48,15 @@ struct TimeoutRetryTests {
     func retriesTransient() async throws {
         let calls = Counter()
         let watcher = TraceWatcher()
-        let container = try ServiceContainer([
-            ServiceSpec(ServiceKey<Int>("flaky"), retry: RetryPolicy(maxAttempts: 3)) { context in
-                let call = calls.increment()
-                #expect(context.run == call)
-                if call < 3 { throw Classified(failureKind: .transient) }
-                return call
-            }
-        ], trace: [watcher])
+        let container = try ServiceContainer(
+            [
+                ServiceSpec(ServiceKey<Int>("flaky"), retry: RetryPolicy(maxAttempts: 3)) { context in
+                    let call = calls.increment()
+                    #expect(context.run == call)
+                    if call < 3 { throw Classified(failureKind: .transient) }
+                    return call
+                }
+            ], trace: [watcher])
         let services = try await container.start()
         #expect(try services[ServiceKey<Int>("flaky")] == 3)
         #expect(services.report.node("flaky")?.runs == 3)
@@ -107,8 +109,9 @@ struct TimeoutRetryTests {
     func backoff() {
         let policy = RetryPolicy(
             maxAttempts: 6, initialDelay: .milliseconds(10), multiplier: 3, maxDelay: .milliseconds(200))
-        #expect((1...5).map { policy.delay(beforeRetry: $0) }
-            == [.milliseconds(10), .milliseconds(30), .milliseconds(90), .milliseconds(200), .milliseconds(200)])
+        #expect(
+            (1...5).map { policy.delay(beforeRetry: $0) }
+                == [.milliseconds(10), .milliseconds(30), .milliseconds(90), .milliseconds(200), .milliseconds(200)])
         #expect(RetryPolicy(maxAttempts: 0).maxAttempts == 1)
     }
 
@@ -140,22 +143,30 @@ struct TimeoutRetryTests {
     @Test("Classification order: the error, then the node's config, then the provider, then the container")
     func classificationOrder() async throws {
         // 1. The error says (beats config and provider).
-        #expect(try await failure(ServiceSpec(
-            name: "n", provider: ProviderSays(kind: .transient, error: Classified(failureKind: .permanent)),
-            defaultFailure: .transient)) == .permanent)
+        #expect(
+            try await failure(
+                ServiceSpec(
+                    name: "n", provider: ProviderSays(kind: .transient, error: Classified(failureKind: .permanent)),
+                    defaultFailure: .transient)) == .permanent)
         // 2. The node's config says (beats the provider).
-        #expect(try await failure(ServiceSpec(
-            name: "n", provider: ProviderSays(kind: .transient, error: TestError()), defaultFailure: .permanent))
-            == .permanent)
+        #expect(
+            try await failure(
+                ServiceSpec(
+                    name: "n", provider: ProviderSays(kind: .transient, error: TestError()), defaultFailure: .permanent)
+            )
+                == .permanent)
         // 3. The provider says (beats the container).
-        #expect(try await failure(ServiceSpec(
-            name: "n", provider: ProviderSays(kind: .permanent, error: TestError()))) == .permanent)
+        #expect(
+            try await failure(
+                ServiceSpec(
+                    name: "n", provider: ProviderSays(kind: .permanent, error: TestError()))) == .permanent)
         // 4. The container's default: unclassified errors are transient.
         #expect(try await failure(ServiceSpec(name: "n", provider: ProviderSilent())) == .transient)
         // ... unless the container's classifier says otherwise.
-        #expect(try await failure(
-            ServiceSpec(name: "n", provider: ProviderSilent()),
-            policy: BuildPolicy(classifier: .permanentUnlessClassified)) == .permanent)
+        #expect(
+            try await failure(
+                ServiceSpec(name: "n", provider: ProviderSilent()),
+                policy: BuildPolicy(classifier: .permanentUnlessClassified)) == .permanent)
     }
 
     @Test("Cancellation is never a failure")
@@ -172,12 +183,14 @@ struct TimeoutRetryTests {
     @Test("Secret option values never appear in error messages or the trace")
     func secretsAreRedacted() async throws {
         let watcher = TraceWatcher()
-        let options = ServiceOptions(["token": .string("s3cr3t-t0ken"), "region": .string("eu")], secretKeys: ["token"])
-        let container = try ServiceContainer([
-            ServiceSpec(ServiceKey<Int>("api"), options: options) { context in
-                throw TestError("login with \(try context.options.string("token")) refused")
-            }
-        ], trace: [watcher])
+        let options = ServiceOptions(
+            ["token": .string("s3cr3t-t0ken"), "region": .string("eu")], secretKeys: ["token"])
+        let container = try ServiceContainer(
+            [
+                ServiceSpec(ServiceKey<Int>("api"), options: options) { context in
+                    throw TestError("login with \(try context.options.string("token")) refused")
+                }
+            ], trace: [watcher])
         let error = await #expect(throws: ContainerError.self) { try await container.start() }
         let message = try #require(error?.message)
         #expect(!message.contains("s3cr3t-t0ken"))

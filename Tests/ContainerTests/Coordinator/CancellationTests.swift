@@ -1,5 +1,6 @@
-@testable import Container
 import Testing
+
+@testable import Container
 
 @Suite("Caller cancellation and exactly-once resumption (§2 rules 5, 6)")
 struct CancellationTests {
@@ -8,7 +9,8 @@ struct CancellationTests {
         let gate = Gate()
         let log = CallLog(["held"])
         let watcher = TraceWatcher()
-        let container = try ServiceContainer([countedSpec("held", log: log) { _ in await gate.wait() }], trace: [watcher])
+        let container = try ServiceContainer(
+            [countedSpec("held", log: log) { _ in await gate.wait() }], trace: [watcher])
 
         let others = (0..<3).map { index in Task { try await container.start(as: "other\(index)") } }
         let victim = Task { try await container.start(as: "victim") }
@@ -33,7 +35,11 @@ struct CancellationTests {
     @Test("A caller cancelled before it calls start() is resumed at once, exactly once")
     func cancelledBeforeStart() async throws {
         let gate = Gate()
-        let container = try ServiceContainer([ServiceSpec(ServiceKey<Int>("held")) { _ in await gate.wait(); return 1 }])
+        let container = try ServiceContainer([
+            ServiceSpec(ServiceKey<Int>("held")) { _ in
+                await gate.wait(); return 1
+            }
+        ])
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
             return try await container.start()

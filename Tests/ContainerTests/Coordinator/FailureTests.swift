@@ -1,5 +1,6 @@
-@testable import Container
 import Testing
+
+@testable import Container
 
 @Suite("Transient and permanent failures (§2 rules 3, 4)")
 struct FailureTests {
@@ -8,14 +9,15 @@ struct FailureTests {
         let log = CallLog(["config", "database", "session", "analytics"])
         let failOnce = Counter()
         let watcher = TraceWatcher()
-        let container = try ServiceContainer([
-            countedSpec("config", log: log),
-            countedSpec("database", dependsOn: ["config"], log: log),
-            countedSpec("session", dependsOn: ["database"], log: log) { _ in
-                if failOnce.increment() == 1 { throw Classified(failureKind: .transient) }
-            },
-            countedSpec("analytics", log: log),
-        ], trace: [watcher])
+        let container = try ServiceContainer(
+            [
+                countedSpec("config", log: log),
+                countedSpec("database", dependsOn: ["config"], log: log),
+                countedSpec("session", dependsOn: ["database"], log: log) { _ in
+                    if failOnce.increment() == 1 { throw Classified(failureKind: .transient) }
+                },
+                countedSpec("analytics", log: log),
+            ], trace: [watcher])
 
         let error = await #expect(throws: ContainerError.self) { try await container.start() }
         #expect(error?.code == .buildFailed)
@@ -31,7 +33,8 @@ struct FailureTests {
         #expect(log.calls("session") == 2)
         #expect(services.report.outcome(of: "database") == .reused)
         #expect(services.report.outcome(of: "analytics") == .reused)
-        if case .succeeded? = services.report.outcome(of: "session") {} else {
+        if case .succeeded? = services.report.outcome(of: "session") {
+        } else {
             Issue.record("session should have succeeded in attempt 2")
         }
         let reused = watcher.events.filter { $0.kind.name == "node.reused" && $0.attempt == 2 }.compactMap(\.kind.node)
@@ -44,12 +47,13 @@ struct FailureTests {
         let log = CallLog(["config", "broken"])
         let watcher = TraceWatcher()
         let shouldFail = Counter()
-        let container = try ServiceContainer([
-            countedSpec("config", log: log),
-            countedSpec("broken", dependsOn: ["config"], log: log) { _ in
-                if shouldFail.count == 0 { throw Classified(failureKind: .permanent) }
-            },
-        ], trace: [watcher])
+        let container = try ServiceContainer(
+            [
+                countedSpec("config", log: log),
+                countedSpec("broken", dependsOn: ["config"], log: log) { _ in
+                    if shouldFail.count == 0 { throw Classified(failureKind: .permanent) }
+                },
+            ], trace: [watcher])
 
         let first = await #expect(throws: ContainerError.self) { try await container.start() }
         #expect(first?.failure == .permanent)
@@ -126,18 +130,19 @@ struct FailureTests {
         let started = Gate()
         let log = CallLog(["slow", "afterSlow", "bad", "dependent"])
         let watcher = TraceWatcher()
-        let container = try ServiceContainer([
-            countedSpec("slow", log: log) { _ in
-                started.open()
-                try await holding.wait()
-            },
-            countedSpec("afterSlow", dependsOn: ["slow"], log: log),
-            countedSpec("bad", log: log) { _ in
-                await started.wait()  // fail only once "slow" is running
-                throw Classified(failureKind: .permanent)
-            },
-            countedSpec("dependent", dependsOn: ["bad"], log: log),
-        ], policy: .failFast, trace: [watcher])
+        let container = try ServiceContainer(
+            [
+                countedSpec("slow", log: log) { _ in
+                    started.open()
+                    try await holding.wait()
+                },
+                countedSpec("afterSlow", dependsOn: ["slow"], log: log),
+                countedSpec("bad", log: log) { _ in
+                    await started.wait()  // fail only once "slow" is running
+                    throw Classified(failureKind: .permanent)
+                },
+                countedSpec("dependent", dependsOn: ["bad"], log: log),
+            ], policy: .failFast, trace: [watcher])
 
         let error = await #expect(throws: ContainerError.self) {
             try await withTimeout(10, "the fail-fast build") { try await container.start() }

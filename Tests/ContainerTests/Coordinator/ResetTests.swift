@@ -1,6 +1,7 @@
-@testable import Container
 import Synchronization
 import Testing
+
+@testable import Container
 
 @Suite("Generations, reset and teardown (§2 rules 7, 8; §5)")
 struct ResetTests {
@@ -10,16 +11,17 @@ struct ResetTests {
         let log = CallLog(["config", "held"])
         let watcher = TraceWatcher()
         let sawCancellation = Counter()
-        let container = try ServiceContainer([
-            countedSpec("config", log: log),
-            countedSpec("held", dependsOn: ["config"], log: log) { context in
-                guard context.generation == 1 else { return }
-                do { try await holding.wait() } catch {
-                    sawCancellation.increment()
-                    throw error
-                }
-            },
-        ], trace: [watcher])
+        let container = try ServiceContainer(
+            [
+                countedSpec("config", log: log),
+                countedSpec("held", dependsOn: ["config"], log: log) { context in
+                    guard context.generation == 1 else { return }
+                    do { try await holding.wait() } catch {
+                        sawCancellation.increment()
+                        throw error
+                    }
+                },
+            ], trace: [watcher])
 
         let waiters = (0..<3).map { _ in Task { try await container.start() } }
         try await watcher.wait("held to start") { $0.contains { $0.kind == .nodeStarted(node: "held") } }
@@ -50,12 +52,13 @@ struct ResetTests {
         let gate = Gate()  // ignores cancellation: the old build finishes successfully after the reset
         let watcher = TraceWatcher()
         let torn = OrderLog()
-        let container = try ServiceContainer([
-            ServiceSpec(.made("late"), tearDown: { torn.append("late g\($0.generation)") }) { context in
-                if context.generation == 1 { await gate.wait() }
-                return Made(name: "late", generation: context.generation)
-            }
-        ], trace: [watcher])
+        let container = try ServiceContainer(
+            [
+                ServiceSpec(.made("late"), tearDown: { torn.append("late g\($0.generation)") }) { context in
+                    if context.generation == 1 { await gate.wait() }
+                    return Made(name: "late", generation: context.generation)
+                }
+            ], trace: [watcher])
         let waiter = Task { try await container.start() }
         try await watcher.wait("late to start") { $0.contains { $0.kind == .nodeStarted(node: "late") } }
         let reset = Task { try await container.reset() }
@@ -120,10 +123,12 @@ struct ResetTests {
         let order = OrderLog()
         let log = CallLog(["kept", "fails"])
         let container = try ServiceContainer([
-            countedSpec("kept", log: log, tearDown: { value in
-                order.append(value.name)
-                throw TestError("close failed")
-            }),
+            countedSpec(
+                "kept", log: log,
+                tearDown: { value in
+                    order.append(value.name)
+                    throw TestError("close failed")
+                }),
             countedSpec("fails", dependsOn: ["kept"], log: log) { _ in throw TestError() },
         ])
         await #expect(throws: ContainerError.self) { try await container.start() }
@@ -140,10 +145,11 @@ struct ResetTests {
         let order = OrderLog()
         let log = CallLog(["base", "bad"])
         let watcher = TraceWatcher()
-        let container = try ServiceContainer([
-            countedSpec("base", log: log, tearDown: { order.append($0.name) }),
-            countedSpec("bad", dependsOn: ["base"], log: log) { _ in throw Classified(failureKind: .permanent) },
-        ], trace: [watcher])
+        let container = try ServiceContainer(
+            [
+                countedSpec("base", log: log, tearDown: { order.append($0.name) }),
+                countedSpec("bad", dependsOn: ["base"], log: log) { _ in throw Classified(failureKind: .permanent) },
+            ], trace: [watcher])
         await #expect(throws: ContainerError.self) { try await container.start() }
         try await watcher.wait("base torn down") { $0.contains { $0.kind == .nodeTornDown(node: "base", error: nil) } }
         #expect(order.items == ["base"])
@@ -188,16 +194,20 @@ struct ResetTests {
         let release = Gate()
         let order = OrderLog()
         let watcher = TraceWatcher()
-        let container = try ServiceContainer([
-            ServiceSpec(.made("slowTeardown"), tearDown: { _ in
-                order.append("teardown started")
-                await release.wait()
-                order.append("teardown finished")
-            }) { context in
-                order.append("build g\(context.generation)")
-                return Made(name: "slowTeardown", generation: context.generation)
-            }
-        ], trace: [watcher])
+        let container = try ServiceContainer(
+            [
+                ServiceSpec(
+                    .made("slowTeardown"),
+                    tearDown: { _ in
+                        order.append("teardown started")
+                        await release.wait()
+                        order.append("teardown finished")
+                    }
+                ) { context in
+                    order.append("build g\(context.generation)")
+                    return Made(name: "slowTeardown", generation: context.generation)
+                }
+            ], trace: [watcher])
         _ = try await container.start()
         let reset = Task { try await container.reset() }
         try await watcher.wait("the reset") { $0.contains { $0.kind.name == "generation.reset" } }

@@ -1,5 +1,6 @@
-@testable import Container
 import Testing
+
+@testable import Container
 
 @Suite("One build, shared (§2 rules 1, 2, 9)")
 struct SharedBuildTests {
@@ -97,7 +98,9 @@ struct SharedBuildTests {
     func typedLookup() async throws {
         let container = try ServiceContainer([
             ServiceSpec(ServiceKey<Int>("answer")) { _ in 42 },
-            ServiceSpec(ServiceKey<String>("greeting"), dependsOn: ["answer"]) { "hello \(try $0[ServiceKey<Int>("answer")])" },
+            ServiceSpec(ServiceKey<String>("greeting"), dependsOn: ["answer"]) {
+                "hello \(try $0[ServiceKey<Int>("answer")])"
+            },
         ])
         let services = try await container.start()
         #expect(try services[ServiceKey<String>("greeting")] == "hello 42")

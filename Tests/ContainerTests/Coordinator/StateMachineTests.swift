@@ -1,5 +1,6 @@
-@testable import Container
 import Testing
+
+@testable import Container
 
 /// The coordinator's state machine as a value: events in, effects out, no concurrency (STYLE rule 12).
 @Suite("Coordinator state machine as a value")
@@ -18,14 +19,18 @@ struct StateMachineTests {
     }
 
     private func result(
-        generation: Int = 1, attempt: Int = 1, succeeded: Bool, built: [Int: AnyServiceBox], failure: FailureKind = .transient
+        generation: Int = 1, attempt: Int = 1, succeeded: Bool, built: [Int: AnyServiceBox],
+        failure: FailureKind = .transient
     ) -> BuildResult {
-        let outcomes: [NodeOutcome] = succeeded
+        let outcomes: [NodeOutcome] =
+            succeeded
             ? [.succeeded(duration: .zero), .succeeded(duration: .zero)]
             : [.succeeded(duration: .zero), .failed(NodeFailure(kind: failure, message: "x", error: TestError()))]
         let report = BuildReport(
             generation: generation, attempt: attempt,
-            nodes: zip(["a", "b"], outcomes).map { .init(name: $0, outcome: $1, runs: 1, startedAt: nil, endedAt: nil) },
+            nodes: zip(["a", "b"], outcomes).map {
+                .init(name: $0, outcome: $1, runs: 1, startedAt: nil, endedAt: nil)
+            },
             startedAt: .zero, endedAt: .zero, wasCancelled: false)
         return BuildResult(report: report, built: built, values: [built[0], built[1]])
     }
@@ -128,7 +133,8 @@ struct StateMachineTests {
         let first = machine.allocateCaller()
         let ticket = try #require(machine.startRequested(caller: first, label: "c", waiter: "w").launch)
         machine.buildLaunched(id: ticket.id, handle: 1)
-        _ = machine.buildFinished(id: ticket.id, result: result(succeeded: true, built: [0: box(0, "a"), 1: box(1, "b")]))
+        _ = machine.buildFinished(
+            id: ticket.id, result: result(succeeded: true, built: [0: box(0, "a"), 1: box(1, "b")]))
 
         let reset = machine.resetRequested(invalidating: nil, waiter: "r")
         #expect(reset.tearDown?.count == 2)

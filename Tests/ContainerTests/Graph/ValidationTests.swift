@@ -1,5 +1,6 @@
-@testable import Container
 import Testing
+
+@testable import Container
 
 @Suite("Graph validation: every problem at once, before anything runs (§3.1)")
 struct ValidationTests {
@@ -14,7 +15,9 @@ struct ValidationTests {
         return registry
     }
 
-    private func spec(_ name: String, _ deps: [String] = [], provider: String = "numbers", index: Int = 0) -> ServiceSpec {
+    private func spec(_ name: String, _ deps: [String] = [], provider: String = "numbers", index: Int = 0)
+        -> ServiceSpec
+    {
         ServiceSpec(
             name: name, provider: provider, dependsOn: deps,
             location: ConfigLocation(file: "app.json", keyPath: "services[\(index)]", line: index + 3))
@@ -23,43 +26,49 @@ struct ValidationTests {
     @Test("All errors are collected together, each with its location")
     func collectsEverything() throws {
         let error = #expect(throws: GraphError.self) {
-            try ServiceGraph([
-                spec("config", index: 0),
-                spec("database", ["confg"], index: 1),
-                spec("session", ["database", "feed"], index: 2),
-                spec("feed", ["session"], index: 3),
-                spec("config", index: 4),
-                spec("push", provider: "numbrs", index: 5),
-            ], registry: registry)
+            try ServiceGraph(
+                [
+                    spec("config", index: 0),
+                    spec("database", ["confg"], index: 1),
+                    spec("session", ["database", "feed"], index: 2),
+                    spec("feed", ["session"], index: 3),
+                    spec("config", index: 4),
+                    spec("push", provider: "numbrs", index: 5),
+                ], registry: registry)
         }
         let issues = try #require(error?.issues)
         #expect(Set(issues.map(\.code)) == [.missingDependency, .cycle, .duplicateService, .unknownProvider])
         #expect(issues.count == 4)
 
         let missing = try #require(issues.first { $0.code == .missingDependency })
-        #expect(missing.message == "service 'database' depends on 'confg', which is not declared; did you mean 'config'?")
+        #expect(
+            missing.message == "service 'database' depends on 'confg', which is not declared; did you mean 'config'?")
         #expect(missing.location?.description == "app.json:4: services[1].dependsOn[0]")
 
         let cycle = try #require(issues.first { $0.code == .cycle })
         #expect(cycle.message.contains("session -> feed -> session"))
 
         let duplicate = try #require(issues.first { $0.code == .duplicateService })
-        #expect(duplicate.message.contains("service 'config' is declared twice (first declared at app.json:3: services[0])"))
+        #expect(
+            duplicate.message.contains("service 'config' is declared twice (first declared at app.json:3: services[0])")
+        )
 
         let unknown = try #require(issues.first { $0.code == .unknownProvider })
-        #expect(unknown.message
-            == "service 'push' uses unknown provider 'numbrs'; did you mean 'numbers'? (known providers: numbers)")
+        #expect(
+            unknown.message
+                == "service 'push' uses unknown provider 'numbrs'; did you mean 'numbers'? (known providers: numbers)")
         #expect(error?.description.hasPrefix("invalid service graph (4 problems):\n  - app.json:") == true)
     }
 
     @Test("Cycles are reported as paths, each cycle once")
     func cyclePaths() throws {
         let error = #expect(throws: GraphError.self) {
-            try ServiceGraph([
-                spec("a", ["b"]), spec("b", ["c"]), spec("c", ["a"]),
-                spec("self", ["self"]),
-                spec("x", ["y"]), spec("y", ["x", "a"]),
-            ], registry: registry)
+            try ServiceGraph(
+                [
+                    spec("a", ["b"]), spec("b", ["c"]), spec("c", ["a"]),
+                    spec("self", ["self"]),
+                    spec("x", ["y"]), spec("y", ["x", "a"]),
+                ], registry: registry)
         }
         let paths = error?.issues.map(\.message) ?? []
         #expect(paths.count == 3)
@@ -80,8 +89,13 @@ struct ValidationTests {
         }
         let issues = error?.issues ?? []
         #expect(issues.map(\.code) == [.unknownRequirement, .typeMismatch])
-        #expect(issues.first?.message == "entry point 'push' requires service 'sesion', which is not declared; declare a service named 'sesion'")
-        #expect(issues.last?.message.contains("reads service 'count' as String, but its provider 'numbers' makes Int") == true)
+        #expect(
+            issues.first?.message
+                == "entry point 'push' requires service 'sesion', which is not declared; declare a service named 'sesion'"
+        )
+        #expect(
+            issues.last?.message.contains("reads service 'count' as String, but its provider 'numbers' makes Int")
+                == true)
     }
 
     @Test("Nothing runs when the graph is invalid")
@@ -89,7 +103,7 @@ struct ValidationTests {
         let calls = Counter()
         #expect(throws: GraphError.self) {
             try ServiceContainer([
-                ServiceSpec(ServiceKey<Int>("a"), dependsOn: ["missing"]) { _ in calls.increment() },
+                ServiceSpec(ServiceKey<Int>("a"), dependsOn: ["missing"]) { _ in calls.increment() }
             ])
         }
         #expect(calls.count == 0)

@@ -30,7 +30,8 @@ final class Gate: Sendable {
 
 /// A gate that honours cancellation: `wait()` throws `CancellationError` when the waiting task is cancelled.
 final class CancellableGate: Sendable {
-    private let state = Locked<(open: Bool, waiters: [Int: CheckedContinuation<Void, any Error>], next: Int)>((false, [:], 0))
+    private let state = Locked<(open: Bool, waiters: [Int: CheckedContinuation<Void, any Error>], next: Int)>(
+        (false, [:], 0))
 
     func wait() async throws {
         let id = state.withLock { state in
@@ -105,7 +106,9 @@ func withTimeout<T: Sendable>(
 
 /// The first of an operation's result and its deadline; later ones are ignored.
 private final class DeadlineRace<T: Sendable>: Sendable {
-    private let state = Locked<(result: Result<T, any Error>?, waiter: CheckedContinuation<Result<T, any Error>, Never>?)>(
+    private let state = Locked<
+        (result: Result<T, any Error>?, waiter: CheckedContinuation<Result<T, any Error>, Never>?)
+    >(
         (nil, nil))
 
     func finish(_ result: Result<T, any Error>) {

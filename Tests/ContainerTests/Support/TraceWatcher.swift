@@ -1,6 +1,7 @@
-@testable import Container
-import Testing
 import Synchronization
+import Testing
+
+@testable import Container
 
 /// A trace sink that records events and lets a test wait until the trace satisfies a condition.
 final class TraceWatcher: TraceSink {

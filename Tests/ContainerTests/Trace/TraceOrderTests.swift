@@ -1,5 +1,6 @@
-@testable import Container
 import Testing
+
+@testable import Container
 
 @Suite("The trace orders events as the transitions happened (§6)")
 struct TraceOrderTests {
@@ -7,10 +8,13 @@ struct TraceOrderTests {
     func foundStatesAreConsistent() async throws {
         for _ in 0..<20 {
             let recorder = TraceRecorder()
-            let container = try ServiceContainer([
-                ServiceSpec(ServiceKey<Int>("a")) { _ in await Task.yield(); return 1 },
-                ServiceSpec(ServiceKey<Int>("b"), dependsOn: ["a"]) { _ in 2 },
-            ], trace: [recorder])
+            let container = try ServiceContainer(
+                [
+                    ServiceSpec(ServiceKey<Int>("a")) { _ in
+                        await Task.yield(); return 1
+                    },
+                    ServiceSpec(ServiceKey<Int>("b"), dependsOn: ["a"]) { _ in 2 },
+                ], trace: [recorder])
             try await withTimeout(30, "200 callers") {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for index in 0..<200 { group.addTask { _ = try await container.start(as: "c\(index)") } }

@@ -8,7 +8,8 @@ import Plugins
 
 let packageDirectory = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-let configPath = CommandLine.arguments.dropFirst().first
+let configPath =
+    CommandLine.arguments.dropFirst().first
     ?? packageDirectory.appendingPathComponent("Configs/custom.json").path
 
 var registry = ProviderRegistry.standard
