@@ -31,6 +31,7 @@ final class CoordinatorStorage: Sendable {
 
     // MARK: Callers
 
+    @usableFromInline
     func start(label: String?) async throws -> AppServices {
         if let snapshot = current {
             if tracer.isEnabled { traceReadyCaller(label, snapshot) }

@@ -20,6 +20,8 @@ public final class ServiceContainer: Sendable {
     @usableFromInline let storage: CoordinatorStorage
     /// The storage's snapshot slot, held here too so the hot path reaches it in one hop.
     @usableFromInline let published: SnapshotSlot
+    /// Whether callers are traced; when not, a ready `start()` is answered inline.
+    @usableFromInline let tracesCallers: Bool
 
     /// Creates a container for a validated graph. Nothing is built until ``start(as:)``.
     ///
@@ -30,6 +32,7 @@ public final class ServiceContainer: Sendable {
     public init(graph: ServiceGraph, policy: BuildPolicy = .default, trace: [any TraceSink] = []) {
         storage = CoordinatorStorage(graph: graph, policy: policy, sinks: trace)
         published = storage.published
+        tracesCallers = !trace.isEmpty
     }
 
     /// Validates `specs` and creates a container for them.
@@ -86,9 +89,10 @@ public final class ServiceContainer: Sendable {
     ///
     /// - Parameter label: the caller's name in the trace (e.g. an entry point's id).
     /// - Throws: ``ContainerError`` (`.buildFailed`, `.superseded`, `.shutDown`) or `CancellationError`.
+    @inlinable
     public func start(as label: String? = nil) async throws -> AppServices {
-        // Ready (the common case): answered here, without another async call.
-        if !storage.tracer.isEnabled, let snapshot = storage.current { return snapshot }
+        // Ready (the common case): answered inline in the caller, without an async call.
+        if !tracesCallers, let snapshot = published.load() { return snapshot }
         return try await storage.start(label: label)
     }
 

@@ -79,6 +79,7 @@ final class SnapshotSlot: @unchecked Sendable {
     }
 
     /// The published snapshot, retained for the caller; `nil` when none is published.
+    @inlinable
     func load() -> AppServices? {
         let counter = readers + Self.shardIndex() * Self.shardStride
         counter.pointee.wrappingAdd(1, ordering: .sequentiallyConsistent)
