@@ -55,6 +55,8 @@ struct CoordinatorStateMachine<Waiter, ResetWaiter, BuildHandle> {
 
     /// Side effects to carry out, in this order, after the lock is released.
     struct Effects {
+        /// Whether anyone listens to the trace; when not, no events are built.
+        let tracing: Bool
         var events: [(kind: TraceEvent.Kind, generation: Int, attempt: Int)] = []
         var snapshotChange: SnapshotChange?
         var resumptions: [(waiter: Waiter, outcome: CallerOutcome)] = []
@@ -63,6 +65,11 @@ struct CoordinatorStateMachine<Waiter, ResetWaiter, BuildHandle> {
         /// Values to tear down, in this order (reverse dependency order).
         var tearDown: [AnyServiceBox]?
         var completedResets: [(waiter: ResetWaiter, result: Result<ResetReport, ContainerError>)] = []
+
+        /// Records a trace event, when anyone listens.
+        mutating func trace(_ event: @autoclosure () -> (kind: TraceEvent.Kind, generation: Int, attempt: Int)) {
+            if tracing { events.append(event()) }
+        }
     }
 
     enum SnapshotChange {
@@ -82,6 +89,8 @@ struct CoordinatorStateMachine<Waiter, ResetWaiter, BuildHandle> {
     }
 
     let graph: ServiceGraph
+    /// Whether trace events are wanted (see ``Effects/trace(_:)``).
+    let tracing: Bool
     private(set) var state: State = .idle
     private(set) var generation = 1
     private(set) var nextAttempt = 1
@@ -99,7 +108,10 @@ struct CoordinatorStateMachine<Waiter, ResetWaiter, BuildHandle> {
     private var nextCallerID = 1
     private var nextBuildID = 1
 
-    init(graph: ServiceGraph) { self.graph = graph }
+    init(graph: ServiceGraph, tracing: Bool = true) {
+        self.graph = graph
+        self.tracing = tracing
+    }
 
     /// The published snapshot, when ready.
     var snapshot: AppServices? {
@@ -129,11 +141,11 @@ struct CoordinatorStateMachine<Waiter, ResetWaiter, BuildHandle> {
     }
 
     mutating func startRequested(caller: Int, label: String, waiter: Waiter) -> Effects {
-        var effects = Effects()
+        var effects = Effects(tracing: tracing)
         registering.remove(caller)
         if cancelledEarly.remove(caller) != nil {
-            effects.events.append((.callerJoined(caller: label, state: foundState), generation, currentAttempt))
-            effects.events.append((.callerCancelled(caller: label), generation, currentAttempt))
+            effects.trace((.callerJoined(caller: label, state: foundState), generation, currentAttempt))
+            effects.trace((.callerCancelled(caller: label), generation, currentAttempt))
             effects.resumptions.append((waiter, .cancelled))
             return effects
         }
@@ -151,13 +163,13 @@ struct CoordinatorStateMachine<Waiter, ResetWaiter, BuildHandle> {
             state = .idle  // release the enum's copy so the dictionary grows in place (O(1), not O(n))
             build.waiters[caller] = (label, waiter)
             state = .running(build)
-            effects.events.append((.callerJoined(caller: label, state: .running), generation, build.attempt))
+            effects.trace((.callerJoined(caller: label, state: .running), generation, build.attempt))
         case .idle:
             let build = RunningBuild(
                 id: nextBuildID, attempt: nextAttempt, launched: false, waiters: [caller: (label, waiter)])
             nextBuildID += 1
             state = .running(build)
-            effects.events.append((.callerJoined(caller: label, state: .idle), generation, build.attempt))
+            effects.trace((.callerJoined(caller: label, state: .idle), generation, build.attempt))
             continueLifecycle(&effects)
         }
         return effects
@@ -175,12 +187,12 @@ struct CoordinatorStateMachine<Waiter, ResetWaiter, BuildHandle> {
     }
 
     private func join(_ label: String, found: CallerState, result: CallerResult, into effects: inout Effects) {
-        effects.events.append((.callerJoined(caller: label, state: found), generation, currentAttempt))
-        effects.events.append((.callerResumed(caller: label, result: result), generation, currentAttempt))
+        effects.trace((.callerJoined(caller: label, state: found), generation, currentAttempt))
+        effects.trace((.callerResumed(caller: label, result: result), generation, currentAttempt))
     }
 
     mutating func waiterCancelled(caller: Int) -> Effects {
-        var effects = Effects()
+        var effects = Effects(tracing: tracing)
         if registering.contains(caller) {
             // Cancelled before it registered: startRequested resumes it at once.
             cancelledEarly.insert(caller)
@@ -192,7 +204,7 @@ struct CoordinatorStateMachine<Waiter, ResetWaiter, BuildHandle> {
         state = .idle  // release the enum's copy so the dictionary shrinks in place
         let entry = build.waiters.removeValue(forKey: caller)!
         state = .running(build)
-        effects.events.append((.callerCancelled(caller: entry.label), generation, build.attempt))
+        effects.trace((.callerCancelled(caller: entry.label), generation, build.attempt))
         effects.resumptions.append((entry.waiter, .cancelled))
         return effects
     }
@@ -212,12 +224,12 @@ struct CoordinatorStateMachine<Waiter, ResetWaiter, BuildHandle> {
             preconditionFailure("buildFinished(\(id)) in job \(String(describing: job)), state \(state)")
         }
         job = nil
-        var effects = Effects()
+        var effects = Effects(tracing: tracing)
         let report = result.report
         guard case .running(let build) = state, build.id == id else {
             // (Its runs belonged to a generation that is gone: not counted.)
             // Superseded by a reset or shutdown: it never publishes, and its values are retired.
-            effects.events.append((.buildCancelled, report.generation, report.attempt))
+            effects.trace((.buildCancelled, report.generation, report.attempt))
             teardownQueue.append(contentsOf: result.built.values)
             continueLifecycle(&effects)
             return effects
@@ -231,12 +243,12 @@ struct CoordinatorStateMachine<Waiter, ResetWaiter, BuildHandle> {
             let snapshot = AppServices(generation: generation, report: report, layout: graph.layout, values: values)
             state = .ready(snapshot)
             effects.snapshotChange = .publish(snapshot)
-            effects.events.append((.snapshotPublished(services: values.count), generation, build.attempt))
+            effects.trace((.snapshotPublished(services: values.count), generation, build.attempt))
             resumeAll(build, with: .snapshot(snapshot), result: .snapshot, into: &effects)
         } else {
             let error = ContainerError.buildFailed(report)
             let failure = report.failure ?? .transient
-            effects.events.append(
+            effects.trace(
                 (.buildFailed(failure: failure, roots: report.failedNodes), generation, build.attempt))
             if failure == .permanent {
                 // Nothing can use this generation's values any more: retire them now (§5).
@@ -261,8 +273,11 @@ struct CoordinatorStateMachine<Waiter, ResetWaiter, BuildHandle> {
     private func resumeAll(
         _ build: RunningBuild, with outcome: CallerOutcome, result: CallerResult, into effects: inout Effects
     ) {
+        effects.resumptions.reserveCapacity(build.waiters.count)
+        // In the order the callers arrived: the trace reads the same way every time, and the
+        // runtime resumes tasks in the order it created them.
         for (_, entry) in build.waiters.sorted(by: { $0.key < $1.key }) {
-            effects.events.append((.callerResumed(caller: entry.label, result: result), generation, build.attempt))
+            effects.trace((.callerResumed(caller: entry.label, result: result), generation, build.attempt))
             effects.resumptions.append((entry.waiter, outcome))
         }
     }
@@ -278,14 +293,14 @@ struct CoordinatorStateMachine<Waiter, ResetWaiter, BuildHandle> {
         for index in pendingResets.indices where pendingResets[index].sawTeardownStart {
             pendingResets[index].tornDown.append(contentsOf: records)
         }
-        var effects = Effects()
+        var effects = Effects(tracing: tracing)
         continueLifecycle(&effects)
         return effects
     }
 
     /// Starts a new generation; `invalidating` are the slots to rebuild (`nil`: all of them).
     mutating func resetRequested(invalidating: Set<Int>?, waiter: ResetWaiter) -> Effects {
-        var effects = Effects()
+        var effects = Effects(tracing: tracing)
         if case .shutDown = state {
             effects.completedResets.append((waiter, .failure(.shutDown(generation: generation))))
             return effects
@@ -298,7 +313,7 @@ struct CoordinatorStateMachine<Waiter, ResetWaiter, BuildHandle> {
             teardownQueue.append(box)
             pool[slot] = nil
         }
-        effects.events.append(
+        effects.trace(
             (
                 .generationReset(from: from, to: generation, invalidated: invalidating.map { _ in names(of: retired) }),
                 generation, 1
@@ -315,14 +330,14 @@ struct CoordinatorStateMachine<Waiter, ResetWaiter, BuildHandle> {
     }
 
     mutating func shutdownRequested(waiter: ResetWaiter) -> Effects {
-        var effects = Effects()
+        var effects = Effects(tracing: tracing)
         if case .shutDown = state {
             effects.completedResets.append((waiter, .failure(.shutDown(generation: generation))))
             return effects
         }
         teardownQueue.append(contentsOf: pool.values)
         pool = [:]
-        effects.events.append((.containerShutdown, generation, currentAttempt))
+        effects.trace((.containerShutdown, generation, currentAttempt))
         supersede(with: .shutDown(generation: generation), result: .failure, into: &effects)
         state = .shutDown
         pendingResets.append(
@@ -374,7 +389,7 @@ struct CoordinatorStateMachine<Waiter, ResetWaiter, BuildHandle> {
             build.launched = true
             state = .running(build)
             job = .build(id: build.id, handle: nil)
-            effects.events.append((.buildStarted, generation, build.attempt))
+            effects.trace((.buildStarted, generation, build.attempt))
             effects.launch = BuildTicket(
                 id: build.id, generation: generation, attempt: build.attempt, kept: pool,
                 earlierRuns: runsInGeneration)

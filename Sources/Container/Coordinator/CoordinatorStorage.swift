@@ -22,7 +22,7 @@ final class CoordinatorStorage: Sendable {
         self.policy = policy
         self.tracer = Tracer(sinks: sinks)
         self.redactor = Redactor(secrets: graph.secrets)
-        self.machine = Locked(Machine(graph: graph))
+        self.machine = Locked(Machine(graph: graph, tracing: !sinks.isEmpty))
     }
 
     var current: AppServices? { published.load() }
@@ -38,7 +38,8 @@ final class CoordinatorStorage: Sendable {
             return snapshot
         }
         let caller = machine.withLock { $0.allocateCaller() }
-        let name = label ?? "caller-\(caller)"
+        // A caller's name is only ever read by the trace: untraced, none is made.
+        let name = label ?? (tracer.isEnabled ? "caller-\(caller)" : "")
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (waiter: Waiter) in
                 transition { $0.startRequested(caller: caller, label: name, waiter: waiter) }

@@ -21,6 +21,9 @@ package final class Locked<State>: @unchecked Sendable {
     // Sendable: `state` is only read or written inside `withLock`, while `mutex` is held.
     private let mutex = Mutex<Void>(())
     private var state: State
+    /// The hooks, copied per instance so a lock does not pay a lazy global's check each time.
+    private let acquireHook = ThreadSanitizerHooks.acquire
+    private let releaseHook = ThreadSanitizerHooks.release
 
     /// Guards `state`.
     package init(_ state: State) { self.state = state }
@@ -32,8 +35,8 @@ package final class Locked<State>: @unchecked Sendable {
     ) throws(Failure) -> Result {
         try mutex.withLock { _ throws(Failure) -> Result in
             let address = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
-            ThreadSanitizerHooks.acquire?(address)
-            defer { ThreadSanitizerHooks.release?(address) }
+            acquireHook?(address)
+            defer { releaseHook?(address) }
             return try body(&state)
         }
     }
