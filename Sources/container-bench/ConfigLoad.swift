@@ -38,7 +38,7 @@ func configScenario(_ settings: BenchSettings) async throws -> [Row] {
             return Double(nanoseconds() - start) / 1e6
         }
         guard let specs = loaded?.specs, specs.count == size else {
-            fatalError("the config must load \(size) services")
+            throw BenchError(message: "the generated config did not load \(size) services")
         }
         let validateSamples = try repeatSamples(local) { () throws -> Double in
             let start = nanoseconds()

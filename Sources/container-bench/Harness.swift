@@ -101,6 +101,9 @@ typealias LoopBody = @Sendable (_ count: Int) -> UInt
 
 /// Checksums of every loop, printed at the end so no result is dead.
 let checksum = Atomic<UInt>(0)
+/// Lookups that failed inside a measured loop (the loops cannot throw without changing what
+/// they measure); checked after the run: any failure makes the whole run fail.
+let lookupFailures = Atomic<Int>(0)
 
 /// Per-call nanoseconds of `loop`, one task: calibrates the iteration count so that a
 /// sample lasts about `targetSampleNanos`, then takes the samples.

@@ -89,27 +89,30 @@ final class Sink: @unchecked Sendable {
 
 @inline(never) func opMutexSnapshot(_ holder: FloorHolder, _ sink: Sink) {
     let snapshot = holder.mutexSnapshot.withLock { $0 }!
-    do { sink.object = try snapshot[BenchKeys.service] } catch { fatalError("\(error)") }
+    do { sink.object = try snapshot[BenchKeys.service] } catch { lookupFailures.add(1, ordering: .relaxed) }
 }
 
 @inline(never) func opSnapshotLookup(_ services: AppServices, _ sink: Sink) {
-    do { sink.object = try services[BenchKeys.service] } catch { fatalError("\(error)") }
+    do { sink.object = try services[BenchKeys.service] } catch { lookupFailures.add(1, ordering: .relaxed) }
 }
 
 /// As ``opSnapshotLookup(_:_:)`` with the key passed in: no `static let` access (`swift_once`).
 @inline(never) func opSnapshotLookupLocalKey(_ services: AppServices, _ key: ServiceKey<BenchService>, _ sink: Sink) {
-    do { sink.object = try services[key] } catch { fatalError("\(error)") }
+    do { sink.object = try services[key] } catch { lookupFailures.add(1, ordering: .relaxed) }
 }
 
 @inline(never) func opCurrentLookup(_ container: ServiceContainer, _ sink: Sink) {
-    guard let services = container.current else { fatalError("the container is not ready") }
-    do { sink.object = try services[BenchKeys.service] } catch { fatalError("\(error)") }
+    guard let services = container.current else {
+        lookupFailures.add(1, ordering: .relaxed)
+        return
+    }
+    do { sink.object = try services[BenchKeys.service] } catch { lookupFailures.add(1, ordering: .relaxed) }
 }
 
 /// The hot-path read without a snapshot in hand: `container.resolve(key)` looks the value up
 /// inside the slot's reader section and retains only the value, not the snapshot.
 @inline(never) func opContainerResolve(_ container: ServiceContainer, _ sink: Sink) {
-    do { sink.object = try container.resolve(BenchKeys.service) } catch { fatalError("\(error)") }
+    do { sink.object = try container.resolve(BenchKeys.service) } catch { lookupFailures.add(1, ordering: .relaxed) }
 }
 
 @inline(never) func opActor(_ actor: ServiceActor, _ sink: Sink) async { sink.object = await actor.get() }

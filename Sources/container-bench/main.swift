@@ -128,6 +128,11 @@ for scenario in selected {
     print("(\(format(Double(nanoseconds() - started) / 1e9)) s)")
 }
 
+if lookupFailures.load(ordering: .relaxed) > 0 {
+    print("container-bench: \(lookupFailures.load(ordering: .relaxed)) lookups failed inside the measured loops")
+    exit(1)
+}
+
 let missed = allRows.filter { $0.met == false }
 print(
     "\n\(allRows.count) figures; goals met: \(allRows.filter { $0.met == true }.count), missed: \(missed.count)"

@@ -4,9 +4,9 @@
 /// Every other part of the runtime handles values as boxes; only ``ServiceBox`` knows
 /// the concrete type, and a lookup checks `typeID` before it downcasts.
 @usableFromInline
+// Sendable without a lock: every stored property is an immutable `let` of a Sendable type, and
+// the one subclass adds only such `let`s (the class is not final, so the compiler cannot check it).
 class AnyServiceBox: @unchecked Sendable {
-    // Sendable: every stored property is a `let` of a Sendable type; subclasses add only
-    // `let`s of Sendable types.
 
     /// `ObjectIdentifier` of the stored value's static type.
     @usableFromInline let typeID: ObjectIdentifier
@@ -42,8 +42,8 @@ class AnyServiceBox: @unchecked Sendable {
 
 /// A box for one value of type `Value`.
 @usableFromInline
+// Sendable without a lock: `value` and `tearDownAction` are immutable `let`s of Sendable types.
 final class ServiceBox<Value: Sendable>: AnyServiceBox, @unchecked Sendable {
-    // Sendable: `value` and `tearDownAction` are immutable `let`s of Sendable types.
     @usableFromInline let value: Value
     let tearDownAction: (@Sendable (Value) async throws -> Void)?
 

@@ -47,10 +47,10 @@ public import Synchronization
 /// are inside their few-instruction section (longer only if such a reader's thread was
 /// preempted there; the writer yields the processor while it waits).
 @usableFromInline
+// Sendable: `slot` and the shard counters are atomics, the counters' memory is allocated in
+// `init`, never reassigned and freed only in `deinit`; writes are serialized by the `writer`
+// lock; the reader-counting protocol above makes concurrent reads and writes safe.
 final class SnapshotSlot: @unchecked Sendable {
-    // Sendable: `slot` and the shard counters are atomics, the counters' memory is allocated
-    // in `init`, never reassigned and freed only in `deinit`; writes are serialized by `writer`;
-    // the protocol above makes concurrent reads and writes safe.
 
     /// Counters per slot: a power of two, so a hash picks one with a mask.
     @usableFromInline static let shardCount = 32
