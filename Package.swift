@@ -30,10 +30,14 @@ let package = Package(
         .executableTarget(name: "container-demo", dependencies: ["ContainerDemoKit"], swiftSettings: strictSettings),
         .executableTarget(
             name: "container-bench", dependencies: ["Container", "Plugins"], swiftSettings: strictSettings),
-        .testTarget(name: "ContainerTests", dependencies: ["Container"], swiftSettings: strictSettings),
-        .testTarget(name: "PluginsTests", dependencies: ["Plugins", "Container"], swiftSettings: strictSettings),
+        // Helpers shared by the test targets (gates, deadlines, a seeded PRNG); not a product.
+        .target(
+            name: "TestSupport", dependencies: ["Container"], path: "Tests/TestSupport", swiftSettings: strictSettings),
+        .testTarget(name: "ContainerTests", dependencies: ["Container", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(
-            name: "ContainerDemoKitTests", dependencies: ["ContainerDemoKit", "Plugins", "Container"],
+            name: "PluginsTests", dependencies: ["Plugins", "Container", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "ContainerDemoKitTests", dependencies: ["ContainerDemoKit", "Plugins", "Container", "TestSupport"],
             swiftSettings: strictSettings),
     ]
 )

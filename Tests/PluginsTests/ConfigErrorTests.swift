@@ -1,6 +1,7 @@
 import Container
 import Foundation
 import Plugins
+import TestSupport
 import Testing
 
 /// Each class of loading error, with the message a person acts on.

@@ -1,6 +1,7 @@
 import Container
 import Foundation
 import Plugins
+import TestSupport
 import Testing
 
 /// Five entry points race at cold start against `app.json` with a real SQLite file.

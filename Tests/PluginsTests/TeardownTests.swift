@@ -1,6 +1,7 @@
 import Container
 import Foundation
 import Plugins
+import TestSupport
 import Testing
 
 /// Teardown (DESIGN §5) with the real providers: reverse dependency order, each value once.

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Plugins
 import Synchronization
+import TestSupport
 import Testing
 
 /// Paths of the package, found from this file's location.
@@ -12,68 +13,6 @@ enum PackagePaths {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     /// `Configs/`.
     static let configs = root.appendingPathComponent("Configs")
-}
-
-/// A test failed to see something happen in time.
-struct TimeoutError: Error, CustomStringConvertible {
-    let what: String
-    var description: String { "timed out waiting for \(what)" }
-}
-
-/// Runs `operation`, failing the test with `TimeoutError` if it does not finish within `seconds`.
-///
-/// The operation runs in its own task and is not awaited past the deadline: a wait that never
-/// ends (a gate nobody opens, a continuation nobody resumes) fails the test instead of
-/// hanging it. The deadline is a Dispatch timer, not a sleep, and orders nothing.
-@discardableResult
-func withTimeout<T: Sendable>(
-    _ seconds: Double = 10, _ what: String = "the operation",
-    sourceLocation: SourceLocation = #_sourceLocation,
-    _ operation: @escaping @Sendable () async throws -> T
-) async throws -> T {
-    let race = DeadlineRace<T>()
-    let worker = Task {
-        do { race.finish(.success(try await operation())) } catch { race.finish(.failure(error)) }
-    }
-    DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
-        race.finish(.failure(TimeoutError(what: what)))
-    }
-    let result = await race.outcome()
-    if case .failure(let error as TimeoutError) = result {
-        worker.cancel()
-        Issue.record("timed out after \(seconds)s waiting for \(what)", sourceLocation: sourceLocation)
-        throw error
-    }
-    return try result.get()
-}
-
-/// The first of an operation's result and its deadline; later ones are ignored.
-private final class DeadlineRace<T: Sendable>: Sendable {
-    private let state = Locked<
-        (result: Result<T, any Error>?, waiter: CheckedContinuation<Result<T, any Error>, Never>?)
-    >(
-        (nil, nil))
-
-    func finish(_ result: Result<T, any Error>) {
-        let waiter = state.withLock { state -> CheckedContinuation<Result<T, any Error>, Never>? in
-            guard state.result == nil else { return nil }
-            state.result = result
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume(returning: result)
-    }
-
-    func outcome() async -> Result<T, any Error> {
-        await withCheckedContinuation { continuation in
-            let ready = state.withLock { state -> Result<T, any Error>? in
-                if let result = state.result { return result }
-                state.waiter = continuation
-                return nil
-            }
-            if let ready { continuation.resume(returning: ready) }
-        }
-    }
 }
 
 /// A one-shot gate: `wait()` suspends until `open()`; cancellation ends the wait.

@@ -1,4 +1,5 @@
 import ContainerDemoKit
+import TestSupport
 import Testing
 
 @Suite("Command line parsing")

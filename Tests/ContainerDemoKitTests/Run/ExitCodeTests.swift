@@ -1,5 +1,6 @@
 import ContainerDemoKit
 import Foundation
+import TestSupport
 import Testing
 
 /// DESIGN §7: with --config, 0 when a snapshot was published, 1 when the build failed,

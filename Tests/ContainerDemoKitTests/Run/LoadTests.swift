@@ -1,5 +1,6 @@
 import ContainerDemoKit
 import Foundation
+import TestSupport
 import Testing
 
 @Suite("Load", .timeLimit(.minutes(2)))

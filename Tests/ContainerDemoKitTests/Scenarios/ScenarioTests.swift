@@ -1,4 +1,5 @@
 import Container
+import TestSupport
 import Testing
 
 @testable import ContainerDemoKit

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Parses JSON Lines output with Foundation, one object per non-empty line.

@@ -1,4 +1,5 @@
 import Container
+import TestSupport
 import Testing
 
 /// General rules every trace must follow, checked over the whole graph (not for one example).

@@ -2,6 +2,7 @@ import Container
 import ContainerDemoKit
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @Suite("JSON Lines trace format, version 1")

@@ -1,5 +1,6 @@
 import Container
 import Foundation
+import TestSupport
 import Testing
 
 @Suite("Timeline renderer")

@@ -1,4 +1,5 @@
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import Container
@@ -220,11 +221,4 @@ struct ResetTests {
         #expect(services.generation == 2)
         #expect(order.items == ["build g1", "teardown started", "teardown finished", "build g2"])
     }
-}
-
-/// An ordered, thread-safe list of strings.
-final class OrderLog: Sendable {
-    private let storage = Locked<[String]>([])
-    func append(_ item: String) { storage.withLock { $0.append(item) } }
-    var items: [String] { storage.withLock { $0 } }
 }

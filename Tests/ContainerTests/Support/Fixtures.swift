@@ -1,3 +1,5 @@
+import TestSupport
+
 @testable import Container
 
 struct TestError: Error, CustomStringConvertible {

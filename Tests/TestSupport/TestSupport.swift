@@ -1,13 +1,16 @@
+// Test helpers shared by every test target: gates, counters, deadlines, a seeded PRNG.
 import Container
 import Dispatch
 import Synchronization
-import Testing
+public import Testing
 
 /// A one-shot gate: tasks `wait()` until the test calls `open()`. No sleeps involved.
-final class Gate: Sendable {
+public final class Gate: Sendable {
     private let state = Locked<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
-    func wait() async {
+    public init() {}
+
+    public func wait() async {
         await withCheckedContinuation { continuation in
             let resumeNow = state.withLock { state -> Bool in
                 if state.open { return true }
@@ -18,7 +21,7 @@ final class Gate: Sendable {
         }
     }
 
-    func open() {
+    public func open() {
         let waiters = state.withLock { state in
             state.open = true
             defer { state.waiters = [] }
@@ -29,11 +32,13 @@ final class Gate: Sendable {
 }
 
 /// A gate that honours cancellation: `wait()` throws `CancellationError` when the waiting task is cancelled.
-final class CancellableGate: Sendable {
+public final class CancellableGate: Sendable {
     private let state = Locked<(open: Bool, waiters: [Int: CheckedContinuation<Void, any Error>], next: Int)>(
         (false, [:], 0))
 
-    func wait() async throws {
+    public init() {}
+
+    public func wait() async throws {
         let id = state.withLock { state in
             state.next += 1
             return state.next
@@ -54,7 +59,7 @@ final class CancellableGate: Sendable {
         }
     }
 
-    func open() {
+    public func open() {
         let waiters = state.withLock { state in
             state.open = true
             defer { state.waiters = [:] }
@@ -65,16 +70,17 @@ final class CancellableGate: Sendable {
 }
 
 /// A thread-safe counter.
-final class Counter: Sendable {
+public final class Counter: Sendable {
     private let value = Atomic<Int>(0)
-    @discardableResult func increment() -> Int { value.add(1, ordering: .relaxed).newValue }
-    var count: Int { value.load(ordering: .relaxed) }
+    public init() {}
+    @discardableResult public func increment() -> Int { value.add(1, ordering: .relaxed).newValue }
+    public var count: Int { value.load(ordering: .relaxed) }
 }
 
 /// Thrown when a wait exceeded its timeout; the test fails.
-struct TimedOut: Error, CustomStringConvertible {
-    let what: String
-    var description: String { "timed out waiting for \(what)" }
+public struct TimedOut: Error, CustomStringConvertible {
+    public let what: String
+    public var description: String { "timed out waiting for \(what)" }
 }
 
 /// Runs `operation`, failing the test with `TimedOut` if it does not finish within `seconds`.
@@ -83,7 +89,7 @@ struct TimedOut: Error, CustomStringConvertible {
 /// ends (a gate nobody opens, a continuation nobody resumes) fails the test instead of
 /// hanging it. The deadline is a Dispatch timer, not a sleep, and orders nothing.
 @discardableResult
-func withTimeout<T: Sendable>(
+public func withTimeout<T: Sendable>(
     _ seconds: Double = 10, _ what: String = "the operation",
     sourceLocation: SourceLocation = #_sourceLocation,
     _ operation: @escaping @Sendable () async throws -> T
@@ -130,5 +136,26 @@ private final class DeadlineRace<T: Sendable>: Sendable {
             }
             if let ready { continuation.resume(returning: ready) }
         }
+    }
+}
+
+/// An ordered, thread-safe list of strings.
+public final class OrderLog: Sendable {
+    private let storage = Locked<[String]>([])
+    public init() {}
+    public func append(_ item: String) { storage.withLock { $0.append(item) } }
+    public var items: [String] { storage.withLock { $0 } }
+}
+
+/// A small deterministic PRNG for reproducible random graphs.
+public struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }
