@@ -33,11 +33,12 @@ public struct TimelineRenderer: Sendable {
         let timeWidth = rows.map(\.time.count).max() ?? 0
         let nameWidth = min(rows.map(\.name.count).max() ?? 0, 32)
         let verbWidth = rows.map(\.verb.text.count).max() ?? 0
+        let subjectWidth = rows.map(\.subject.count).max() ?? 0
         var lines: [String] = []
         for row in rows {
             var line = "  " + paint(pad(row.time, timeWidth, right: true), .dim)
             line += "  " + paint("g\(row.generation) a\(row.attempt)", .dim)
-            line += "  " + pad(row.subject, 8)
+            line += "  " + pad(row.subject, subjectWidth)
             line += " " + paint(pad(row.name, nameWidth), .bold)
             line += "  " + paint(pad(row.verb.text, verbWidth), row.verb.tone)
             if !row.detail.isEmpty { line += "  " + row.detail }
