@@ -35,11 +35,13 @@ public struct RetryPolicy: Sendable, Hashable {
     public func delay(beforeRetry retry: Int) -> Duration {
         // Computed in seconds as a Double and clamped before converting back, so no
         // multiplier or count can overflow `Duration`.
-        let cap = maxDelay.seconds
+        // The limits are applied here too: the fields are public `var`s.
+        let cap = min(max(maxDelay.seconds, 0), 86_400)
+        let factor = multiplier.isFinite ? max(1, multiplier) : 1
         var delay = initialDelay.seconds
         var step = 1
         while step < retry && delay < cap {
-            delay *= multiplier
+            delay *= factor
             step += 1
         }
         let clamped = delay.isFinite ? min(max(delay, 0), cap) : cap

@@ -79,8 +79,9 @@ struct CoordinatorStateMachine<Waiter, ResetWaiter, BuildHandle> {
 
     private struct PendingReset {
         let waiter: ResetWaiter
-        /// Whether a teardown job started after this reset was requested (only those count for it).
-        var sawTeardownStart = false
+        /// The values this reset retired (and those of a build it superseded): only their
+        /// teardowns go into its report, not other resets' or a permanent failure's.
+        var retired: Set<ObjectIdentifier>
         let from: Int
         let to: Int
         let invalidated: [String]
@@ -231,6 +232,9 @@ struct CoordinatorStateMachine<Waiter, ResetWaiter, BuildHandle> {
             // Superseded by a reset or shutdown: it never publishes, and its values are retired.
             effects.trace((.buildCancelled, report.generation, report.attempt))
             teardownQueue.append(contentsOf: result.built.values)
+            // Its values belong to the resets that superseded it (those still pending).
+            let late = Set(result.built.values.map(ObjectIdentifier.init))
+            for index in pendingResets.indices { pendingResets[index].retired.formUnion(late) }
             continueLifecycle(&effects)
             return effects
         }
@@ -284,14 +288,16 @@ struct CoordinatorStateMachine<Waiter, ResetWaiter, BuildHandle> {
 
     // MARK: Teardown, reset, shutdown
 
-    mutating func teardownFinished(_ records: [ResetReport.Teardown]) -> Effects {
+    /// A teardown job ended; `records` pair each torn-down value's identity with its result.
+    mutating func teardownFinished(_ records: [(box: ObjectIdentifier, record: ResetReport.Teardown)]) -> Effects {
         guard case .teardown? = job else {
             preconditionFailure("teardownFinished in job \(String(describing: job)), state \(state)")
         }
         job = nil
         // A reset reports the teardowns that started after it was requested, not earlier ones.
-        for index in pendingResets.indices where pendingResets[index].sawTeardownStart {
-            pendingResets[index].tornDown.append(contentsOf: records)
+        for index in pendingResets.indices {
+            let owned = pendingResets[index].retired
+            pendingResets[index].tornDown.append(contentsOf: records.filter { owned.contains($0.box) }.map(\.record))
         }
         var effects = Effects(tracing: tracing)
         continueLifecycle(&effects)
@@ -309,8 +315,10 @@ struct CoordinatorStateMachine<Waiter, ResetWaiter, BuildHandle> {
         generation += 1
         runsInGeneration = [:]
         let retired = invalidating.map { graph.closure(ofDependentsOf: $0) } ?? Set(graph.nodes.indices)
+        var retiredBoxes = Set<ObjectIdentifier>()
         for (slot, box) in pool where retired.contains(slot) {
             teardownQueue.append(box)
+            retiredBoxes.insert(ObjectIdentifier(box))
             pool[slot] = nil
         }
         effects.trace(
@@ -323,7 +331,7 @@ struct CoordinatorStateMachine<Waiter, ResetWaiter, BuildHandle> {
         state = .idle
         pendingResets.append(
             PendingReset(
-                waiter: waiter, from: from, to: generation, invalidated: names(of: retired),
+                waiter: waiter, retired: retiredBoxes, from: from, to: generation, invalidated: names(of: retired),
                 carriedOver: names(of: Set(pool.keys))))
         continueLifecycle(&effects)
         return effects
@@ -336,13 +344,15 @@ struct CoordinatorStateMachine<Waiter, ResetWaiter, BuildHandle> {
             return effects
         }
         teardownQueue.append(contentsOf: pool.values)
+        let retiredBoxes = Set(pool.values.map(ObjectIdentifier.init))
         pool = [:]
         effects.trace((.containerShutdown, generation, currentAttempt))
         supersede(with: .shutDown(generation: generation), result: .failure, into: &effects)
         state = .shutDown
         pendingResets.append(
             PendingReset(
-                waiter: waiter, from: generation, to: generation, invalidated: graph.serviceNames, carriedOver: []))
+                waiter: waiter, retired: retiredBoxes, from: generation, to: generation,
+                invalidated: graph.serviceNames, carriedOver: []))
         continueLifecycle(&effects)
         return effects
     }
@@ -370,7 +380,6 @@ struct CoordinatorStateMachine<Waiter, ResetWaiter, BuildHandle> {
             effects.tearDown = teardownQueue.sorted { rank[$0.slot] > rank[$1.slot] }
             teardownQueue = []
             job = .teardown
-            for index in pendingResets.indices { pendingResets[index].sawTeardownStart = true }
             return
         }
         for reset in pendingResets {

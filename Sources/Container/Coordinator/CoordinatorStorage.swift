@@ -33,10 +33,10 @@ final class CoordinatorStorage: Sendable {
 
     @usableFromInline
     func start(label: String?) async throws -> AppServices {
-        if let snapshot = current {
-            if tracer.isEnabled { traceReadyCaller(label, snapshot) }
-            return snapshot
-        }
+        // Untraced, a ready snapshot is returned at once. Traced, every caller goes through the
+        // state machine, so its `caller.joined` is stamped in the same critical section as the
+        // state it found (never after a reset it raced with).
+        if !tracer.isEnabled, let snapshot = current { return snapshot }
         let caller = machine.withLock { $0.allocateCaller() }
         // A caller's name is only ever read by the trace: untraced, none is made.
         let name = label ?? (tracer.isEnabled ? "caller-\(caller)" : "")
@@ -47,13 +47,6 @@ final class CoordinatorStorage: Sendable {
         } onCancel: {
             transition { $0.waiterCancelled(caller: caller) }
         }
-    }
-
-    private func traceReadyCaller(_ label: String?, _ snapshot: AppServices) {
-        let name = label ?? "caller-ready"
-        tracer.emit(
-            [.callerJoined(caller: name, state: .ready), .callerResumed(caller: name, result: .snapshot)],
-            generation: snapshot.generation, attempt: snapshot.report.attempt)
     }
 
     // MARK: Reset and shutdown
@@ -131,7 +124,7 @@ final class CoordinatorStorage: Sendable {
     /// Tears values down one at a time, in the order given (dependents first); errors are
     /// reported in the trace and the reset's report, never swallowed.
     private func runTeardown(_ boxes: [AnyServiceBox]) async {
-        var records: [ResetReport.Teardown] = []
+        var records: [(box: ObjectIdentifier, record: ResetReport.Teardown)] = []
         for box in boxes where box.hasTearDown {
             var message: String?
             do {
@@ -139,7 +132,8 @@ final class CoordinatorStorage: Sendable {
             } catch {
                 message = redactor.redact(String(describing: error))
             }
-            records.append(.init(service: box.name, generation: box.builtInGeneration, error: message))
+            records.append(
+                (ObjectIdentifier(box), .init(service: box.name, generation: box.builtInGeneration, error: message)))
             tracer.emit(
                 .nodeTornDown(node: box.name, error: message), generation: box.builtInGeneration,
                 attempt: box.builtInAttempt)

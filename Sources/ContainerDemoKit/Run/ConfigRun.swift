@@ -16,10 +16,7 @@ enum ConfigRun {
         // Shut down like an app would, so the trace ends with the teardowns (reverse order).
         _ = try? await container.shutdown()
         let events = recorder.events
-        var narrative = results.count > 12 ? summarize(results) : results.map(\.line)
-        if racers.isEmpty {
-            narrative.append("nobody asked for the services: the config has no entry points and --callers is 0")
-        }
+        let narrative = results.count > 12 ? summarize(results) : results.map(\.line)
         let entryNames = config.entryPoints.map(\.id)
         let who =
             entryNames.isEmpty

@@ -179,4 +179,30 @@ struct StateMachineTests {
             Issue.record("a failed container answers at once with its failure")
         }
     }
+
+    @Test("Overlapping resets each report only the teardowns of the values they retired")
+    func resetsReportTheirOwnTeardowns() throws {
+        var machine = Machine(graph: try graph())
+        let caller = machine.allocateCaller()
+        let ticket = try #require(machine.startRequested(caller: caller, label: "c", waiter: "w").launch)
+        machine.buildLaunched(id: ticket.id, handle: 1)
+        let a = box(0, "a")
+        let b = box(1, "b")
+        _ = machine.buildFinished(id: ticket.id, result: result(succeeded: true, built: [0: a, 1: b]))
+
+        let first = machine.resetRequested(invalidating: [1], waiter: "reset b")
+        #expect(first.tearDown?.map(\.name) == ["b"])
+        let second = machine.resetRequested(invalidating: [0], waiter: "reset a")
+        #expect(second.tearDown == nil, "one teardown job at a time")
+
+        let record = { (box: AnyServiceBox) in
+            (box: ObjectIdentifier(box), record: ResetReport.Teardown(service: box.name, generation: 1, error: nil))
+        }
+        let afterB = machine.teardownFinished([record(b)])
+        #expect(afterB.tearDown?.map(\.name) == ["a"])
+        let done = machine.teardownFinished([record(a)])
+        let reports = Dictionary(uniqueKeysWithValues: done.completedResets.map { ($0.waiter, $0.result) })
+        #expect(try reports["reset b"]?.get().tornDown.map(\.service) == ["b"])
+        #expect(try reports["reset a"]?.get().tornDown.map(\.service) == ["a"])
+    }
 }

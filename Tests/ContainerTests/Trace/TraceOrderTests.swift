@@ -41,4 +41,59 @@ struct TraceOrderTests {
             #expect(times == times.sorted())
         }
     }
+
+    @Test("With resets racing the callers, every caller is answered once, after it joined, in its generation")
+    func resetsRacingCallers() async throws {
+        for _ in 0..<5 {
+            let recorder = TraceRecorder()
+            let container = try ServiceContainer(
+                [
+                    ServiceSpec(ServiceKey<Int>("a")) { _ in
+                        await Task.yield(); return 1
+                    },
+                    ServiceSpec(ServiceKey<Int>("b"), dependsOn: ["a"], tearDown: { _ in }) { _ in 2 },
+                ], trace: [recorder])
+            try await withTimeout(30, "callers and resets") {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    // 8 tasks of 300 callers each (most find the container ready), and resets among them.
+                    for task in 0..<8 {
+                        group.addTask {
+                            for index in 0..<300 { _ = try? await container.start(as: "c\(task)-\(index)") }
+                        }
+                    }
+                    group.addTask {
+                        for _ in 0..<4 {
+                            _ = try? await container.start()
+                            try await container.reset()
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+            }
+            var joined: [String: Int] = [:]  // caller -> generation it joined
+            var answered: [String: Int] = [:]
+            var resetFrom = Set<Int>()
+            for event in recorder.events {
+                switch event.kind {
+                case .generationReset(let from, _, _):
+                    resetFrom.insert(from)
+                case .callerJoined(let caller, let state):
+                    #expect(joined[caller] == nil, "\(caller) joined twice")
+                    joined[caller] = event.generation
+                    if state == .ready {
+                        #expect(!resetFrom.contains(event.generation), "\(caller) found a superseded generation ready")
+                    }
+                case .callerResumed(let caller, _), .callerCancelled(let caller):
+                    #expect(joined[caller] != nil, "\(caller) answered before it joined")
+                    answered[caller, default: 0] += 1
+                default:
+                    break
+                }
+            }
+            #expect(joined.count >= 2_400)
+            #expect(answered.count == joined.count && answered.values.allSatisfy { $0 == 1 })
+            let times = recorder.events.map(\.time)
+            #expect(times == times.sorted())
+        }
+    }
 }
