@@ -84,9 +84,7 @@ extension ServiceGraph {
             guard let registered = registry.provider(id) else {
                 let known = registry.providers.keys.sorted()
                 var message = "service '\(spec.name)' uses unknown provider '\(id)'"
-                if let suggestion = NameSuggestion.closest(to: id, among: known) {
-                    message += "; did you mean '\(suggestion)'?"
-                }
+                message += NameSuggestion.hint(for: id, among: known)
                 message +=
                     known.isEmpty
                     ? " (no providers are registered)" : " (known providers: \(known.joined(separator: ", ")))"

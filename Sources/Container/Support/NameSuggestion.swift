@@ -14,6 +14,11 @@ package enum NameSuggestion {
         return best.distance <= allowed ? best.name : nil
     }
 
+    /// `"; did you mean 'x'?"` for a likely typo of `name`, or `""` when no candidate is close.
+    package static func hint(for name: String, among candidates: some Sequence<String>) -> String {
+        closest(to: name, among: candidates).map { "; did you mean '\($0)'?" } ?? ""
+    }
+
     /// Levenshtein distance between two byte strings.
     package static func editDistance(_ a: [UInt8], _ b: [UInt8]) -> Int {
         if a.isEmpty { return b.count }

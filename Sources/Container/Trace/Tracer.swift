@@ -67,10 +67,4 @@ final class Tracer: Sendable {
         guard isEnabled else { return }
         deliver(stamp([(kind, generation, attempt)]))
     }
-
-    /// Stamps and delivers events at once, in this order.
-    func emit(_ kinds: [TraceEvent.Kind], generation: Int, attempt: Int) {
-        guard isEnabled else { return }
-        deliver(stamp(kinds.map { ($0, generation, attempt) }))
-    }
 }

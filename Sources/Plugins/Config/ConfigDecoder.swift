@@ -167,9 +167,7 @@ struct ConfigDecoder {
         {
             for (index, secret) in secrets.enumerated() where options.values[secret] == nil {
                 var message = "secretOptions names '\(secret)', which is not an option of service '\(name)'"
-                if let suggestion = NameSuggestion.closest(to: secret, among: options.values.keys) {
-                    message += "; did you mean '\(suggestion)'?"
-                }
+                message += NameSuggestion.hint(for: secret, among: options.values.keys)
                 report(.invalidValue, message, at: path + ".secretOptions[\(index)]", nil)
             }
             options.secretKeys = Set(secrets)
@@ -258,9 +256,7 @@ struct ConfigDecoder {
             let path = "entryPoints[\(index)]"
             guard let entryPoint = registry.entryPoint(id) else {
                 var message = "unknown entry point '\(id)'"
-                if let suggestion = NameSuggestion.closest(to: id, among: known) {
-                    message += "; did you mean '\(suggestion)'?"
-                }
+                message += NameSuggestion.hint(for: id, among: known)
                 message +=
                     known.isEmpty
                     ? " (no entry points are registered)" : " (known entry points: \(known.joined(separator: ", ")))"
