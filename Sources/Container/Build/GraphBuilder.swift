@@ -202,9 +202,15 @@ final class GraphBuilder: Sendable {
                     return box
                 }
                 group.cancelAll()
-                // A value that arrives after the cancellation still counts: its effect is
-                // committed and cancellation does not rewrite history (§3.8).
-                if case let box?? = try? await group.next() { return box }
+                // The provider's own word, when it comes after the timeout, still counts: a late
+                // value is committed and cancellation does not rewrite history (§3.8); a late error
+                // keeps its own classification and message. Only a provider that stops because of
+                // the cancellation (CancellationError) timed out.
+                do {
+                    if case let box?? = try await group.next() { return box }
+                } catch is CancellationError {
+                    // It honoured the cancellation: the timeout (or the build's cancellation) decides.
+                }
                 if Task.isCancelled { throw CancellationError() }
                 throw ServiceTimeoutError(service: node.name, timeout: timeout)
             } catch {
@@ -225,7 +231,7 @@ final class GraphBuilder: Sendable {
     /// The event is only built when a sink listens: most containers run untraced.
     private func emit(_ kind: @autoclosure () -> TraceEvent.Kind) {
         guard tracer.isEnabled else { return }
-        tracer.emit(kind(), generation: generation, attempt: attempt)
+        tracer.emit(kind(), build: BuildAttempt(generation: generation, attempt: attempt))
     }
 }
 

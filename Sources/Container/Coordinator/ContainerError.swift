@@ -3,7 +3,7 @@ public struct ContainerError: Error, Sendable, CustomStringConvertible {
     /// The kinds of container errors.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
-            case buildFailed, superseded, shutDown, unknownService, notReady
+            case buildFailed, superseded, shutDown, unknownService, notReady, attemptsExhausted
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -18,6 +18,9 @@ public struct ContainerError: Error, Sendable, CustomStringConvertible {
         public static let unknownService = Code(.unknownService)
         /// A synchronous read found no published snapshot; `await start()` first.
         public static let notReady = Code(.notReady)
+        /// The generation used every attempt its ``BuildPolicy/maxAttempts`` allows; the failure
+        /// is sticky until `reset()`. ``ContainerError/report`` is the last attempt's.
+        public static let attemptsExhausted = Code(.attemptsExhausted)
 
         public var description: String { base.rawValue }
     }
@@ -31,7 +34,8 @@ public struct ContainerError: Error, Sendable, CustomStringConvertible {
     /// The failed build's report, for `.buildFailed`.
     public let report: BuildReport?
 
-    /// For `.buildFailed`: transient (a later `start()` retries) or permanent (sticky until `reset()`).
+    /// For `.buildFailed`: transient (a later `start()` retries) or permanent (sticky until
+    /// `reset()`); for `.attemptsExhausted`, the last attempt's (transient) failure.
     public var failure: FailureKind? { report?.failure }
 
     public var description: String { message }
@@ -53,6 +57,16 @@ public struct ContainerError: Error, Sendable, CustomStringConvertible {
         return ContainerError(
             code: .buildFailed,
             message: "generation \(report.generation), attempt \(report.attempt) failed (\(kind)): \(cause); \(advice)",
+            generation: report.generation, report: report)
+    }
+
+    static func attemptsExhausted(_ report: BuildReport, maxAttempts: Int) -> ContainerError {
+        let roots = report.failedNodes.map { "'\($0)'" }.joined(separator: ", ")
+        let cause = roots.isEmpty ? "" : " (last failed: \(roots))"
+        return ContainerError(
+            code: .attemptsExhausted,
+            message: "generation \(report.generation) failed all \(maxAttempts) attempts its policy allows\(cause); "
+                + "every start() fails at once until reset() starts a new generation",
             generation: report.generation, report: report)
     }
 
@@ -89,31 +103,4 @@ public struct ContainerError: Error, Sendable, CustomStringConvertible {
                 + "the services are: \(known.joined(separator: ", "))",
             generation: generation, report: nil)
     }
-}
-
-/// What a reset or a shutdown did.
-public struct ResetReport: Sendable {
-    /// One value's teardown.
-    public struct Teardown: Sendable, Hashable {
-        /// The service whose value was torn down.
-        public let service: String
-        /// The generation that built the value.
-        public let generation: Int
-        /// The teardown's error (redacted), when it failed.
-        public let error: String?
-    }
-
-    /// The generation that was retired.
-    public let from: Int
-    /// The generation that is now current.
-    public let to: Int
-    /// Services invalidated by the reset (to be rebuilt in the new generation).
-    public let invalidated: [String]
-    /// Services whose values carried over to the new generation unchanged.
-    public let carriedOver: [String]
-    /// The teardowns that ran while the reset waited, in the order they ran.
-    public let tornDown: [Teardown]
-
-    /// Teardowns that failed.
-    public var failures: [Teardown] { tornDown.filter { $0.error != nil } }
 }

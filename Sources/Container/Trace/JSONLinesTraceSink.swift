@@ -75,9 +75,10 @@ public struct JSONLinesTraceSink: TraceSink {
             object.append("phase", string: phase.rawValue)
         case .snapshotPublished(let services):
             object.append("services", raw: String(services))
-        case .buildFailed(let failure, let roots):
+        case .buildFailed(let failure, let roots, let exhausted):
             object.append("failure", string: failure.rawValue)
             object.append("roots", raw: TraceText.jsonArray(roots))
+            if exhausted { object.append("exhausted", raw: "true") }
         case .callerJoined(let caller, let state):
             object.append("caller", string: caller)
             object.append("state", string: state.rawValue)
@@ -86,11 +87,19 @@ public struct JSONLinesTraceSink: TraceSink {
             object.append("result", string: result.rawValue)
         case .callerCancelled(let caller):
             object.append("caller", string: caller)
-        case .generationReset(let from, let to, let invalidated):
-            object.append("from", raw: String(from))
-            object.append("to", raw: String(to))
+        case .generationReset(let change):
+            object.append("from", raw: String(change.from))
+            object.append("to", raw: String(change.to))
             // Absent means "every service" (DESIGN §6).
-            if let invalidated { object.append("invalidated", raw: TraceText.jsonArray(invalidated)) }
+            if let invalidated = change.invalidated {
+                object.append("invalidated", raw: TraceText.jsonArray(invalidated))
+            }
+            object.append("reason", string: change.reason.description)
+            if change.reason == .reload {
+                object.append("added", raw: TraceText.jsonArray(change.added))
+                object.append("removed", raw: TraceText.jsonArray(change.removed))
+                object.append("changed", raw: TraceText.jsonArray(change.changed))
+            }
         case .nodeTornDown(let node, let error):
             object.append("node", string: node)
             if let error { object.append("error", string: error) }
@@ -105,6 +114,7 @@ public struct JSONLinesTraceSink: TraceSink {
     static let reservedNames: Set<String> = [
         "v", "t", "gen", "attempt", "event", "node", "durationMs", "failure", "error", "retry", "delayMs",
         "because", "phase", "services", "roots", "caller", "state", "result", "from", "to", "invalidated",
+        "exhausted", "reason", "added", "removed", "changed", "scope",
     ]
 }
 

@@ -84,9 +84,10 @@ public struct TimelineRenderer: Sendable {
             return ("node", node, ("reused", .info), "value kept from an earlier attempt or generation")
         case .snapshotPublished(let services):
             return ("snapshot", "", ("published", .good), "\(services) services")
-        case .buildFailed(let failure, let roots):
+        case .buildFailed(let failure, let roots, let exhausted):
             let cause = roots.isEmpty ? "" : " (\(list(roots)))"
-            return ("build", "", ("failed", .bad), "\(failure)\(cause)")
+            let budget = exhausted ? "; the last attempt the policy allows" : ""
+            return ("build", "", ("failed", .bad), "\(failure)\(cause)\(budget)")
         case .buildCancelled:
             return ("build", "", ("cancelled", .warn), "superseded; it will never publish")
         case .callerJoined(let caller, let state):
@@ -96,6 +97,7 @@ public struct TimelineRenderer: Sendable {
             case .running: detail = "found running → joins the build"
             case .ready: detail = "found ready → gets the snapshot at once"
             case .failed: detail = "found failed → gets the failure at once"
+            case .waiting: detail = "found waiting → gets the last failure at once (next attempt not allowed yet)"
             case .shutDown: detail = "found the container shut down"
             }
             return ("caller", caller, ("joined", .plain), detail)
@@ -104,15 +106,33 @@ public struct TimelineRenderer: Sendable {
             return ("caller", caller, ("resumed", tone), "with \(result == .snapshot ? "the snapshot" : "a \(result)")")
         case .callerCancelled(let caller):
             return ("caller", caller, ("cancelled", .warn), "stopped waiting; the build goes on")
-        case .generationReset(let from, let to, let invalidated):
-            let what = invalidated.map { "invalidating \(list($0))" } ?? "invalidating everything"
-            return ("reset", "", ("reset", .info), "generation \(from) → \(to), \(what)")
+        case .generationReset(let change):
+            if change.reason == .reload {
+                return (
+                    "reload", "", ("reload", .info),
+                    "generation \(change.from) → \(change.to), \(Self.describe(change))"
+                )
+            }
+            let what = change.invalidated.map { "invalidating \(list($0))" } ?? "invalidating everything"
+            return ("reset", "", ("reset", .info), "generation \(change.from) → \(change.to), \(what)")
         case .nodeTornDown(let node, let error):
             if let error { return ("teardown", node, ("failed", .bad), error) }
             return ("teardown", node, ("tornDown", .info), "")
         case .containerShutdown:
             return ("container", "", ("shutdown", .info), "")
         }
+    }
+
+    /// `added a, b; removed c; changed d; rebuilt d, e`, leaving out empty lists.
+    static func describe(_ change: GenerationChange) -> String {
+        var parts: [String] = []
+        if !change.added.isEmpty { parts.append("added " + change.added.joined(separator: ", ")) }
+        if !change.removed.isEmpty { parts.append("removed " + change.removed.joined(separator: ", ")) }
+        if !change.changed.isEmpty { parts.append("changed " + change.changed.joined(separator: ", ")) }
+        if let rebuilt = change.invalidated, !rebuilt.isEmpty {
+            parts.append("rebuilding " + rebuilt.joined(separator: ", "))
+        }
+        return parts.isEmpty ? "nothing changed" : parts.joined(separator: "; ")
     }
 
     // MARK: Summary
@@ -124,7 +144,8 @@ public struct TimelineRenderer: Sendable {
             blocks.append(renderAttempt(attempt))
         }
         for event in events {
-            if case .generationReset(let from, let to, let invalidated) = event.kind {
+            if case .generationReset(let change) = event.kind {
+                let (from, to, invalidated) = (change.from, change.to, change.invalidated)
                 let torn = events.compactMap { later -> String? in
                     guard later.generation == from, case .nodeTornDown(let node, let error) = later.kind,
                         later.time >= event.time
@@ -294,7 +315,7 @@ extension TimelineRenderer.Attempt {
             buildEnd = event.time
             result = "published \(services) services"
             resultTone = .good
-        case .buildFailed(let failure, _):
+        case .buildFailed(let failure, _, _):
             buildEnd = event.time
             result = "failed (\(failure))"
             resultTone = .bad

@@ -41,8 +41,8 @@ public struct TraceEvent: Sendable, Hashable, CustomStringConvertible {
         case nodeReused(node: String)
         /// `snapshot.published`
         case snapshotPublished(services: Int)
-        /// `build.failed`
-        case buildFailed(failure: FailureKind, roots: [String])
+        /// `build.failed`: `exhausted` when it used the generation's last allowed attempt.
+        case buildFailed(failure: FailureKind, roots: [String], exhausted: Bool)
         /// `build.cancelled`: a reset or shutdown stopped the build; it will never publish.
         case buildCancelled
         /// `caller.joined`: a caller asked for the services and found the container in `state`.
@@ -51,8 +51,8 @@ public struct TraceEvent: Sendable, Hashable, CustomStringConvertible {
         case callerResumed(caller: String, result: CallerResult)
         /// `caller.cancelled`
         case callerCancelled(caller: String)
-        /// `generation.reset`: `invalidated` is `nil` when every service was invalidated.
-        case generationReset(from: Int, to: Int, invalidated: [String]?)
+        /// `generation.reset`: a reset or a reload started a new generation.
+        case generationReset(GenerationChange)
         /// `node.tornDown`: `error` is set when the teardown failed.
         case nodeTornDown(node: String, error: String?)
         /// `container.shutdown`
@@ -112,6 +112,39 @@ public struct TraceEvent: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "[\(time.formattedMilliseconds) g\(generation)a\(attempt)] \(kind.name)" }
 }
 
+/// What a `generation.reset` event says changed.
+public struct GenerationChange: Sendable, Hashable {
+    /// The generation retired.
+    public let from: Int
+    /// The new generation.
+    public let to: Int
+    /// The services invalidated (rebuilt in the new generation); `nil` when all were.
+    public let invalidated: [String]?
+    /// A reset or a reload.
+    public let reason: ResetReport.Reason
+    /// For a reload: services the new graph adds, removes, and changes (provider, options,
+    /// dependencies, lifetime, timeout, retry or failure).
+    public let added: [String]
+    /// See ``added``.
+    public let removed: [String]
+    /// See ``added``.
+    public let changed: [String]
+
+    /// Creates a change.
+    public init(
+        from: Int, to: Int, invalidated: [String]?, reason: ResetReport.Reason = .reset, added: [String] = [],
+        removed: [String] = [], changed: [String] = []
+    ) {
+        self.from = from
+        self.to = to
+        self.invalidated = invalidated
+        self.reason = reason
+        self.added = added
+        self.removed = removed
+        self.changed = changed
+    }
+}
+
 /// The state a caller found the container in when it called `start()`.
 public enum CallerState: String, Sendable, Hashable {
     /// Nothing was running: this caller started the build.
@@ -120,8 +153,12 @@ public enum CallerState: String, Sendable, Hashable {
     case running
     /// A snapshot was ready: returned at once.
     case ready
-    /// The container had failed permanently: the failure was returned at once.
+    /// The container had failed permanently (or used every attempt of its budget): the
+    /// failure was returned at once.
     case failed
+    /// The last attempt failed and the next is not allowed yet (``BuildPolicy/retryAfter``):
+    /// the last failure was returned at once, without a build.
+    case waiting
     /// The container was shut down.
     case shutDown
 }

@@ -37,7 +37,7 @@ final class Tracer: Sendable {
 
     /// Gives events their sequence numbers and timestamps; every stamped event must then be
     /// passed to ``deliver(_:)``, or later events would wait for it forever.
-    func stamp(_ kinds: [(kind: TraceEvent.Kind, generation: Int, attempt: Int)]) -> [Stamped] {
+    func stamp(_ kinds: [(kind: TraceEvent.Kind, build: BuildAttempt)]) -> [Stamped] {
         guard isEnabled, !kinds.isEmpty else { return [] }
         return sequencer.withLock { next in
             let time = ContinuousClock.now - origin
@@ -45,7 +45,8 @@ final class Tracer: Sendable {
                 defer { next += 1 }
                 return Stamped(
                     sequence: next,
-                    event: TraceEvent(time: time, generation: item.generation, attempt: item.attempt, kind: item.kind))
+                    event: TraceEvent(
+                        time: time, generation: item.build.generation, attempt: item.build.attempt, kind: item.kind))
             }
         }
     }
@@ -63,8 +64,8 @@ final class Tracer: Sendable {
     }
 
     /// Stamps and delivers one event at once.
-    func emit(_ kind: TraceEvent.Kind, generation: Int, attempt: Int) {
+    func emit(_ kind: TraceEvent.Kind, build: BuildAttempt) {
         guard isEnabled else { return }
-        deliver(stamp([(kind, generation, attempt)]))
+        deliver(stamp([(kind, build)]))
     }
 }

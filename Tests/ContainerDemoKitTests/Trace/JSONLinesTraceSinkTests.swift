@@ -18,21 +18,25 @@ struct JSONLinesTraceSinkTests {
         "node.cancelled": ["node": "string", "phase": "string"],
         "node.reused": ["node": "string"],
         "snapshot.published": ["services": "number"],
-        "build.failed": ["failure": "string", "roots": "array"],
+        "build.failed": ["failure": "string", "roots": "array", "exhausted": "boolean"],
         "build.cancelled": [:],
         "caller.joined": ["caller": "string", "state": "string"],
         "caller.resumed": ["caller": "string", "result": "string"],
         "caller.cancelled": ["caller": "string"],
-        "generation.reset": ["from": "number", "to": "number", "invalidated": "array"],
+        "generation.reset": [
+            "from": "number", "to": "number", "invalidated": "array", "reason": "string", "added": "array",
+            "removed": "array", "changed": "array",
+        ],
         "node.tornDown": ["node": "string", "error": "string"],
         "container.shutdown": [:],
     ]
     /// Fields that may be absent.
-    static let optional: Set<String> = ["invalidated", "error"]
+    static let optional: Set<String> = ["invalidated", "error", "exhausted", "added", "removed", "changed"]
 
     static func type(of value: Any) -> String {
         switch value {
         case is String: "string"
+        case let number as NSNumber where String(cString: number.objCType) == "c": "boolean"
         case is [Any]: "array"
         case is NSNumber: "number"
         default: "other"
@@ -72,16 +76,20 @@ struct JSONLinesTraceSinkTests {
         .nodeCancelled(node: "a-b c", phase: .whileRunning),
         .nodeReused(node: "a-b c"),
         .snapshotPublished(services: 5),
-        .buildFailed(failure: .permanent, roots: ["back\\slash"]),
+        .buildFailed(failure: .permanent, roots: ["back\\slash"], exhausted: false),
         .buildCancelled,
         .callerJoined(caller: "launch", state: .running),
         .callerResumed(caller: "launch", result: .superseded),
         .callerCancelled(caller: "push"),
-        .generationReset(from: 1, to: 2, invalidated: ["session", "feed"]),
-        .generationReset(from: 2, to: 3, invalidated: nil),
+        .generationReset(GenerationChange(from: 1, to: 2, invalidated: ["session", "feed"])),
+        .generationReset(GenerationChange(from: 2, to: 3, invalidated: nil)),
         .nodeTornDown(node: "session", error: nil),
         .nodeTornDown(node: "session", error: "close failed"),
         .containerShutdown,
+        .buildFailed(failure: .transient, roots: ["a"], exhausted: true),
+        .generationReset(
+            GenerationChange(
+                from: 3, to: 4, invalidated: ["b"], reason: .reload, added: ["c"], removed: ["d"], changed: ["b"])),
     ]
 
     @Test("every event kind encodes to one documented, parseable line with its values intact")
@@ -112,6 +120,13 @@ struct JSONLinesTraceSinkTests {
         #expect(objects[16]["error"] == nil)
         #expect(objects[17]["error"] as? String == "close failed")
         #expect(objects[1]["t"] as? Double == 0.003007)
+        #expect(objects[9]["exhausted"] == nil, "exhausted is absent unless the budget was used up")
+        #expect(objects[19]["exhausted"] as? Bool == true)
+        #expect(objects[14]["reason"] as? String == "reset")
+        #expect(objects[20]["reason"] as? String == "reload")
+        #expect(objects[20]["added"] as? [String] == ["c"])
+        #expect(objects[20]["removed"] as? [String] == ["d"])
+        #expect(objects[20]["changed"] as? [String] == ["b"])
     }
 
     @Test("keys come in the documented order, v first")

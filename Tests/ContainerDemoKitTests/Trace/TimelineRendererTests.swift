@@ -21,7 +21,7 @@ struct TimelineRendererTests {
             kind: .nodeFailed(node: "db", failure: .transient, error: "busy")),
         TraceEvent(
             time: .microseconds(12_500), generation: 1, attempt: 1,
-            kind: .buildFailed(failure: .transient, roots: ["db"])),
+            kind: .buildFailed(failure: .transient, roots: ["db"], exhausted: false)),
         TraceEvent(
             time: .microseconds(12_600), generation: 1, attempt: 1,
             kind: .callerResumed(caller: "launch", result: .failure)),
