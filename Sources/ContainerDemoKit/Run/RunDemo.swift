@@ -23,16 +23,21 @@ public func runDemo(_ options: DemoOptions, output: DemoOutput) async -> Int32 {
         output.write(DemoCommand.usage + "\n")
         return 0
     }
+    if options.showVersion {
+        output.write("container-demo \(ContainerVersion.current)\n")
+        return 0
+    }
     let scenarios = options.scenario == .all ? DemoScenario.stories : [options.scenario]
     let printer = ReportPrinter(
         format: options.trace, colors: output.colors && !options.noColor && options.outputPath == nil,
         labelled: scenarios.count > 1)
     let commentaryGoesToError = options.trace.isMachineReadable && options.outputPath == nil
+    let note = commentaryGoesToError ? output.writeError : output.write
     var trace = ""
     var status: Int32 = 0
     for scenario in scenarios {
         let report: ScenarioReport
-        switch await run(scenario, options, output: output) {
+        switch await run(scenario, options, output: output, note: note) {
         case .success(let made): report = made
         case .failure(let problem):
             output.writeError(problem.description + (problem.description.hasSuffix("\n") ? "" : "\n"))
@@ -62,10 +67,10 @@ public func runDemo(_ options: DemoOptions, output: DemoOutput) async -> Int32 {
 }
 
 /// Runs one scenario: the config run for cold start when a config is given or the default
-/// config exists; a built-in story otherwise.
-private func run(_ scenario: DemoScenario, _ options: DemoOptions, output: DemoOutput) async
-    -> Result<ScenarioReport, ConfigProblem>
-{
+/// config exists; a built-in story otherwise. `note` receives commentary (the data folder).
+private func run(
+    _ scenario: DemoScenario, _ options: DemoOptions, output: DemoOutput, note: (String) -> Void
+) async -> Result<ScenarioReport, ConfigProblem> {
     let retries = options.retries ?? (scenario == .transient ? 1 : 0)
     let callers = options.callers ?? 0
     switch scenario {
@@ -75,7 +80,14 @@ private func run(_ scenario: DemoScenario, _ options: DemoOptions, output: DemoO
             output.writeError("note: \(path) not found; running the built-in app graph instead\n")
             return .success(await ColdStartStory.run(callers: callers, retries: retries))
         }
-        switch ConfigSource.load(path: path) {
+        let folder: String
+        switch DemoDataFolder.prepare(options.dataDirectory) {
+        case .success(let prepared): folder = prepared
+        case .failure(let problem): return .failure(problem)
+        }
+        // Printed first, so a user knows where the database went before anything runs.
+        note("data folder: \(folder) (the config's $data; choose another with --data-dir PATH)\n")
+        switch ConfigSource.load(path: path, pathRoots: DemoDataFolder.pathRoots(folder)) {
         case .success(let config):
             if config.entryPoints.isEmpty && options.callers == 0 {
                 return .failure(
