@@ -16,23 +16,26 @@ public enum DemoDataFolder {
     /// The path roots a config run loads its config with: `data` is the folder.
     static func pathRoots(_ folder: String) -> [String: String] { ["data": folder] }
 
-    /// The absolute folder for `path` (``defaultPath`` when `nil`; a relative path starts at the
-    /// current directory), created with its parents when missing.
-    static func prepare(_ path: String?) -> Result<String, ConfigProblem> {
-        let folder = URL(fileURLWithPath: path ?? defaultPath, isDirectory: true).standardizedFileURL.path
+    /// The absolute folder for `path`: ``defaultPath`` when `nil`; a relative path starts at the
+    /// current directory.
+    static func absolutePath(_ path: String?) -> String {
+        URL(fileURLWithPath: path ?? defaultPath, isDirectory: true).standardizedFileURL.path
+    }
+
+    /// Creates `folder` with its parents when missing; the problem to report when it cannot.
+    static func create(_ folder: String) -> ConfigProblem? {
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            return nil
         } catch {
             var isFolder: ObjCBool = false
             let reason =
                 FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) && !isFolder.boolValue
                 ? "it is a file" : "check that its parent folders are writable"
-            return .failure(
-                ConfigProblem(
-                    description:
-                        "container-demo: cannot use '\(folder)' as the data folder: \(reason); pass --data-dir "
-                        + "with a writable folder"))
+            return ConfigProblem(
+                description:
+                    "container-demo: cannot use '\(folder)' as the data folder: \(reason); pass --data-dir "
+                    + "with a writable folder")
         }
-        return .success(folder)
     }
 }

@@ -80,26 +80,23 @@ private func run(
             output.writeError("note: \(path) not found; running the built-in app graph instead\n")
             return .success(await ColdStartStory.run(callers: callers, retries: retries))
         }
-        let folder: String
-        switch DemoDataFolder.prepare(options.dataDirectory) {
-        case .success(let prepared): folder = prepared
+        let folder = DemoDataFolder.absolutePath(options.dataDirectory)
+        let config: LoadedConfig
+        switch ConfigSource.load(path: path, pathRoots: DemoDataFolder.pathRoots(folder)) {
+        case .success(let loaded): config = loaded
         case .failure(let problem): return .failure(problem)
         }
-        // Printed first, so a user knows where the database went before anything runs.
-        note("data folder: \(folder) (the config's $data; choose another with --data-dir PATH)\n")
-        switch ConfigSource.load(path: path, pathRoots: DemoDataFolder.pathRoots(folder)) {
-        case .success(let config):
-            if config.entryPoints.isEmpty && options.callers == 0 {
-                return .failure(
-                    ConfigProblem(
-                        description:
-                            "container-demo: \(config.file) lists no entry points and --callers is 0, so nobody would "
-                            + "ask for the services; pass --callers N (N >= 1) or add \"entryPoints\" to the config"))
-            }
-            return .success(await ConfigRun.run(config, callers: options.callers, retries: retries))
-        case .failure(let problem):
-            return .failure(problem)
+        if config.entryPoints.isEmpty && options.callers == 0 {
+            return .failure(
+                ConfigProblem(
+                    description:
+                        "container-demo: \(config.file) lists no entry points and --callers is 0, so nobody would "
+                        + "ask for the services; pass --callers N (N >= 1) or add \"entryPoints\" to the config"))
         }
+        if let problem = DemoDataFolder.create(folder) { return .failure(problem) }
+        // Printed before anything runs, so a user knows where the database goes.
+        note("data folder: \(folder) (the config's $data; choose another with --data-dir PATH)\n")
+        return .success(await ConfigRun.run(config, callers: options.callers, retries: retries))
     case .transient: return .success(await TransientStory.run(callers: callers, retries: retries))
     case .permanent: return .success(await PermanentStory.run(callers: callers, retries: retries))
     case .logout: return .success(await LogoutStory.run(callers: callers, retries: retries))

@@ -92,6 +92,20 @@ struct DataFolderTests {
         #expect(JSONLines.parse(result.out).count == lines.count, "every line of standard output is JSON")
     }
 
+    @Test("a config that does not load: no note, and the data folder is not created")
+    func brokenConfigTouchesNothing() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let config = try folder.write(
+            "typo.json", #"{ "version": 1, "services": [{ "name": "a", "provider": "sqlit" }] }"#)
+        let data = folder.path + "/data"
+        let result = await run(["--config", config, "--data-dir", data])
+        #expect(result.status == 2)
+        #expect(result.out.isEmpty)
+        #expect(!result.err.contains("data folder"))
+        #expect(!FileManager.default.fileExists(atPath: data))
+    }
+
     @Test("a data folder that cannot be created is a usage problem: 2, and nothing runs")
     func unusableFolder() async throws {
         let folder = try TemporaryFolder()
