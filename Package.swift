@@ -11,7 +11,9 @@ let strictSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "ServiceContainer",
-    platforms: [.macOS(.v15)],
+    // The minimums of `Synchronization.Mutex` and `Atomic`, which the runtime is built on. Linux needs
+    // no entry: every Linux with a Swift 6 toolchain is supported (and the one CI runs on).
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "Container", targets: ["Container"]),
         .library(name: "Plugins", targets: ["Plugins"]),
@@ -21,10 +23,17 @@ let package = Package(
     targets: [
         // The runtime: graph, scheduler, coordinator, snapshot, trace.
         .target(name: "Container", swiftSettings: strictSettings),
-        // The system SQLite library (Debian: libsqlite3-dev).
+        // The system SQLite library where no SDK ships it (Debian: libsqlite3-dev). Apple platforms
+        // use the SDK's own `SQLite3` module instead: no Homebrew, no pkg-config.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // Standard providers, entry points and the config-file loader.
-        .target(name: "Plugins", dependencies: ["Container", "CSQLite"], swiftSettings: strictSettings),
+        .target(
+            name: "Plugins",
+            dependencies: [
+                "Container",
+                .target(name: "CSQLite", condition: .when(platforms: [.linux, .android, .windows, .openbsd, .wasi])),
+            ],
+            swiftSettings: strictSettings),
         // The demo as a library, so tests can run its scenarios in-process.
         .target(name: "ContainerDemoKit", dependencies: ["Container", "Plugins"], swiftSettings: strictSettings),
         .executableTarget(name: "container-demo", dependencies: ["ContainerDemoKit"], swiftSettings: strictSettings),

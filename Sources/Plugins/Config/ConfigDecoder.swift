@@ -16,6 +16,8 @@ struct ConfigDecoder {
     let baseDirectory: String
     let registry: ProviderRegistry
     let root: JSONNode
+    /// Folders the app names for `$root/...` path options (``ServiceOptions/pathRoots``).
+    var pathRoots: [String: String] = [:]
     /// The position of every value in the file, by key path. Only messages need it, so it is
     /// built on the first problem reported: a valid file never pays for a key path per value.
     private lazy var positions: [String: SourcePosition] = {
@@ -153,7 +155,7 @@ struct ConfigDecoder {
             dependsOn = strings(node, at: path + ".dependsOn", what: "a list of service names") ?? []
         }
 
-        var options = ServiceOptions(baseDirectory: baseDirectory)
+        var options = ServiceOptions(baseDirectory: baseDirectory, pathRoots: pathRoots)
         if let node = fields["options"] {
             if case .object(let members) = node.value {
                 reportDuplicateKeys(members, at: path + ".options")

@@ -16,16 +16,25 @@ public import Foundation
 /// types and unknown keys (with the key path and a "did you mean"), providers and entry
 /// points against the registry, each provider's options, and the graph itself (missing
 /// dependencies, cycles, duplicate names, entry points reading undeclared services or
-/// services of another type). Relative paths in options resolve against the config file's folder.
+/// services of another type). Relative paths in options resolve against the config file's folder;
+/// a path option starting with `$name/` starts at the folder the app supplies as `pathRoots[name]`:
+///
+/// ```swift
+/// // "options": { "path": "$data/app.sqlite" }: the database goes to Application Support,
+/// // not next to the config file inside the read-only app bundle.
+/// let config = try ConfigLoader.load(path: configPath, pathRoots: ["data": applicationSupport.path])
+/// ```
 public enum ConfigLoader {
     /// Reads and loads the config file at `path`.
     ///
     /// - Parameters:
     ///   - path: the config file; relative paths start at the current directory.
     ///   - registry: the providers and entry points the file may name; the standard set by default.
+    ///   - pathRoots: folders path options may start at as `$name/...` (``ServiceOptions/pathRoots``).
     /// - Throws: ``ConfigError`` with every problem found.
-    public static func load(path: String, registry: ProviderRegistry = .standard) throws(ConfigError) -> ContainerConfig
-    {
+    public static func load(
+        path: String, registry: ProviderRegistry = .standard, pathRoots: [String: String] = [:]
+    ) throws(ConfigError) -> ContainerConfig {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -42,7 +51,7 @@ public enum ConfigLoader {
                         location: ConfigLocation(file: path, line: 1, column: 1))
                 ])
         }
-        return try load(data: data, file: path, registry: registry)
+        return try load(data: data, file: path, registry: registry, pathRoots: pathRoots)
     }
 
     /// Loads a config from its bytes (UTF-8 JSON).
@@ -51,9 +60,10 @@ public enum ConfigLoader {
     ///   - data: the file's contents.
     ///   - file: the file's path, used in messages and as the base of relative paths in options.
     ///   - registry: the providers and entry points the file may name; the standard set by default.
+    ///   - pathRoots: folders path options may start at as `$name/...` (``ServiceOptions/pathRoots``).
     /// - Throws: ``ConfigError`` with every problem found.
     public static func load(
-        data: Data, file: String, registry: ProviderRegistry = .standard
+        data: Data, file: String, registry: ProviderRegistry = .standard, pathRoots: [String: String] = [:]
     ) throws(ConfigError) -> ContainerConfig {
         let root: JSONNode
         do {
@@ -69,6 +79,7 @@ public enum ConfigLoader {
         }
         let baseDirectory = URL(fileURLWithPath: file).deletingLastPathComponent().standardizedFileURL.path
         var decoder = ConfigDecoder(file: file, baseDirectory: baseDirectory, registry: registry, root: root)
+        decoder.pathRoots = pathRoots
         return try decoder.load()
     }
 
@@ -78,10 +89,11 @@ public enum ConfigLoader {
     ///   - text: the JSON text.
     ///   - file: the file's path, used in messages and as the base of relative paths in options.
     ///   - registry: the providers and entry points the file may name; the standard set by default.
+    ///   - pathRoots: folders path options may start at as `$name/...` (``ServiceOptions/pathRoots``).
     /// - Throws: ``ConfigError`` with every problem found.
     public static func load(
-        text: String, file: String, registry: ProviderRegistry = .standard
+        text: String, file: String, registry: ProviderRegistry = .standard, pathRoots: [String: String] = [:]
     ) throws(ConfigError) -> ContainerConfig {
-        try load(data: Data(text.utf8), file: file, registry: registry)
+        try load(data: Data(text.utf8), file: file, registry: registry, pathRoots: pathRoots)
     }
 }

@@ -1,6 +1,13 @@
-internal import CSQLite
 import Container
 internal import Synchronization
+
+// Apple SDKs ship SQLite as the `SQLite3` module; elsewhere the `CSQLite` system library wraps
+// the system's libsqlite3 (see Package.swift).
+#if canImport(SQLite3)
+    internal import SQLite3
+#else
+    internal import CSQLite
+#endif
 
 /// A SQLite database opened by the `sqlite` provider: one connection, in WAL mode, with
 /// versioned migrations applied.

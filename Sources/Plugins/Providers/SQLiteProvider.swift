@@ -4,8 +4,9 @@ public import Container
 /// and applies its versioned migrations, recorded in `schema_migrations`.
 ///
 /// Options:
-/// - `path` (required): the database file, relative to the config file's folder; `:memory:`
-///   for an in-memory database.
+/// - `path` (required): the database file, relative to the config file's folder, or starting at
+///   a folder the app supplies (`"$data/app.sqlite"`, see ``ServiceOptions/pathRoots``); `:memory:`
+///   for an in-memory database. The folder must exist (an app creates its Application Support).
 /// - `migrations` (optional): `[{"version": 1, "name": "create_x", "sql": "CREATE TABLE ..."}]`;
 ///   ``Migration/standard`` when absent.
 ///
@@ -17,9 +18,9 @@ public struct SQLiteProvider: ServiceProvider {
     /// Creates the provider.
     public init() {}
 
-    /// Requires a string `path` and well-formed `migrations`.
+    /// Requires a string `path` (with a known path root, if any) and well-formed `migrations`.
     public func validate(options: ServiceOptions) throws {
-        _ = try options.string("path")
+        if try options.string("path") != ":memory:" { _ = try options.path("path") }
         _ = try Migration.list(from: options)
     }
 
