@@ -4,6 +4,7 @@ public struct ContainerError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case buildFailed, superseded, shutDown, unknownService, notReady, attemptsExhausted
+            case closed, unknownScope, scopeAlreadyOpen, invalidScope
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -21,6 +22,15 @@ public struct ContainerError: Error, Sendable, CustomStringConvertible {
         /// The generation used every attempt its ``BuildPolicy/maxAttempts`` allows; the failure
         /// is sticky until `reset()`. ``ContainerError/report`` is the last attempt's.
         public static let attemptsExhausted = Code(.attemptsExhausted)
+        /// The scope instance was closed (``ScopeInstance/close()``, or the app's shutdown).
+        public static let closed = Code(.closed)
+        /// ``ServiceContainer/openScope(_:id:parameters:)`` named a scope the graph does not declare.
+        public static let unknownScope = Code(.unknownScope)
+        /// A scope instance with the same scope and id is already open.
+        public static let scopeAlreadyOpen = Code(.scopeAlreadyOpen)
+        /// A scope instance's id or parameters are not allowed, or an entry point was run outside
+        /// its scope.
+        public static let invalidScope = Code(.invalidScope)
 
         public var description: String { base.rawValue }
     }
@@ -68,6 +78,32 @@ public struct ContainerError: Error, Sendable, CustomStringConvertible {
             message: "generation \(report.generation) failed all \(maxAttempts) attempts its policy allows\(cause); "
                 + "every start() fails at once until reset() starts a new generation",
             generation: report.generation, report: report)
+    }
+
+    static func closed(_ instance: String) -> ContainerError {
+        ContainerError(
+            code: .closed,
+            message: "scope instance '\(instance)' is closed; open a new instance to build its services again",
+            generation: 0, report: nil)
+    }
+
+    static func unknownScope(_ name: String, known: [String]) -> ContainerError {
+        let hint = NameSuggestion.hint(for: name, among: known)
+        let list = known.isEmpty ? "the graph declares no scopes" : "declared scopes: \(known.joined(separator: ", "))"
+        return ContainerError(
+            code: .unknownScope, message: "cannot open scope '\(name)': it is not declared\(hint) (\(list))",
+            generation: 0, report: nil)
+    }
+
+    static func scopeAlreadyOpen(_ instance: String) -> ContainerError {
+        ContainerError(
+            code: .scopeAlreadyOpen,
+            message: "scope instance '\(instance)' is already open; use it, or close it before opening it again",
+            generation: 0, report: nil)
+    }
+
+    static func invalidScope(_ message: String) -> ContainerError {
+        ContainerError(code: .invalidScope, message: message, generation: 0, report: nil)
     }
 
     static func superseded(generation: Int, by newGeneration: Int) -> ContainerError {

@@ -78,6 +78,9 @@ extension CoordinatorStateMachine {
         let cancel: BuildHandle?
         /// Clear the published snapshot.
         let clearSnapshot: Bool
+        /// The services whose values the operation retires: scope instances that use any of
+        /// them are superseded too (DESIGN §9).
+        let retired: Set<String>
     }
 
     /// The answer to `resetRequested` and `reloadRequested`.

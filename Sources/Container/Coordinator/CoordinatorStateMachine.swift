@@ -59,9 +59,13 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, BuildHandle> {
     /// The report of the last build that finished (for the status).
     private(set) var lastReport: BuildReport?
 
-    init(graph: ServiceGraph, policy: BuildPolicy = .default, tracing: Bool = true) {
+    /// The scope instance this machine runs (`nil`: the app), named in its snapshots.
+    let scopeInstance: String?
+
+    init(graph: ServiceGraph, policy: BuildPolicy = .default, tracing: Bool = true, scopeInstance: String? = nil) {
         values = GenerationValues(graph: graph)
         self.policy = policy
+        self.scopeInstance = scopeInstance
         trace = TraceBuffer(isEnabled: tracing)
     }
 
@@ -215,7 +219,31 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, BuildHandle> {
     private func makeSnapshot(_ result: BuildResult) -> AppServices {
         AppServices(
             generation: generation, report: result.report, layout: values.graph.layout,
-            values: ContiguousArray(result.values.map { $0! }))
+            values: ContiguousArray(result.values.map { $0! }), scope: scopeInstance,
+            appGeneration: result.appGeneration)
+    }
+
+    /// Build `id` of a scope instance could not get the app snapshot: the app build failed (or the
+    /// app shut down). Its callers get the app's error; the attempt is not used up, so the next
+    /// `start()` tries again (joining the app's next build).
+    mutating func upstreamFailed(id: Int, error: ContainerError) -> BuildFinishedAction {
+        if case .superseded = jobs.buildFinished(id: id) {
+            record(.buildCancelled)
+            return .discard(then: continueLifecycle())
+        }
+        guard case .running(let running) = phase, running.buildID == id else {
+            if case .draining(_, let shutdown) = phase {
+                let waiters = resumeAll(.failure, of: currentAttempt)
+                jobs.enqueue(values.retireAll(), owner: shutdown)
+                phase = .shutDown(.shutDown(generation: generation))
+                return .drained(.failure(error), resume: waiters, then: continueLifecycle())
+            }
+            preconditionFailure("build \(id) ended upstream in phase \(phase)")
+        }
+        let build = BuildAttempt(generation: generation, attempt: running.attempt)
+        record(.buildFailed(failure: error.failure ?? .transient, roots: [], exhausted: false), build)
+        phase = .idle(attempt: running.attempt)
+        return .fail(error, resume: resumeAll(.failure, of: build), then: continueLifecycle())
     }
 
     /// Moves to the phase after a failed attempt and returns the callers' error.
@@ -300,8 +328,9 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, BuildHandle> {
         if let refusal = refusal() { return .refuse(waiter, refusal) }
         let operation = takeOperationID()
         let from = generation
-        let supersession = supersede(owner: operation, with: .superseded(generation: from, by: from + 1))
+        var supersession = supersede(owner: operation, with: .superseded(generation: from, by: from + 1))
         let retired = values.advance(invalidating: invalidating)
+        supersession.retired = Set(values.names(of: retired.slots))
         jobs.enqueue(retired.values, owner: operation)
         let invalidated = values.names(of: retired.slots)
         let change = GenerationChange(from: from, to: generation, invalidated: invalidating.map { _ in invalidated })
@@ -326,7 +355,13 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, BuildHandle> {
         if let refusal = refusal() { return .refuse(waiter, refusal) }
         let operation = takeOperationID()
         let from = generation
-        let supersession = supersede(owner: operation, with: .superseded(generation: from, by: from + 1))
+        var supersession = supersede(owner: operation, with: .superseded(generation: from, by: from + 1))
+        let oldGraph = values.graph
+        let carried = Set(carrying.values)
+        supersession.retired = Set(
+            oldGraph.nodes[..<oldGraph.builtCount].indices.filter { !carried.contains($0) }.map {
+                oldGraph.nodes[$0].name
+            })
         jobs.enqueue(values.advance(to: graph, carrying: carrying), owner: operation)
         let first = BuildAttempt(generation: generation, attempt: 1)
         record(.generationReset(change), first)
@@ -350,9 +385,10 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, BuildHandle> {
     ) -> ShutdownAction {
         if let refusal = refusal() { return .refuse(waiter, refusal) }
         let operation = takeOperationID()
-        record(.containerShutdown)
+        let ended: TraceEvent.Kind = scopeInstance == nil ? .containerShutdown : .scopeClosed
+        record(ended)
         let report = ResetReport(
-            reason: .shutdown, from: generation, to: generation, invalidated: values.graph.serviceNames,
+            reason: .shutdown, from: generation, to: generation, invalidated: values.builtNames,
             carriedOver: [])
         jobs.add(.init(id: operation, waiter: waiter, report: report))
         if graceful, case .running(let running) = phase, running.launched {
@@ -371,7 +407,8 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, BuildHandle> {
 
     /// Ends everything for shutdown `operation`.
     private mutating func shutDown(operation: Int, error: ContainerError) -> Supersession {
-        let supersession = supersede(owner: operation, with: error)
+        var supersession = supersede(owner: operation, with: error)
+        supersession.retired = Set(values.builtNames)
         traceResumptions(supersession, result: .failure)
         jobs.enqueue(values.retireAll(), owner: operation)
         if let build = supersession.cancelledBuild { jobs.noteCancelled(build, by: operation) }
@@ -402,8 +439,12 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, BuildHandle> {
         let clearSnapshot: Bool
         let attempt: BuildAttempt
 
+        var retired: Set<String> = []
+
         var action: Supersession {
-            Supersession(resume: waiters.map(\.waiter), error: error, cancel: cancel, clearSnapshot: clearSnapshot)
+            Supersession(
+                resume: waiters.map(\.waiter), error: error, cancel: cancel, clearSnapshot: clearSnapshot,
+                retired: retired)
         }
     }
 
@@ -446,7 +487,7 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, BuildHandle> {
         case .ready(let snapshot):
             require(callers.isEmpty, "nobody waits when ready")
             require(snapshot.generation == generation, "the published snapshot is of this generation")
-            require(values.kept.count == values.graph.count, "a ready generation keeps every value")
+            require(values.kept.count == values.graph.builtCount, "a ready generation keeps every value")
         case .idle, .backingOff, .failed:
             require(callers.isEmpty, "nobody waits without a running attempt")
         case .shutDown:

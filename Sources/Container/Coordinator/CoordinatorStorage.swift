@@ -3,17 +3,24 @@ import Synchronization
 /// Owns the state machine's lock and carries out its actions after unlocking: resumes
 /// continuations, launches, escalates and cancels build tasks, runs teardowns, emits events.
 ///
-/// One storage runs the app's graph; a scope instance is a storage over the scope's graph whose
-/// builds first get the parent's snapshot (``BuildSource``).
+/// The same type runs the app's graph and every scope instance's (DESIGN §9): a scope
+/// instance's storage has a ``ScopeBinding`` (its builds first get the app's snapshot), the
+/// app's has a ``ScopeRegistry`` of the open instances (its resets supersede those that use a
+/// retired service, and its teardowns wait for theirs).
 @usableFromInline
 final class CoordinatorStorage: Sendable {
     typealias Waiter = CheckedContinuation<AppServices, any Error>
-    typealias OperationWaiter = CheckedContinuation<Result<ResetReport, ContainerError>, Never>
+    /// Told the result of a reset, reload or shutdown; called exactly once.
+    typealias OperationWaiter = @Sendable (Result<ResetReport, ContainerError>) -> Void
     typealias Machine = CoordinatorStateMachine<Waiter, OperationWaiter, Task<Void, Never>>
 
     let policy: BuildPolicy
     let tracer: Tracer
     let redactor: Redactor
+    /// For a scope instance: its parent and parameters.
+    let binding: ScopeBinding?
+    /// For the app: the open scope instances.
+    let scopes: ScopeRegistry?
     private let machine: Locked<Machine>
     /// The published snapshot and generation, for the synchronous hot path: lock-free reads
     /// (see `SnapshotSlot`); changed only under `machine`'s lock, in the same order as the state.
@@ -21,13 +28,32 @@ final class CoordinatorStorage: Sendable {
     /// Caller ids, given before a caller suspends (so its cancellation can name it).
     private let callerIDs = Atomic<Int>(0)
 
-    init(graph: ServiceGraph, policy: BuildPolicy, tracer: Tracer) {
+    /// The app's storage, over the app part of `declared`.
+    init(declared: ServiceGraph, policy: BuildPolicy, tracer: Tracer) {
         self.policy = policy
         self.tracer = tracer
-        self.redactor = Redactor(secrets: graph.secrets)
-        self.machine = Locked(Machine(graph: graph, policy: policy, tracing: tracer.isEnabled))
+        // Every secret of the graph, scoped services' too: scope instances share this redactor.
+        self.redactor = Redactor(secrets: declared.secrets)
+        self.binding = nil
+        self.scopes = ScopeRegistry(declared: declared)
+        self.machine = Locked(Machine(graph: declared.appPart, policy: policy, tracing: tracer.isEnabled))
         self.published = SnapshotSlot(answersReadyInline: !tracer.isEnabled)
     }
+
+    /// A scope instance's storage, over the scope's part of the graph.
+    init(scopePart: ServiceGraph, binding: ScopeBinding, parent: CoordinatorStorage) {
+        self.policy = parent.policy
+        self.tracer = parent.tracer
+        self.redactor = parent.redactor
+        self.binding = binding
+        self.scopes = nil
+        self.machine = Locked(
+            Machine(graph: scopePart, policy: parent.policy, tracing: tracer.isEnabled, scopeInstance: binding.label))
+        self.published = SnapshotSlot(answersReadyInline: !tracer.isEnabled, shards: 1)
+    }
+
+    /// The scope instance's label in the trace (`nil` for the app).
+    var scopeLabel: String? { binding?.label }
 
     /// The graph of the current generation (a reload replaces it).
     var graph: ServiceGraph { machine.withLock { $0.values.graph } }
@@ -90,47 +116,52 @@ final class CoordinatorStorage: Sendable {
     // MARK: Reset, reload and shutdown
 
     func reset(invalidating names: [String]?) async throws(ContainerError) -> ResetReport {
-        let result = await withCheckedContinuation { (waiter: OperationWaiter) in
-            let action = transition { machine, _ -> Machine.OperationAction in
-                var slots: Set<Int>?
-                if let names {
-                    let graph = machine.values.graph
-                    let unknown = names.filter { graph.layout.slots[$0] == nil }
-                    guard unknown.isEmpty else {
-                        return .refuse(
-                            waiter,
-                            .unknownServices(unknown, known: graph.serviceNames, generation: machine.generation))
-                    }
-                    slots = Set(names.compactMap { graph.layout.slots[$0] })
+        try await withOperation { beginReset(invalidating: names, then: $0) }
+    }
+
+    /// Performs a reset's transition now (so a superseded build can never publish after this
+    /// returns) and calls `done` with its report once its teardowns are finished.
+    func beginReset(invalidating names: [String]?, then done: @escaping OperationWaiter) {
+        let action = transition { machine, _ -> Machine.OperationAction in
+            var slots: Set<Int>?
+            if let names {
+                let graph = machine.values.graph
+                let unknown = names.filter { name in
+                    graph.layout.slots[name].map { $0 >= graph.builtCount } ?? true
                 }
-                return machine.resetRequested(invalidating: slots, waiter: waiter)
+                guard unknown.isEmpty else {
+                    let known = Array(graph.serviceNames[..<graph.builtCount])
+                    return .refuse(done, .unknownServices(unknown, known: known, generation: machine.generation))
+                }
+                slots = Set(names.compactMap { graph.layout.slots[$0] })
             }
-            perform(action)
+            return machine.resetRequested(invalidating: slots, waiter: done)
         }
-        return try result.get()
+        perform(action)
     }
 
     func reload(
         _ graph: ServiceGraph, carrying: [Int: Int], change: GenerationChange
     ) async throws(ContainerError) -> ResetReport {
-        let result = await withCheckedContinuation { (waiter: OperationWaiter) in
+        try await withOperation { done in
             perform(
                 transition { machine, _ in
-                    machine.reloadRequested(graph: graph, carrying: carrying, change: change, waiter: waiter)
+                    machine.reloadRequested(graph: graph, carrying: carrying, change: change, waiter: done)
                 })
         }
-        return try result.get()
     }
 
     /// Shuts down; a running build may finish until `deadline` (`nil`: cancelled at once).
+    /// `error` is what later calls get. The app closes its scope instances first (§9).
     func shutdown(deadline: ContinuousClock.Instant?, error: ContainerError) async throws(ContainerError) -> ResetReport
     {
-        let result = await withCheckedContinuation { (waiter: OperationWaiter) in
+        if let scopes { await scopes.closeAll() }
+        return try await withOperation { done in
             let action = transition { machine, _ in
-                machine.shutdownRequested(waiter: waiter, graceful: deadline != nil, error: error)
+                machine.shutdownRequested(waiter: done, graceful: deadline != nil, error: error)
             }
             switch action {
-            case .refuse(let waiter, let error): waiter.resume(returning: .failure(error))
+            case .refuse(let waiter, let error): waiter(.failure(error))
             case .drain(let operation):
                 Task.detached { [self] in
                     // The deadline is a timer, not an order of events: it only bounds the wait.
@@ -139,6 +170,15 @@ final class CoordinatorStorage: Sendable {
                 }
             case .proceed(let supersession, let lifecycle): perform(supersession, lifecycle)
             }
+        }
+    }
+
+    /// Runs `begin` with a completion that resumes this call.
+    private func withOperation(
+        _ begin: (@escaping OperationWaiter) -> Void
+    ) async throws(ContainerError) -> ResetReport {
+        let result = await withCheckedContinuation { continuation in
+            begin { continuation.resume(returning: $0) }
         }
         return try result.get()
     }
@@ -173,7 +213,7 @@ final class CoordinatorStorage: Sendable {
             published.setGeneration(machine.generation)
             machine._checkInvariants()
             // Stamped in the lock, so the trace orders events as the transitions happened.
-            return (action, tracer.stamp(machine.trace.take()), retired)
+            return (action, tracer.stamp(machine.trace.take(), scope: scopeLabel), retired)
         }
         // Outside the lock: waiting for readers never holds up another transition.
         if let retired { published.retire(retired) }
@@ -183,7 +223,7 @@ final class CoordinatorStorage: Sendable {
 
     private func perform(_ action: Machine.OperationAction) {
         switch action {
-        case .refuse(let waiter, let error): waiter.resume(returning: .failure(error))
+        case .refuse(let waiter, let error): waiter(.failure(error))
         case .proceed(let supersession, let lifecycle): perform(supersession, lifecycle)
         }
     }
@@ -193,6 +233,9 @@ final class CoordinatorStorage: Sendable {
     }
 
     private func perform(_ supersession: Machine.Supersession, _ lifecycle: Machine.Lifecycle) {
+        // Scope instances built on a retired service are superseded now, before this
+        // operation's teardown can start (it waits for theirs: scoped values go first, §9).
+        scopes?.supersede(using: supersession.retired)
         for waiter in supersession.resume { waiter.resume(throwing: supersession.error) }
         supersession.cancel?.cancel()
         perform(lifecycle)
@@ -202,17 +245,35 @@ final class CoordinatorStorage: Sendable {
         if case .tearDown(let batch) = lifecycle.next {
             Task.detached { [self] in await runTeardown(batch) }
         }
-        for (waiter, report) in lifecycle.completed { waiter.resume(returning: .success(report)) }
+        for (waiter, report) in lifecycle.completed { waiter(.success(report)) }
     }
 
     // MARK: Jobs
 
     private func runBuild(_ ticket: Machine.BuildTicket) async {
+        var external: [Int: AnyServiceBox] = [:]
+        var appGeneration: Int?
+        if let binding {
+            // A scope instance never assumes the app is ready: it joins (or starts) its build.
+            switch await binding.appSnapshot() {
+            case .success(let app):
+                external = binding.externalValues(of: ticket.graph, from: app)
+                appGeneration = app.generation
+            case .failure(let error):
+                finish(transition { machine, _ in machine.upstreamFailed(id: ticket.id, error: error) })
+                return
+            }
+        }
         let builder = GraphBuilder(
             graph: ticket.graph, generation: ticket.build.generation, attempt: ticket.build.attempt,
-            kept: ticket.kept, earlierRuns: ticket.earlierRuns, policy: policy, tracer: tracer, redactor: redactor)
+            kept: ticket.kept, earlierRuns: ticket.earlierRuns, policy: policy, tracer: tracer, redactor: redactor,
+            external: external, scopeInstance: binding?.label, parameters: binding?.parameters ?? .init(),
+            appGeneration: appGeneration)
         let result = await builder.run()
-        let action = transition { machine, now in machine.buildFinished(id: ticket.id, result: result, now: now) }
+        finish(transition { machine, now in machine.buildFinished(id: ticket.id, result: result, now: now) })
+    }
+
+    private func finish(_ action: Machine.BuildFinishedAction) {
         switch action {
         case .publish(let snapshot, let waiters, let lifecycle):
             for waiter in waiters { waiter.resume(returning: snapshot) }
@@ -232,6 +293,8 @@ final class CoordinatorStorage: Sendable {
     /// reported in the trace and in the report of the operation that owns the value (or the
     /// next operation's, when none does), never swallowed.
     private func runTeardown(_ batch: [Machine.Jobs.Teardown]) async {
+        // Scope instances superseded by the operation that queued these values go first.
+        await scopes?.awaitSupersessions()
         var records: [Machine.Jobs.TeardownRecord] = []
         for item in batch where item.box.hasTearDown {
             var message: String?
@@ -245,7 +308,7 @@ final class CoordinatorStorage: Sendable {
                 .init(
                     owner: item.owner,
                     record: .init(service: box.name, generation: box.builtInGeneration, error: message)))
-            tracer.emit(.nodeTornDown(node: box.name, error: message), build: box.builtIn)
+            tracer.emit(.nodeTornDown(node: box.name, error: message), build: box.builtIn, scope: scopeLabel)
         }
         perform(transition { machine, _ in machine.teardownFinished(records) })
     }

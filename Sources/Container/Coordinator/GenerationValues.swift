@@ -33,7 +33,7 @@ struct GenerationValues {
     /// Starts the next generation of the same graph; `invalidated` slots and their dependents
     /// are retired (`nil`: all), the other values carry over. Returns the retired slots and values.
     mutating func advance(invalidating invalidated: Set<Int>?) -> (slots: Set<Int>, values: [AnyServiceBox]) {
-        let slots = invalidated.map { graph.closure(ofDependentsOf: $0) } ?? Set(graph.nodes.indices)
+        let slots = invalidated.map { graph.closure(ofDependentsOf: $0) } ?? Set(0..<graph.builtCount)
         var values: [AnyServiceBox] = []
         for slot in slots { if let box = kept.removeValue(forKey: slot) { values.append(box) } }
         generation += 1
@@ -59,6 +59,9 @@ struct GenerationValues {
         defer { kept = [:] }
         return Array(kept.values)
     }
+
+    /// The names of the services this graph builds (a scope part's external app services aside).
+    var builtNames: [String] { Array(graph.serviceNames[..<graph.builtCount]) }
 
     /// The names of `slots`, in slot order.
     func names(of slots: some Sequence<Int>) -> [String] { slots.sorted().map { graph.nodes[$0].name } }

@@ -28,7 +28,7 @@ public final class ServiceContainer: Sendable {
     ///   - policy: fail-fast or not, and the default error classifier.
     ///   - trace: sinks that receive every trace event.
     public init(graph: ServiceGraph, policy: BuildPolicy = .default, trace: [any TraceSink] = []) {
-        storage = CoordinatorStorage(graph: graph, policy: policy, tracer: Tracer(sinks: trace))
+        storage = CoordinatorStorage(declared: graph, policy: policy, tracer: Tracer(sinks: trace))
         published = storage.published
     }
 
@@ -42,7 +42,10 @@ public final class ServiceContainer: Sendable {
     }
 
     /// The graph this container builds.
-    public var graph: ServiceGraph { storage.graph }
+    public var graph: ServiceGraph { scopes.declared }
+
+    /// The open scope instances.
+    var scopes: ScopeRegistry { storage.scopes! }
 
     /// The current generation (1 for a new container; each reset adds one).
     public var generation: Int { storage.generation }
@@ -92,6 +95,11 @@ public final class ServiceContainer: Sendable {
     /// The entry point does not assume anything is ready: this joins the build if needed.
     /// - Throws: what ``start(as:)`` throws, or what the entry point throws.
     public func run<Entry: EntryPoint>(_ entryPoint: Entry) async throws -> Entry.Output {
+        if let scope = entryPoint.scope {
+            throw ContainerError.invalidScope(
+                "entry point '\(entryPoint.id)' runs in scope '\(scope)': run it with run(_:in:) in an open instance, "
+                    + "or run(_:scopeID:parameters:)")
+        }
         let snapshot = try await start(as: entryPoint.id)
         return try await entryPoint.run(
             ScopedServices(snapshot, reader: entryPoint.id, requirements: entryPoint.requirements))

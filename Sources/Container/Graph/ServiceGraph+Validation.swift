@@ -11,10 +11,11 @@ extension ServiceGraph {
     ///   - specs: the services, in declaration order (the order of their slots).
     ///   - registry: resolves provider ids; inline providers need no registry.
     ///   - requirements: what readers such as entry points will read, checked by name and type.
+    ///   - scopes: the scope names services and readers may live or run in (DESIGN §9).
     /// - Throws: ``GraphError`` listing every problem.
     public convenience init(
         _ specs: [ServiceSpec], registry: ProviderRegistry = ProviderRegistry(),
-        requirements: [ServiceRequirement] = []
+        requirements: [ServiceRequirement] = [], scopes: [String] = []
     ) throws(GraphError) {
         var issues: [GraphError.Issue] = []
         var slotOfName: [String: Int] = [:]
@@ -58,6 +59,9 @@ extension ServiceGraph {
         for requirement in requirements {
             Self.check(requirement, slots: slotOfName, providers: providers, issues: &issues)
         }
+        let scoping = Self.checkScopes(
+            declared: scopes, specs: specs, accepted: accepted, dependencies: dependencies,
+            requirements: requirements, slots: slotOfName, issues: &issues)
         guard issues.isEmpty else { throw GraphError(issues: issues) }
 
         var nodes: [Node] = []
@@ -68,9 +72,10 @@ extension ServiceGraph {
                     name: specs[position].name, provider: providers[slot]!, dependencies: dependencies[slot],
                     dependencyNames: dependencies[slot].map { specs[accepted[$0]].name },
                     options: specs[position].options, timeout: specs[position].timeout, retry: specs[position].retry,
-                    defaultFailure: specs[position].defaultFailure, location: specs[position].location))
+                    defaultFailure: specs[position].defaultFailure, location: specs[position].location,
+                    lifetime: specs[position].lifetime))
         }
-        self.init(nodes: nodes)
+        self.init(nodes: nodes, scopeNames: scoping.names, scopeReads: scoping.reads)
     }
 
     private static func resolveProvider(

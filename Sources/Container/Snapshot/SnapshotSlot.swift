@@ -22,7 +22,7 @@ public import Synchronization
 /// ## The protocol (reader-counted deferred release, two epochs)
 ///
 /// - `slot` owns one strong reference (+1) to the published snapshot, as an `Unmanaged` pointer.
-/// - `readers` are `shardCount` shards, one per 128-byte line, each holding two counters, one
+/// - `readers` are ``shardCount`` shards, one per 128-byte line, each holding two counters, one
 ///   per epoch parity. A thread uses the shard chosen by hashing its thread id (any choice is
 ///   correct; distinct shards only avoid contention). `epoch` is 0 or 1.
 /// - **Read**: `e = epoch` → `readers[s][e] += 1` → if `epoch != e`, undo and start again →
@@ -62,8 +62,9 @@ public import Synchronization
 // exchanges and retirements safe.
 final class SnapshotSlot: @unchecked Sendable {
 
-    /// Shards per slot: a power of two, so a hash picks one with a mask.
-    @usableFromInline static let shardCount = 32
+    /// Shards of the app's slot: a power of two, so a hash picks one with a mask. Scope
+    /// instances, many and short-lived, use one shard (a few readers each, 256 bytes).
+    static let appShards = 32
     /// `Atomic<Int>`s per shard: the two epochs' counters and padding to 128 bytes (two cache
     /// lines, so that the adjacent-line prefetcher does not pair two shards either).
     @usableFromInline static let shardStride = 16
@@ -78,9 +79,17 @@ final class SnapshotSlot: @unchecked Sendable {
     @usableFromInline let answersReadyInline: Bool
     private let writer = Locked<Void>(())
 
-    init(answersReadyInline: Bool) {
+    /// Shards of this slot (a power of two).
+    let shardCount: Int
+    /// `shardCount - 1`: a thread's hash masked with it picks its shard.
+    @usableFromInline let shardMask: Int
+
+    init(answersReadyInline: Bool, shards: Int = SnapshotSlot.appShards) {
+        precondition(shards > 0 && shards & (shards - 1) == 0, "a power of two")
         self.answersReadyInline = answersReadyInline
-        let count = Self.shardCount * Self.shardStride
+        self.shardCount = shards
+        self.shardMask = shards - 1
+        let count = shardCount * Self.shardStride
         let raw = UnsafeMutableRawPointer.allocate(
             byteCount: count * MemoryLayout<Atomic<Int>>.stride, alignment: 128)
         readers = raw.bindMemory(to: Atomic<Int>.self, capacity: count)
@@ -91,7 +100,7 @@ final class SnapshotSlot: @unchecked Sendable {
         // No reader can be running: each holds a strong reference to the owner of this slot,
         // and every exchanged-out snapshot was retired by the transition that exchanged it.
         slot.load(ordering: .sequentiallyConsistent)?.release()
-        let count = Self.shardCount * Self.shardStride
+        let count = shardCount * Self.shardStride
         readers.deinitialize(count: count)
         readers.deallocate()
     }
@@ -136,7 +145,7 @@ final class SnapshotSlot: @unchecked Sendable {
     /// Enters a reader section (see the protocol above) and returns the counter to leave by.
     @inlinable @inline(__always)
     func enterReader() -> ReaderTicket {
-        let shard = readers + Self.shardIndex() * Self.shardStride
+        let shard = readers + (Self.threadHash() & shardMask) * Self.shardStride
         while true {
             let parity = epoch.load(ordering: .sequentiallyConsistent)
             let counter = shard + parity
@@ -178,7 +187,7 @@ final class SnapshotSlot: @unchecked Sendable {
 
     /// Returns once every shard's counter of `parity` was observed at zero after the flip.
     private func waitForReaders(parity: Int) {
-        for shard in 0..<Self.shardCount {
+        for shard in 0..<shardCount {
             let counter = readers + shard * Self.shardStride + parity
             var spins = 0
             while counter.pointee.load(ordering: .sequentiallyConsistent) != 0 {
@@ -193,11 +202,11 @@ final class SnapshotSlot: @unchecked Sendable {
     /// A per-thread hash: distinct threads usually get distinct shards. Correctness does not
     /// depend on it, only contention does.
     @usableFromInline @inline(__always)
-    static func shardIndex() -> Int {
+    static func threadHash() -> Int {
         let thread = UInt64(UInt(bitPattern: threadIdentity()))
         // Fibonacci hashing of the thread's control-block address, keeping the top bits.
         let hash = (thread >> 12) &* 0x9E37_79B9_7F4A_7C15
-        return Int(truncatingIfNeeded: hash >> 59) & (shardCount - 1)
+        return Int(truncatingIfNeeded: hash >> 59)
     }
 
     @usableFromInline @inline(__always)

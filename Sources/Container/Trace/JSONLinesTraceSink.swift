@@ -51,8 +51,9 @@ public struct JSONLinesTraceSink: TraceSink {
         object.append("gen", raw: String(event.generation))
         object.append("attempt", raw: String(event.attempt))
         object.append("event", string: event.kind.name)
+        if let scope = event.scope { object.append("scope", string: scope) }
         switch event.kind {
-        case .buildStarted, .buildCancelled, .containerShutdown:
+        case .buildStarted, .buildCancelled, .containerShutdown, .scopeOpened, .scopeClosed:
             break
         case .nodeStarted(let node), .nodeReused(let node):
             object.append("node", string: node)

@@ -120,6 +120,10 @@ public struct TimelineRenderer: Sendable {
             return ("teardown", node, ("tornDown", .info), "")
         case .containerShutdown:
             return ("container", "", ("shutdown", .info), "")
+        case .scopeOpened:
+            return ("scope", "", ("opened", .info), "")
+        case .scopeClosed:
+            return ("scope", "", ("closed", .info), "")
         }
     }
 
@@ -340,7 +344,8 @@ extension TimelineRenderer.Attempt {
             finish(node, at: phase == .whileRunning ? event.time : nil, "cancelled (\(phase))", .warn)
         case .nodeReused(let node):
             finish(node, at: nil, "reused", .info)
-        case .nodeRetrying, .callerResumed, .generationReset, .nodeTornDown, .containerShutdown:
+        case .nodeRetrying, .callerResumed, .generationReset, .nodeTornDown, .containerShutdown, .scopeOpened,
+            .scopeClosed:
             break
         }
     }

@@ -12,13 +12,16 @@ public struct TraceEvent: Sendable, Hashable, CustomStringConvertible {
     public let attempt: Int
     /// What happened.
     public let kind: Kind
+    /// The scope instance the event belongs to (`"push#notification-42"`), or `nil` for the app.
+    public let scope: String?
 
     /// Creates an event.
-    public init(time: Duration, generation: Int, attempt: Int, kind: Kind) {
+    public init(time: Duration, generation: Int, attempt: Int, kind: Kind, scope: String? = nil) {
         self.time = time
         self.generation = generation
         self.attempt = attempt
         self.kind = kind
+        self.scope = scope
     }
 
     /// What happened; the JSON Lines `event` names are given per case.
@@ -57,6 +60,10 @@ public struct TraceEvent: Sendable, Hashable, CustomStringConvertible {
         case nodeTornDown(node: String, error: String?)
         /// `container.shutdown`
         case containerShutdown
+        /// `scope.opened`: a scope instance was opened (its `scope` names it).
+        case scopeOpened
+        /// `scope.closed`: a scope instance was closed and its values torn down.
+        case scopeClosed
 
         /// The event's name in the JSON Lines format, e.g. `node.started`.
         public var name: String {
@@ -78,6 +85,8 @@ public struct TraceEvent: Sendable, Hashable, CustomStringConvertible {
             case .generationReset: "generation.reset"
             case .nodeTornDown: "node.tornDown"
             case .containerShutdown: "container.shutdown"
+            case .scopeOpened: "scope.opened"
+            case .scopeClosed: "scope.closed"
             }
         }
 

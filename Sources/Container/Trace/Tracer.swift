@@ -37,7 +37,7 @@ final class Tracer: Sendable {
 
     /// Gives events their sequence numbers and timestamps; every stamped event must then be
     /// passed to ``deliver(_:)``, or later events would wait for it forever.
-    func stamp(_ kinds: [(kind: TraceEvent.Kind, build: BuildAttempt)]) -> [Stamped] {
+    func stamp(_ kinds: [(kind: TraceEvent.Kind, build: BuildAttempt)], scope: String? = nil) -> [Stamped] {
         guard isEnabled, !kinds.isEmpty else { return [] }
         return sequencer.withLock { next in
             let time = ContinuousClock.now - origin
@@ -46,7 +46,8 @@ final class Tracer: Sendable {
                 return Stamped(
                     sequence: next,
                     event: TraceEvent(
-                        time: time, generation: item.build.generation, attempt: item.build.attempt, kind: item.kind))
+                        time: time, generation: item.build.generation, attempt: item.build.attempt, kind: item.kind,
+                        scope: scope))
             }
         }
     }
@@ -64,8 +65,8 @@ final class Tracer: Sendable {
     }
 
     /// Stamps and delivers one event at once.
-    func emit(_ kind: TraceEvent.Kind, build: BuildAttempt) {
+    func emit(_ kind: TraceEvent.Kind, build: BuildAttempt, scope: String? = nil) {
         guard isEnabled else { return }
-        deliver(stamp([(kind, build)]))
+        deliver(stamp([(kind, build)], scope: scope))
     }
 }
