@@ -1,3 +1,4 @@
+import Dispatch
 public import Synchronization
 
 #if canImport(Glibc)
@@ -29,8 +30,8 @@ public import Synchronization
 ///   `p = slot.load()` → use `p` (or retain it) → `readers[s][e] -= 1` (release). All the
 ///   other operations are sequentially consistent.
 /// - **Replace** (``exchange(_:)``, under the coordinator's state lock): `old = slot.exchange(new)`.
-/// - **Retire** (``retire(_:)``, after that lock is released; retirements are serialized by
-///   `writer`): `e = epoch` → `epoch = 1 - e` → wait until every shard's counter `e` is
+/// - **Retire** (``retire(_:)``, after that lock is released; retirements are serialized, see
+///   the bound below): `e = epoch` → `epoch = 1 - e` → wait until every shard's counter `e` is
 ///   observed at 0 → `release(old)`.
 ///
 /// ## Why a reader never uses a released snapshot
@@ -43,9 +44,9 @@ public import Synchronization
 ///   counter at or after I in its modification order and reads 0 only once R's decrement D is
 ///   before it, so D synchronizes with C and everything R did with `old` happens before
 ///   `release(old)`.
-/// - Otherwise another flip F' (from `e_R`) lies between V and F; its retirement W' held the
-///   `writer` lock from before F' to after its scan C' > F' > V > I, and W takes that lock only
-///   afterwards: W' already waited for R to leave.
+/// - Otherwise another flip F' (from `e_R`) lies between V and F; its retirement W' finished
+///   its scan C' > F' > V > I before W could flip (retirements are serialized, waits
+///   included): W' already waited for R to leave.
 /// A reader whose V follows F loads after X, so it never sees `old`.
 ///
 /// ## The bound
@@ -53,8 +54,11 @@ public import Synchronization
 /// Readers never wait. ``exchange(_:)`` never waits either, so the state lock is never held
 /// while readers are counted. ``retire(_:)`` waits only for the readers that were inside their
 /// few-instruction section when it flipped the epoch (readers arriving later count in the other
-/// epoch): at most until each of them runs again, about one scheduling quantum when one was
-/// preempted inside. The retiring thread yields the processor while it waits.
+/// epoch), and at most 1,024 loads per shard: a reader still inside after that had its thread
+/// preempted there, and the rest of the wait moves to a serial reclaimer queue (with every
+/// retirement after it, until it caught up). So a transition never blocks for more than
+/// about a microsecond per shard, and an old snapshot is released at the latest when the last
+/// reader that held it runs again (about one scheduling quantum).
 @usableFromInline
 // Sendable: `slot`, `epoch`, `generationValue` and the shard counters are atomics; the
 // counters' memory is allocated in `init`, never reassigned and freed only in `deinit`;
@@ -77,7 +81,8 @@ final class SnapshotSlot: @unchecked Sendable {
     /// Whether a ready snapshot may be returned to `start()` without visiting the state machine
     /// (false when callers are traced: their `caller.joined` is stamped by the machine).
     @usableFromInline let answersReadyInline: Bool
-    private let writer = Locked<Void>(())
+    /// Serializes retirements: the epoch flips, and how many wait on the reclaimer.
+    private let writer = Locked<Int>(0)
 
     /// Shards of this slot (a power of two).
     let shardCount: Int
@@ -171,32 +176,76 @@ final class SnapshotSlot: @unchecked Sendable {
 
     /// Releases a snapshot ``exchange(_:)`` replaced, once no reader can still be using it.
     /// Call it without holding any lock a reader might wait for.
+    ///
+    /// Never blocks for long: when a reader is still inside its section after a short spin (its
+    /// thread was preempted there), the rest of the wait and the release move to the serial
+    /// ``reclaimer`` queue, and so do the retirements that follow until it caught up (each flip
+    /// must wait for the previous one's readers, see above).
     func retire(_ retired: RetiredSnapshot) {
-        writer.withLock { _ in
-            let parity = epoch.load(ordering: .sequentiallyConsistent)
-            epoch.store(1 - parity, ordering: .sequentiallyConsistent)
-            waitForReaders(parity: parity)
+        let released = writer.withLock { backlog -> Bool in
+            guard backlog == 0 else {
+                backlog += 1
+                Self.reclaimer.async { [self] in finish(retired) }
+                return false
+            }
+            let parity = flip()
+            if waitForReaders(parity: parity, spins: 1_024) { return true }
+            backlog += 1
+            Self.reclaimer.async { [self] in
+                _ = waitForReaders(parity: parity, spins: nil)
+                release(retired)
+            }
+            return false
         }
-        retired.pointer.release()
+        if released { retired.pointer.release() }
     }
+
+    /// The serial queue that finishes retirements held up by a preempted reader.
+    private static let reclaimer = DispatchQueue(label: "ServiceContainer.SnapshotSlot.reclaimer")
+
+    /// Flips the epoch and returns the parity readers must leave.
+    private func flip() -> Int {
+        let parity = epoch.load(ordering: .sequentiallyConsistent)
+        epoch.store(1 - parity, ordering: .sequentiallyConsistent)
+        return parity
+    }
+
+    /// On the reclaimer: a retirement queued behind a backlog.
+    private func finish(_ retired: RetiredSnapshot) {
+        let parity = writer.withLock { _ in flip() }
+        _ = waitForReaders(parity: parity, spins: nil)
+        release(retired)
+    }
+
+    /// On the reclaimer: releases and shrinks the backlog.
+    private func release(_ retired: RetiredSnapshot) {
+        retired.pointer.release()
+        writer.withLock { $0 -= 1 }
+    }
+
+    /// Waits until the reclaimer finished every retirement handed to it; for tests.
+    func _drainRetirements() { Self.reclaimer.sync {} }
 
     /// Sets the generation the hot path reports; called under the coordinator's state lock.
     func setGeneration(_ generation: Int) {
         generationValue.store(generation, ordering: .relaxed)
     }
 
-    /// Returns once every shard's counter of `parity` was observed at zero after the flip.
-    private func waitForReaders(parity: Int) {
+    /// Whether every shard's counter of `parity` was observed at zero after the flip, within
+    /// `spins` loads per shard (`nil`: however long it takes).
+    private func waitForReaders(parity: Int, spins limit: Int?) -> Bool {
         for shard in 0..<shardCount {
             let counter = readers + shard * Self.shardStride + parity
             var spins = 0
             while counter.pointee.load(ordering: .sequentiallyConsistent) != 0 {
                 spins += 1
+                if let limit, spins > limit { return false }
                 // A reader's section is a few instructions; a long wait means its thread was
                 // preempted inside it, so give the processor away instead of spinning on.
                 if spins > 64 { _ = sched_yield() }
             }
         }
+        return true
     }
 
     /// A per-thread hash: distinct threads usually get distinct shards. Correctness does not
