@@ -1,36 +1,131 @@
-import Synchronization
-
-/// Replaces secret strings (secret options, session tokens) with a placeholder in any
-/// text the runtime prints: error messages in traces, reports and errors.
+/// Hides secrets (options marked secret, session tokens), and every fragment of them, in any
+/// text the runtime prints: error messages in traces, reports, errors and config errors.
 ///
-/// Secrets are registered from the graph's options at validation and by providers at run
-/// time (``ProviderContext/registerSecret(_:)``).
+/// Secrets are registered from the graph's options at validation and by providers at run time
+/// (``ProviderContext/registerSecret(_:)``).
+///
+/// ## The rule
+///
+/// A secret is replaced by ``placeholder`` wherever it occurs, and so is each of its
+/// **fragments**: every maximal run of letters, digits and `_` of at least
+/// ``minimumFragmentLength`` (4) characters. Errors quote pieces of what they were given
+/// (SQLite says `no such column: api_key_77` about a secret migration's SQL), so hiding only
+/// the whole value is not enough:
+///
+/// ```swift
+/// let redactor = Redactor(secrets: ["INSERT INTO audit SELECT api_key_77 FROM t"])
+/// redactor.redact("no such column: api_key_77")   // "no such column: <redacted>"
+/// ```
+///
+/// - Matching is exact (case-sensitive) on the text's UTF-8 bytes, also inside longer words;
+///   overlapping and adjacent matches become one placeholder.
+/// - Runs shorter than four characters (`t`, `sk`, `42`) are not hidden on their own: they
+///   carry little of a secret and would blank out ordinary words. A whole secret is hidden
+///   whatever its length.
+/// - A fragment is hidden everywhere it occurs in redacted text, also where it is an
+///   ordinary word: a secret SQL text hides `SELECT` in every error message. Over-hiding is
+///   the price of never showing a piece of a secret.
+/// - Only text that passes through the redactor is covered: the runtime redacts every error
+///   message it stores or traces. Service names, entry-point ids and file names are never
+///   secret.
+///
+/// ## Cost
+///
+/// The secrets and fragments are compiled into one automaton (Aho–Corasick), rebuilt on the
+/// first ``redact(_:)`` after a registration, in time linear in their total length. A
+/// redaction then reads each byte of the text once, however many secrets are registered, and
+/// returns the text untouched (no copy) when nothing matches.
 public final class Redactor: Sendable {
     /// What a secret is replaced with.
     public static let placeholder = "<redacted>"
 
-    private let secrets: Locked<Set<String>>
+    /// The shortest run of letters, digits and `_` of a secret that is hidden on its own.
+    public static let minimumFragmentLength = 4
 
-    /// Creates a redactor that knows `secrets`.
+    private struct State {
+        var secrets: Set<String> = []
+        /// Bumped by every new secret, so an automaton built from an older set is not stored.
+        var version = 0
+        /// The automaton of ``secrets``; `nil` when a secret was registered since it was built.
+        var matcher: SecretMatcher?
+    }
+
+    private let state: Locked<State>
+
+    /// Creates a redactor that knows `secrets`; empty strings are ignored.
     public init(secrets: some Sequence<String> = []) {
-        self.secrets = Locked(Set(secrets.filter { !$0.isEmpty }))
+        state = Locked(State(secrets: Set(secrets.filter { !$0.isEmpty })))
     }
 
     /// Adds a secret; empty strings are ignored.
     public func register(_ secret: String) {
         guard !secret.isEmpty else { return }
-        _ = secrets.withLock { $0.insert(secret) }
+        state.withLock { state in
+            guard state.secrets.insert(secret).inserted else { return }
+            state.version += 1
+            state.matcher = nil
+        }
     }
 
-    /// `text` with every known secret replaced by ``placeholder``.
+    /// `text` with every known secret and every fragment of one replaced by ``placeholder``.
     public func redact(_ text: String) -> String {
-        let known = secrets.withLock { $0 }
-        guard !known.isEmpty else { return text }
-        var result = text
-        // Longest first, so a secret that contains another is replaced whole.
-        for secret in known.sorted(by: { $0.count > $1.count }) where result.contains(secret) {
-            result = result.replacing(secret, with: Self.placeholder)
+        guard !text.isEmpty, let matcher = currentMatcher() else { return text }
+        var contiguous = text
+        let redacted: String? = contiguous.withUTF8 { bytes in
+            let ranges = matcher.coveredRanges(in: bytes)
+            guard !ranges.isEmpty else { return nil }
+            var result: [UInt8] = []
+            result.reserveCapacity(bytes.count)
+            var copied = 0
+            for range in ranges {
+                result.append(contentsOf: bytes[copied..<range.lowerBound])
+                result.append(contentsOf: Self.placeholder.utf8)
+                copied = range.upperBound
+            }
+            result.append(contentsOf: bytes[copied...])
+            return String(decoding: result, as: UTF8.self)
         }
-        return result
+        return redacted ?? text
+    }
+
+    /// The fragments of `secret` that are hidden on their own: its maximal runs of letters,
+    /// digits and `_` of at least ``minimumFragmentLength`` characters, in order.
+    ///
+    /// `"CREATE TABLE t (api_key_77 TEXT)"` has the fragments `CREATE`, `TABLE`, `api_key_77`
+    /// and `TEXT`.
+    public static func fragments(of secret: String) -> [String] {
+        var fragments: [String] = []
+        var run = String.UnicodeScalarView()
+        for scalar in secret.unicodeScalars {
+            if scalar.properties.isAlphabetic || scalar.properties.numericType != nil || scalar == "_" {
+                run.append(scalar)
+                continue
+            }
+            if run.count >= minimumFragmentLength { fragments.append(String(run)) }
+            run = String.UnicodeScalarView()
+        }
+        if run.count >= minimumFragmentLength { fragments.append(String(run)) }
+        return fragments
+    }
+
+    /// The automaton of the registered secrets, built if a registration made it stale; `nil`
+    /// when there is no secret.
+    private func currentMatcher() -> SecretMatcher? {
+        let (cached, secrets, version) = state.withLock { state in
+            (state.matcher, state.matcher == nil ? state.secrets : [], state.version)
+        }
+        if let cached { return cached.isEmpty ? nil : cached }
+        // Built outside the lock: other redactions keep going meanwhile (they build their own
+        // copy at worst; only one built from the newest set is kept).
+        var patterns = Set<String>()
+        for secret in secrets {
+            patterns.insert(secret)
+            patterns.formUnion(Self.fragments(of: secret))
+        }
+        let matcher = SecretMatcher(patterns: patterns.map { Array($0.utf8) })
+        state.withLock { state in
+            if state.version == version { state.matcher = matcher }
+        }
+        return matcher.isEmpty ? nil : matcher
     }
 }
