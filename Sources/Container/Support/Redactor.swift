@@ -7,10 +7,11 @@
 /// ## The rule
 ///
 /// A secret is replaced by ``placeholder`` wherever it occurs, and so is each of its
-/// **fragments**: every maximal run of letters, digits and `_` of at least
-/// ``minimumFragmentLength`` (4) characters. Errors quote pieces of what they were given
-/// (SQLite says `no such column: api_key_77` about a secret migration's SQL), so hiding only
-/// the whole value is not enough:
+/// **fragments**: every maximal run of letters, digits and `_`, and every `_`-separated part
+/// of such a run, of at least ``minimumFragmentLength`` (4) characters (see
+/// ``fragments(of:)``). Errors quote pieces of what they were given (SQLite says
+/// `no such column: api_key_77` about a secret migration's SQL; a server may echo a token
+/// without its `tok_` prefix), so hiding only the whole value is not enough:
 ///
 /// ```swift
 /// let redactor = Redactor(secrets: ["INSERT INTO audit SELECT api_key_77 FROM t"])
@@ -19,7 +20,7 @@
 ///
 /// - Matching is exact (case-sensitive) on the text's UTF-8 bytes, also inside longer words;
 ///   overlapping and adjacent matches become one placeholder.
-/// - Runs shorter than four characters (`t`, `sk`, `42`) are not hidden on their own: they
+/// - Pieces shorter than four characters (`t`, `sk`, `42`) are not hidden on their own: they
 ///   carry little of a secret and would blank out ordinary words. A whole secret is hidden
 ///   whatever its length.
 /// - A fragment is hidden everywhere it occurs in redacted text, also where it is an
@@ -88,24 +89,35 @@ public final class Redactor: Sendable {
         return redacted ?? text
     }
 
-    /// The fragments of `secret` that are hidden on their own: its maximal runs of letters,
-    /// digits and `_` of at least ``minimumFragmentLength`` characters, in order.
+    /// The fragments of `secret` that are hidden on their own, in order: its maximal runs of
+    /// letters, digits and `_`, and the `_`-separated parts of those runs, of at least
+    /// ``minimumFragmentLength`` characters.
     ///
     /// `"CREATE TABLE t (api_key_77 TEXT)"` has the fragments `CREATE`, `TABLE`, `api_key_77`
-    /// and `TEXT`.
+    /// and `TEXT`; `"tok_9c1e77ab"` has `tok_9c1e77ab` and `9c1e77ab`.
     public static func fragments(of secret: String) -> [String] {
         var fragments: [String] = []
-        var run = String.UnicodeScalarView()
-        for scalar in secret.unicodeScalars {
-            if scalar.properties.isAlphabetic || scalar.properties.numericType != nil || scalar == "_" {
-                run.append(scalar)
-                continue
+        func keep(_ run: Substring.UnicodeScalarView) {
+            guard run.count >= minimumFragmentLength else { return }
+            fragments.append(String(run))
+            guard run.contains("_") else { return }
+            for part in run.split(separator: "_") where part.count >= minimumFragmentLength {
+                fragments.append(String(part))
             }
-            if run.count >= minimumFragmentLength { fragments.append(String(run)) }
-            run = String.UnicodeScalarView()
         }
-        if run.count >= minimumFragmentLength { fragments.append(String(run)) }
+        let scalars = Substring(secret).unicodeScalars
+        var start = scalars.startIndex
+        for index in scalars.indices where !isWordScalar(scalars[index]) {
+            keep(scalars[start..<index])
+            start = scalars.index(after: index)
+        }
+        keep(scalars[start...])
         return fragments
+    }
+
+    /// Letters, digits and `_`: what identifiers, words, numbers and tokens are made of.
+    private static func isWordScalar(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.isAlphabetic || scalar.properties.numericType != nil || scalar == "_"
     }
 
     /// The automaton of the registered secrets, built if a registration made it stale; `nil`

@@ -21,13 +21,14 @@ struct SecretLeakTests {
         // configuration
         "ZQK_apikey_Vx81", "4815162342", "zqk_db_owner", "Pw$ZQK-horse-Battery-77", "7315942", "8426053",
         // database: path, migrations (names and SQL), a secret that contains another secret
-        "ZQKvault_db.zqkdb", "create_zqk_ledger", "CREATE TABLE zqk_ledger (MIGSECRET_acct INTEGER, zqk_balance TEXT);",
-        "zqk_bad_backfill", "INSERT INTO zqk_ledger SELECT MIGSECRET_missing_col, 'zqkLiteral horse' FROM zqk_ledger;",
+        "ZQKvault_db.zqkdb", "mk_zqk_ledger", "CREATE TABLE zqk_ledger (MIGSECRET_acct INTEGER, zqk_balance TEXT);",
+        "zqk_bad_backfill", "INSERT INTO zqk_ledger SELECT MIGSECRET_zqgone_col, 'zqkLiteral horse' FROM zqk_ledger;",
         "ZQK_apikey_Vx81_replica",
         // session, simulated nodes
-        String(1234567.7654321), "ZQKtok-rmtz-5521", "zqk.rdonly9", "zqk.write.all", "zqkWriteKey_0099",
+        String(1234567.7654321), "ZQKtok-rmtz-5521", "zqk.rdonly9", "zqk.write.all", "zqkWriteKey_7f3q",
         // the happy config, the corrupt and missing files, the invalid config
-        "ZQKhappy_sync_secret", "ZQKcorrupt_store.zqkdb", "ZQKhidden_dir/zqk_settings.zqkjson", "ZQKoutcome_typo",
+        "ZQKhappy_zq_sekrit", "ZQKentry_vault.zqkdb", "ZQKcorrupt_zqstore.zqkdb", "ZQKhidden_dir/zqk_cfgfile.zqkjson",
+        "ZQKoutcome_typo",
         "-4815162342",
         // the built-in stories' session tokens (StoryApp registers them as secrets)
         "tok-1-s3cr3t", "tok-2-s3cr3t", "tok-3-s3cr3t",
@@ -61,12 +62,14 @@ struct SecretLeakTests {
         // The runs did what each config is for, so the secrets went through the paths that print errors.
         #expect(statuses["failing-migration"] == [1])
         #expect(statuses["happy"] == [0])
+        #expect(statuses["entry-point-fails"] == [0])
         #expect(statuses["corrupt"] == [1])
         #expect(statuses["missing-settings"] == [1])
         #expect(statuses["invalid"] == [2])
         let everything = written.map(\.text).joined(separator: "\n")
         #expect(everything.contains("migration 2"), "the secret migration failed and was reported")
         #expect(everything.contains("signed in as ada"), "the happy config restored the session")
+        #expect(everything.contains("launch ✗"), "launch failed on a database without its table")
         #expect(everything.contains("<redacted>"), "secrets were met and redacted")
 
         // The session token the happy config's migration generated, read from its database file.
@@ -95,20 +98,22 @@ struct SecretLeakTests {
     }
 
     /// The fragments the redaction rule promises to hide: maximal runs of letters, digits and
-    /// `_` of four or more characters (written here independently of the `Redactor`).
+    /// `_`, and their `_`-separated parts, of four or more characters (written here
+    /// independently of the `Redactor`).
     static func fragments(of secret: String) -> [String] {
-        var fragments: [String] = []
+        var runs: [String] = []
         var run = ""
         for scalar in secret.unicodeScalars {
             if scalar.properties.isAlphabetic || scalar.properties.numericType != nil || scalar == "_" {
                 run.unicodeScalars.append(scalar)
             } else {
-                if run.unicodeScalars.count >= 4 { fragments.append(run) }
+                runs.append(run)
                 run = ""
             }
         }
-        if run.unicodeScalars.count >= 4 { fragments.append(run) }
-        return fragments
+        runs.append(run)
+        let pieces = runs + runs.flatMap { $0.split(separator: "_").map(String.init) }
+        return pieces.filter { $0.unicodeScalars.count >= 4 }
     }
 }
 
@@ -138,7 +143,7 @@ private struct SecretFolder {
         try Self.settings.write(toFile: path + "/settings/app-settings.json", atomically: true, encoding: .utf8)
         // Not a database: opening it fails, and the error names the (secret) path.
         try String(repeating: "this is not an SQLite database file. ", count: 200)
-            .write(toFile: path + "/ZQKcorrupt_store.zqkdb", atomically: true, encoding: .utf8)
+            .write(toFile: path + "/ZQKcorrupt_zqstore.zqkdb", atomically: true, encoding: .utf8)
         var configs: [(String, String)] = []
         for (name, text) in Self.texts {
             let file = path + "/\(name).json"
@@ -156,10 +161,10 @@ private struct SecretFolder {
               \(configuration),
               { "name": "database", "provider": "sqlite", "dependsOn": ["configuration"],
                 "options": { "path": "ZQKvault_db.zqkdb", "replica": "ZQK_apikey_Vx81_replica", "migrations": [
-                  { "version": 1, "name": "create_zqk_ledger",
+                  { "version": 1, "name": "mk_zqk_ledger",
                     "sql": "CREATE TABLE zqk_ledger (MIGSECRET_acct INTEGER, zqk_balance TEXT);" },
                   { "version": 2, "name": "zqk_bad_backfill",
-                    "sql": "INSERT INTO zqk_ledger SELECT MIGSECRET_missing_col, 'zqkLiteral horse' FROM zqk_ledger;" }
+                    "sql": "INSERT INTO zqk_ledger SELECT MIGSECRET_zqgone_col, 'zqkLiteral horse' FROM zqk_ledger;" }
                 ] },
                 "secretOptions": ["path", "migrations", "replica"], "timeoutMs": 5000, "retry": 2 },
               { "name": "session", "provider": "session", "dependsOn": ["database"],
@@ -169,7 +174,7 @@ private struct SecretFolder {
                              "scopes": ["zqk.rdonly9", "zqk.write.all"] },
                 "secretOptions": ["token", "scopes"], "retry": { "maxAttempts": 2 } },
               { "name": "analytics", "provider": "simulated", "dependsOn": ["remote"],
-                "options": { "outcomes": ["permanent"], "flag": true, "writeKey": "zqkWriteKey_0099" },
+                "options": { "outcomes": ["permanent"], "flag": true, "writeKey": "zqkWriteKey_7f3q" },
                 "secretOptions": ["flag", "writeKey"] }
             ], "entryPoints": ["launch", "scene", "deeplink", "push"] }
             """
@@ -192,9 +197,24 @@ private struct SecretFolder {
               { "name": "session", "provider": "session", "dependsOn": ["database"],
                 "options": { "deviceKey": 1234567.7654321 }, "secretOptions": ["deviceKey"] },
               { "name": "sync", "provider": "simulated", "dependsOn": ["session"],
-                "options": { "outcomes": ["transient", "ok"], "syncKey": "ZQKhappy_sync_secret" },
+                "options": { "outcomes": ["transient", "ok"], "syncKey": "ZQKhappy_zq_sekrit" },
                 "secretOptions": ["syncKey"] }
             ], "entryPoints": ["launch", "scene", "deeplink", "push"] }
+            """
+        ),
+        (
+            "entry-point-fails",
+            """
+            { "version": 1, "services": [
+              \(configuration),
+              { "name": "database", "provider": "sqlite", "dependsOn": ["configuration"],
+                "options": { "path": "ZQKentry_vault.zqkdb", "migrations": [
+                  { "version": 1, "name": "create_sessions",
+                    "sql": "CREATE TABLE sessions (id INTEGER PRIMARY KEY AUTOINCREMENT, user_id TEXT NOT NULL, token TEXT NOT NULL, created_at TEXT);" }
+                ] },
+                "secretOptions": ["path"] },
+              { "name": "session", "provider": "session", "dependsOn": ["database"] }
+            ], "entryPoints": ["launch", "push"] }
             """
         ),
         (
@@ -203,7 +223,7 @@ private struct SecretFolder {
             { "version": 1, "services": [
               \(configuration),
               { "name": "database", "provider": "sqlite", "dependsOn": ["configuration"],
-                "options": { "path": "ZQKcorrupt_store.zqkdb" }, "secretOptions": ["path"] },
+                "options": { "path": "ZQKcorrupt_zqstore.zqkdb" }, "secretOptions": ["path"] },
               { "name": "session", "provider": "session", "dependsOn": ["database"] }
             ], "entryPoints": ["launch", "push"] }
             """
@@ -213,7 +233,7 @@ private struct SecretFolder {
             """
             { "version": 1, "services": [
               { "name": "configuration", "provider": "configuration",
-                "options": { "path": "ZQKhidden_dir/zqk_settings.zqkjson", "apiKey": "ZQK_apikey_Vx81" },
+                "options": { "path": "ZQKhidden_dir/zqk_cfgfile.zqkjson", "apiKey": "ZQK_apikey_Vx81" },
                 "secretOptions": ["path", "apiKey"] }
             ], "entryPoints": [] }
             """

@@ -1,7 +1,7 @@
-import Container
-import Dispatch
 import TestSupport
 import Testing
+
+@testable import Container
 
 /// The redaction rule (`Redactor`): whole secrets and their fragments of four or more letters,
 /// digits or underscores are hidden everywhere, in one pass over the text.
@@ -15,7 +15,8 @@ struct RedactorTests {
         #expect(redactor.redact("no such table: t") == "no such table: t", "runs under four characters stay")
         #expect(
             Redactor.fragments(of: "INSERT INTO audit SELECT MIGSECRET_col, 'zq horse' FROM t;")
-                == ["INSERT", "INTO", "audit", "SELECT", "MIGSECRET_col", "horse", "FROM"])
+                == ["INSERT", "INTO", "audit", "SELECT", "MIGSECRET_col", "MIGSECRET", "horse", "FROM"])
+        #expect(Redactor.fragments(of: "tok_9c1e77ab") == ["tok_9c1e77ab", "9c1e77ab"])
     }
 
     @Test("whole secrets of any length, inside longer words too; overlapping and adjacent hits become one placeholder")
@@ -73,6 +74,37 @@ struct RedactorTests {
         // Scanning 2,000 messages of 400 bytes is about a millisecond of work per hundred
         // messages; a scan per secret (10,000 per message) would take minutes. Generous bound.
         #expect(elapsed < .seconds(5), "2,000 redactions against 10,000 secrets took \(elapsed)")
+    }
+
+    @Test("node failures, teardown errors and the reset report hide fragments of secrets and of registered tokens")
+    func callSitesHideFragments() async throws {
+        let options = ServiceOptions(
+            ["dsn": .string("host=db.zq.internal user=zq_owner password=ZqPass_4411")], secretKeys: ["dsn"])
+        let recorder = TraceRecorder()
+        let container = try ServiceContainer(
+            [
+                ServiceSpec(
+                    ServiceKey<String>("store"), options: options,
+                    tearDown: { _ in throw TestError("close: authentication failed for zq_owner") }
+                ) { context in
+                    context.registerSecret("tok_9c1e77ab")
+                    return "store"
+                },
+                ServiceSpec(ServiceKey<Int>("feed"), dependsOn: ["store"], defaultFailure: .transient) { _ in
+                    throw TestError("login refused: ZqPass_4411 rejected, token 9c1e77ab expired")
+                },
+            ], trace: [recorder])
+        let error = await #expect(throws: ContainerError.self) { try await container.start() }
+        let report = try await container.reset()
+        let texts =
+            [error?.message ?? "", "\(error?.report?.nodes.map(\.outcome) ?? [])"]
+            + report.failures.compactMap(\.error) + recorder.events.map { "\($0.kind)" }
+        let everything = texts.joined(separator: "\n")
+        #expect(everything.contains("login refused: <redacted> rejected, token <redacted> expired"))
+        #expect(report.failures.first?.error == "close: authentication failed for <redacted>")
+        for piece in ["ZqPass_4411", "ZqPass", "4411", "zq_owner", "owner", "9c1e77ab", "internal", "password"] {
+            #expect(!everything.contains(piece), "'\(piece)' leaked")
+        }
     }
 
     /// Marks every byte covered by an occurrence of a secret or a fragment, then replaces each
