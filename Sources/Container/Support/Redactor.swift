@@ -32,10 +32,12 @@
 ///
 /// ## Cost
 ///
-/// The secrets and fragments are compiled into one automaton (Aho–Corasick), rebuilt on the
-/// first ``redact(_:)`` after a registration, in time linear in their total length. A
-/// redaction then reads each byte of the text once, however many secrets are registered, and
-/// returns the text untouched (no copy) when nothing matches.
+/// The secrets and fragments are compiled into Aho–Corasick automata, in time linear in their
+/// total length: those given at creation once, on the first ``redact(_:)``; those registered
+/// later (a token per generation) into a second, small one, rebuilt on the first
+/// ``redact(_:)`` after a registration. A redaction then reads each byte of the text once per
+/// automaton, however many secrets there are, and returns the text untouched (no copy) when
+/// nothing matches.
 public final class Redactor: Sendable {
     /// What a secret is replaced with.
     public static let placeholder = "<redacted>"
@@ -43,37 +45,51 @@ public final class Redactor: Sendable {
     /// The shortest run of letters, digits and `_` of a secret that is hidden on its own.
     public static let minimumFragmentLength = 4
 
-    private struct State {
+    /// A set of secrets and, once built, its automaton.
+    private struct Tier {
         var secrets: Set<String> = []
         /// Bumped by every new secret, so an automaton built from an older set is not stored.
         var version = 0
-        /// The automaton of ``secrets``; `nil` when a secret was registered since it was built.
+        /// The automaton of ``secrets``; `nil` until built, and again after a registration.
         var matcher: SecretMatcher?
+    }
+
+    /// Two tiers, so that registering a token does not rebuild the automaton of every secret
+    /// of the graph: the secrets given at creation (built once), and those registered later
+    /// (few: a token per generation; rebuilt after each registration).
+    private struct State {
+        var initial: Tier
+        var registered = Tier()
     }
 
     private let state: Locked<State>
 
     /// Creates a redactor that knows `secrets`; empty strings are ignored.
     public init(secrets: some Sequence<String> = []) {
-        state = Locked(State(secrets: Set(secrets.filter { !$0.isEmpty })))
+        state = Locked(State(initial: Tier(secrets: Set(secrets.filter { !$0.isEmpty }))))
     }
 
     /// Adds a secret; empty strings are ignored.
     public func register(_ secret: String) {
         guard !secret.isEmpty else { return }
         state.withLock { state in
-            guard state.secrets.insert(secret).inserted else { return }
-            state.version += 1
-            state.matcher = nil
+            guard !state.initial.secrets.contains(secret), state.registered.secrets.insert(secret).inserted else {
+                return
+            }
+            state.registered.version += 1
+            state.registered.matcher = nil
         }
     }
 
     /// `text` with every known secret and every fragment of one replaced by ``placeholder``.
     public func redact(_ text: String) -> String {
-        guard !text.isEmpty, let matcher = currentMatcher() else { return text }
+        guard !text.isEmpty else { return text }
+        let (initial, registered) = (matcher(\.initial), matcher(\.registered))
+        guard initial != nil || registered != nil else { return text }
         var contiguous = text
         let redacted: String? = contiguous.withUTF8 { bytes in
-            let ranges = matcher.coveredRanges(in: bytes)
+            let ranges = Self.union(
+                initial?.coveredRanges(in: bytes) ?? [], registered?.coveredRanges(in: bytes) ?? [])
             guard !ranges.isEmpty else { return nil }
             var result: [UInt8] = []
             result.reserveCapacity(bytes.count)
@@ -120,11 +136,11 @@ public final class Redactor: Sendable {
         scalar.properties.isAlphabetic || scalar.properties.numericType != nil || scalar == "_"
     }
 
-    /// The automaton of the registered secrets, built if a registration made it stale; `nil`
-    /// when there is no secret.
-    private func currentMatcher() -> SecretMatcher? {
+    /// The automaton of a tier, built if missing or stale; `nil` when the tier has no secret.
+    private func matcher(_ tier: WritableKeyPath<State, Tier>) -> SecretMatcher? {
         let (cached, secrets, version) = state.withLock { state in
-            (state.matcher, state.matcher == nil ? state.secrets : [], state.version)
+            let tier = state[keyPath: tier]
+            return (tier.matcher, tier.matcher == nil ? tier.secrets : [], tier.version)
         }
         if let cached { return cached.isEmpty ? nil : cached }
         // Built outside the lock: other redactions keep going meanwhile (they build their own
@@ -136,8 +152,32 @@ public final class Redactor: Sendable {
         }
         let matcher = SecretMatcher(patterns: patterns.map { Array($0.utf8) })
         state.withLock { state in
-            if state.version == version { state.matcher = matcher }
+            if state[keyPath: tier].version == version { state[keyPath: tier].matcher = matcher }
         }
         return matcher.isEmpty ? nil : matcher
+    }
+
+    /// The union of two ordered lists of disjoint ranges, overlapping and adjacent ones merged.
+    private static func union(_ first: [Range<Int>], _ second: [Range<Int>]) -> [Range<Int>] {
+        guard !first.isEmpty else { return second }
+        guard !second.isEmpty else { return first }
+        var merged: [Range<Int>] = []
+        var (left, right) = (0, 0)
+        while left < first.count || right < second.count {
+            let next: Range<Int>
+            if right == second.count || (left < first.count && first[left].lowerBound <= second[right].lowerBound) {
+                next = first[left]
+                left += 1
+            } else {
+                next = second[right]
+                right += 1
+            }
+            if let last = merged.last, last.upperBound >= next.lowerBound {
+                merged[merged.count - 1] = last.lowerBound..<max(last.upperBound, next.upperBound)
+            } else {
+                merged.append(next)
+            }
+        }
+        return merged
     }
 }

@@ -133,7 +133,7 @@ final class SQLiteCancellation: Sendable {
         guard let budget else { return false }
         let remaining = budget.timeout - (now - budget.since)
         guard remaining > .zero else { return false }
-        let step = min(.milliseconds(Self.steps[min(Int(count), Self.steps.count - 1)]), remaining)
+        let step = min(.milliseconds(Self.steps[min(max(0, Int(count)), Self.steps.count - 1)]), remaining)
         // Signalled only by `cancel()`: stop waiting at once.
         if wakeUp.wait(timeout: .now() + .nanoseconds(Self.nanoseconds(step))) == .success { return false }
         return !isCancelled
