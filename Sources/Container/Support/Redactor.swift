@@ -18,8 +18,8 @@
 /// redactor.redact("no such column: api_key_77")   // "no such column: <redacted>"
 /// ```
 ///
-/// - Matching is exact (case-sensitive) on the text's UTF-8 bytes, also inside longer words;
-///   overlapping and adjacent matches become one placeholder.
+/// - Matching is exact on the text's UTF-8 bytes (case-sensitive, not Unicode-normalized),
+///   also inside longer words; overlapping and adjacent matches become one placeholder.
 /// - Pieces shorter than four characters (`t`, `sk`, `42`) are not hidden on their own: they
 ///   carry little of a secret and would blank out ordinary words. A whole secret is hidden
 ///   whatever its length.
