@@ -12,7 +12,8 @@ enum ConfigSource {
             let config = try ConfigLoader.load(path: path, registry: registry, pathRoots: pathRoots)
             return .success(
                 LoadedConfig(
-                    file: config.file, graph: config.graph, policy: config.policy, entryPoints: config.entryPoints))
+                    file: config.file, graph: config.graph, policy: config.policy, entryPoints: config.entryPoints,
+                    secrets: config.specs.flatMap(\.options.secretStrings)))
         } catch {
             return .failure(ConfigProblem(description: error.description))
         }
