@@ -37,7 +37,7 @@ struct ReportPrinter: Sendable {
         let runs = reports.map { report in
             (name: labelled ? "container (\(report.scenario.name))" : "container", events: report.events)
         }
-        return PerfettoRenderer().render(runs)
+        return PerfettoRenderer().render(runs: runs)
     }
 
     private func label(_ report: ScenarioReport) -> String {

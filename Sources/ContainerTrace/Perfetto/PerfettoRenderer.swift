@@ -39,14 +39,14 @@ public struct PerfettoRenderer: Sendable {
 
     /// The Chrome trace JSON of one container's trace.
     public func render(_ events: [TraceEvent]) -> String {
-        render([(name: name, events: events)])
+        render(runs: [(name: name, events: events)])
     }
 
     /// The Chrome trace JSON of several containers' traces in one file, each with its own
     /// processes (named `name` and `name · scope LABEL`), in the order given.
     ///
     /// - Parameter runs: each container's name and events.
-    public func render(_ runs: [(name: String, events: [TraceEvent])]) -> String {
+    public func render(runs: [(name: String, events: [TraceEvent])]) -> String {
         var lines: [String] = []
         var nextPid = 1
         for run in runs {

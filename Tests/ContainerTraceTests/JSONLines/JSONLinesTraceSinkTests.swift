@@ -1,5 +1,5 @@
 import Container
-import ContainerDemoKit
+import ContainerTrace
 import Foundation
 import Synchronization
 import TestSupport
@@ -7,64 +7,6 @@ import Testing
 
 @Suite("JSON Lines trace format, version 1")
 struct JSONLinesTraceSinkTests {
-    /// The documented extra fields of every event (docs/trace-format.md), with their JSON types.
-    static let documented: [String: [String: String]] = [
-        "build.started": [:],
-        "node.started": ["node": "string"],
-        "node.succeeded": ["node": "string", "durationMs": "number"],
-        "node.failed": ["node": "string", "failure": "string", "error": "string"],
-        "node.retrying": ["node": "string", "retry": "number", "delayMs": "number"],
-        "node.skipped": ["node": "string", "because": "array"],
-        "node.cancelled": ["node": "string", "phase": "string"],
-        "node.reused": ["node": "string"],
-        "snapshot.published": ["services": "number"],
-        "build.failed": ["failure": "string", "roots": "array", "exhausted": "boolean"],
-        "build.cancelled": [:],
-        "caller.joined": ["caller": "string", "state": "string"],
-        "caller.resumed": ["caller": "string", "result": "string"],
-        "caller.cancelled": ["caller": "string"],
-        "generation.reset": [
-            "from": "number", "to": "number", "invalidated": "array", "reason": "string", "added": "array",
-            "removed": "array", "changed": "array",
-        ],
-        "node.tornDown": ["node": "string", "error": "string"],
-        "container.shutdown": [:],
-    ]
-    /// Fields that may be absent.
-    static let optional: Set<String> = ["invalidated", "error", "exhausted", "added", "removed", "changed"]
-
-    static func type(of value: Any) -> String {
-        switch value {
-        case is String: "string"
-        case let number as NSNumber where String(cString: number.objCType) == "c": "boolean"
-        case is [Any]: "array"
-        case is NSNumber: "number"
-        default: "other"
-        }
-    }
-
-    /// Checks one parsed line against the documented vocabulary.
-    static func expectDocumented(_ object: [String: Any], sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(object["v"] as? Int == 1, sourceLocation: sourceLocation)
-        #expect(object["t"] is NSNumber && (object["t"] as? Double ?? -1) >= 0, sourceLocation: sourceLocation)
-        #expect(object["gen"] as? Int != nil, sourceLocation: sourceLocation)
-        #expect(object["attempt"] as? Int != nil, sourceLocation: sourceLocation)
-        guard let event = object["event"] as? String, let fields = documented[event] else {
-            Issue.record("undocumented event in \(object)", sourceLocation: sourceLocation)
-            return
-        }
-        for (field, type) in fields {
-            guard let value = object[field] else {
-                #expect(optional.contains(field), "\(event) lacks \(field)", sourceLocation: sourceLocation)
-                continue
-            }
-            #expect(Self.type(of: value) == type, "\(event).\(field) is not a \(type)", sourceLocation: sourceLocation)
-        }
-        let known = Set(fields.keys).union(["v", "t", "gen", "attempt", "event", "scenario"])
-        #expect(
-            Set(object.keys).isSubset(of: known), "\(event) has undocumented fields", sourceLocation: sourceLocation)
-    }
-
     /// One event of every kind, with names that need escaping.
     static let everyKind: [TraceEvent.Kind] = [
         .buildStarted,
@@ -90,6 +32,8 @@ struct JSONLinesTraceSinkTests {
         .generationReset(
             GenerationChange(
                 from: 3, to: 4, invalidated: ["b"], reason: .reload, added: ["c"], removed: ["d"], changed: ["b"])),
+        .scopeOpened,
+        .scopeClosed,
     ]
 
     @Test("every event kind encodes to one documented, parseable line with its values intact")
@@ -97,8 +41,12 @@ struct JSONLinesTraceSinkTests {
         let lines = Locked<[String]>([])
         let sink = JSONLinesTraceSink { line in lines.withLock { $0.append(line) } }
         for (index, kind) in Self.everyKind.enumerated() {
+            // The scope events name their instance; the others are app events.
+            let scope = kind.name.hasPrefix("scope.") ? "push#notification-42" : nil
             sink.record(
-                TraceEvent(time: .milliseconds(index * 3) + .microseconds(7), generation: 2, attempt: 3, kind: kind))
+                TraceEvent(
+                    time: .milliseconds(index * 3) + .microseconds(7), build: BuildAttempt(generation: 2, attempt: 3),
+                    scope: scope, kind: kind))
         }
         let written = lines.withLock { $0 }
         #expect(written.count == Self.everyKind.count)
@@ -106,7 +54,7 @@ struct JSONLinesTraceSinkTests {
         let objects = JSONLines.parse(written.joined())
         #expect(objects.count == Self.everyKind.count)
         for (object, kind) in zip(objects, Self.everyKind) {
-            Self.expectDocumented(object)
+            JSONLinesVocabulary.expectDocumented(object)
             #expect(object["event"] as? String == kind.name)
             #expect(object["gen"] as? Int == 2)
             #expect(object["attempt"] as? Int == 3)
@@ -127,37 +75,54 @@ struct JSONLinesTraceSinkTests {
         #expect(objects[20]["added"] as? [String] == ["c"])
         #expect(objects[20]["removed"] as? [String] == ["d"])
         #expect(objects[20]["changed"] as? [String] == ["b"])
+        #expect(objects[21]["scope"] as? String == "push#notification-42")
+        #expect(objects[22]["event"] as? String == "scope.closed" && objects[22]["scope"] as? String != nil)
+        #expect(objects.prefix(21).allSatisfy { $0["scope"] == nil }, "app events carry no scope")
+        #expect(Set(Self.everyKind.map(\.name)) == Set(JSONLinesVocabulary.documented.keys), "every event is documented")
     }
 
     @Test("keys come in the documented order, v first")
     func keyOrder() {
         let line = JSONLinesTraceSink.line(
             for: TraceEvent(
-                time: .seconds(1), generation: 1, attempt: 1, kind: .nodeSucceeded(node: "a", duration: .seconds(2))))
+                time: .seconds(1), build: BuildAttempt(generation: 1, attempt: 1),
+                kind: .nodeSucceeded(node: "a", duration: .seconds(2))))
         #expect(line == #"{"v":1,"t":1,"gen":1,"attempt":1,"event":"node.succeeded","node":"a","durationMs":2000}"#)
+    }
+
+    @Test("a scope instance's events carry scope right after event; escaped like any string")
+    func scopeField() {
+        let line = JSONLinesTraceSink.line(
+            for: TraceEvent(
+                time: .microseconds(1_500), build: BuildAttempt(generation: 2, attempt: 1), scope: "push#\"n\"-42",
+                kind: .nodeStarted(node: "pushDetail")),
+            fields: [("scope", "spoofed"), ("scenario", "scopes")])
+        #expect(
+            line == #"{"v":1,"t":0.0015,"gen":2,"attempt":1,"event":"node.started","scope":"push#\"n\"-42","#
+                + #""node":"pushDetail","scenario":"scopes"}"#)
+        let opened = JSONLinesTraceSink.line(
+            for: TraceEvent(time: .zero, build: BuildAttempt(generation: 1, attempt: 1), scope: "scene#1", kind: .scopeOpened))
+        #expect(opened == #"{"v":1,"t":0,"gen":1,"attempt":1,"event":"scope.opened","scope":"scene#1"}"#)
+    }
+
+    @Test("the lines of a mixed app and scope trace are all documented; scope exactly on the instances' events")
+    func mixedScopes() {
+        let events = SyntheticTraces.mixedScopes
+        let text = events.map { JSONLinesTraceSink.line(for: $0) + "\n" }.joined()
+        let objects = JSONLines.parse(text)
+        #expect(objects.count == events.count)
+        for (object, event) in zip(objects, events) {
+            JSONLinesVocabulary.expectDocumented(object)
+            #expect(object["scope"] as? String == event.scope)
+        }
+        #expect(Set(objects.compactMap { $0["scope"] as? String }) == Set(SyntheticTraces.instances))
     }
 
     @Test("extra fields are appended and cannot shadow the format's own")
     func extraFields() {
         let line = JSONLinesTraceSink.line(
-            for: TraceEvent(time: .zero, generation: 1, attempt: 1, kind: .buildStarted),
+            for: TraceEvent(time: .zero, build: BuildAttempt(generation: 1, attempt: 1), kind: .buildStarted),
             fields: [("scenario", "log\"out"), ("event", "spoofed")])
         #expect(line == #"{"v":1,"t":0,"gen":1,"attempt":1,"event":"build.started","scenario":"log\"out"}"#)
-    }
-
-    @Test("a real run: every line parses and has the documented fields for its event")
-    func realRun() async {
-        for scenario in [DemoScenario.transient, .permanent, .logout, .cancel] {
-            let capture = CapturedOutput()
-            let status = await runDemo(DemoOptions(trace: .jsonl, scenario: scenario), output: capture.output())
-            #expect(status == 0, "\(scenario): \(capture.standardError)")
-            let objects = JSONLines.parse(capture.standardOutput)
-            #expect(!objects.isEmpty)
-            for object in objects { Self.expectDocumented(object) }
-            let times = objects.compactMap { $0["t"] as? Double }
-            #expect(times == times.sorted(), "t never decreases in \(scenario)")
-            // Commentary goes to standard error, keeping standard output pure JSON Lines.
-            #expect(capture.standardError.contains("Story"))
-        }
     }
 }
