@@ -62,7 +62,8 @@ public enum ChromeTraceChecks {
                         args: event["args"] as? [String: Any] ?? [:]))
                 used.insert([pid, tid])
             case "i":
-                #expect((event["ts"] as? Double ?? -1) >= 0, "instant without ts: \(event)", sourceLocation: sourceLocation)
+                #expect(
+                    (event["ts"] as? Double ?? -1) >= 0, "instant without ts: \(event)", sourceLocation: sourceLocation)
                 used.insert([pid, tid])
             default:
                 Issue.record("unexpected phase \(phase)", sourceLocation: sourceLocation)
@@ -70,7 +71,8 @@ public enum ChromeTraceChecks {
         }
         for thread in used {
             #expect(threadNames.contains(thread), "thread \(thread) has no thread_name", sourceLocation: sourceLocation)
-            #expect(processNames.contains(thread[0]), "process \(thread[0]) has no name", sourceLocation: sourceLocation)
+            #expect(
+                processNames.contains(thread[0]), "process \(thread[0]) has no name", sourceLocation: sourceLocation)
         }
         expectNesting(spans, sourceLocation: sourceLocation)
         expectNodesInsideBuilds(spans, sourceLocation: sourceLocation)
@@ -134,7 +136,8 @@ public enum ChromeTraceChecks {
             }
             guard event["ph"] as? String == "X" else { continue }
             let subject = args["node"] as? String ?? args["caller"] as? String ?? ""
-            let build = args["build"] as? String ?? "g\(args["generation"] as? Int ?? 0) a\(args["attempt"] as? Int ?? 0)"
+            let build =
+                args["build"] as? String ?? "g\(args["generation"] as? Int ?? 0) a\(args["attempt"] as? Int ?? 0)"
             spans["\(pid) \(event["cat"] as? String ?? "") \(build) \(subject)", default: 0] += 1
         }
         var expected: [String: Int] = [:]
@@ -158,7 +161,9 @@ public enum ChromeTraceChecks {
             }
         }
         for (key, count) in expected {
-            #expect(spans[key] == count, "\(key): \(spans[key] ?? 0) spans for \(count) runs", sourceLocation: sourceLocation)
+            #expect(
+                spans[key] == count, "\(key): \(spans[key] ?? 0) spans for \(count) runs",
+                sourceLocation: sourceLocation)
         }
         let spanCount = spans.filter { !$0.key.contains(" lifecycle ") && !$0.key.contains(" scope ") }
         #expect(spanCount.count == expected.count, "spans without a run in the trace", sourceLocation: sourceLocation)

@@ -23,7 +23,8 @@ struct ReportPrinter: Sendable {
             return label(report)
                 + MermaidFlowchartRenderer().render(graph, report: report.reports.last, trace: report.events)
         case .gantt:
-            return label(report) + MermaidGanttRenderer(title: report.title).render(report.reports, trace: report.events)
+            return label(report)
+                + MermaidGanttRenderer(title: report.title).render(report.reports, trace: report.events)
         case .perfetto:
             return perfetto([report])
         default:

@@ -40,12 +40,14 @@ public struct MermaidGanttRenderer: Sendable {
             let state = report.succeeded ? "published" : report.wasCancelled ? "cancelled" : "failed"
             lines.append("    section generation \(report.generation), attempt \(report.attempt), \(state)")
             for node in report.nodes {
-                lines.append(bar(node.name, node.outcome.name, tag(node.outcome), node.startedAt, node.endedAt, &taskNumber))
+                lines.append(
+                    bar(node.name, node.outcome.name, tag(node.outcome), node.startedAt, node.endedAt, &taskNumber))
             }
         }
         for instance in ScopeInstances(trace).instances {
             let states = instance.builds.map(\.state)
-            lines.append("    section \(TraceText.mermaidEscaped(instance.label)), \(states.joined(separator: " then "))")
+            lines.append(
+                "    section \(TraceText.mermaidEscaped(instance.label)), \(states.joined(separator: " then "))")
             for build in instance.builds {
                 let suffix = instance.builds.count > 1 ? " (\(build.build))" : ""
                 for node in build.nodes {

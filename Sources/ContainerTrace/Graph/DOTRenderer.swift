@@ -83,7 +83,8 @@ public struct DOTRenderer: Sendable {
                 for dependency in graph.dependencies(of: name) ?? [] {
                     let upstream = ids[dependency] ?? (app.contains(dependency) ? dependency : nil)
                     guard let upstream else { continue }
-                    let value = ids[dependency] == nil || Self.hasValue(OutcomeStyle(traced: instance.latest(dependency)).name)
+                    let value =
+                        ids[dependency] == nil || Self.hasValue(OutcomeStyle(traced: instance.latest(dependency)).name)
                     lines.append(edge(upstream, id, dashed: !value))
                 }
             }

@@ -67,7 +67,8 @@ struct ChromeTraceEvent {
         if let duration { text += ",\"dur\":" + DurationFormat.microseconds(duration) }
         if let colour { text += ",\"cname\":" + TraceText.jsonString(colour) }
         if !args.isEmpty {
-            text += ",\"args\":{"
+            text +=
+                ",\"args\":{"
                 + args.map { TraceText.jsonString($0.name) + ":" + $0.value.json }.joined(separator: ",") + "}"
         }
         return text + "}"

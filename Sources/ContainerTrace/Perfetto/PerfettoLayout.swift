@@ -82,19 +82,28 @@ struct PerfettoLayout {
         case .nodeStarted(let node):
             open[scope]?.nodes[NodeRun(build: event.build, node: node)] = event.time
         case .nodeSucceeded(let node, let duration):
-            endNode(event, node, "succeeded", colour: "good", [("durationMs", .number(DurationFormat.milliseconds(duration)))])
+            endNode(
+                event, node, "succeeded", colour: "good",
+                [("durationMs", .number(DurationFormat.milliseconds(duration)))])
         case .nodeFailed(let node, let failure, let error):
-            endNode(event, node, "failed", colour: "terrible", [("failure", .string(failure.rawValue)), ("error", .string(error))])
+            endNode(
+                event, node, "failed", colour: "terrible",
+                [("failure", .string(failure.rawValue)), ("error", .string(error))])
         case .nodeCancelled(let node, let phase) where phase == .whileRunning:
             endNode(event, node, "cancelled", colour: "grey", [("phase", .string(phase.rawValue))])
         case .nodeCancelled(let node, let phase):
-            instant(event, .node(node), "cancelled before start", node, [("outcome", .string("cancelled")), ("phase", .string(phase.rawValue))])
+            instant(
+                event, .node(node), "cancelled before start", node,
+                [("outcome", .string("cancelled")), ("phase", .string(phase.rawValue))])
         case .nodeSkipped(let node, let because):
-            instant(event, .node(node), "skipped", node, [("outcome", .string("skipped")), ("because", .strings(because))])
+            instant(
+                event, .node(node), "skipped", node, [("outcome", .string("skipped")), ("because", .strings(because))])
         case .nodeReused(let node):
             instant(event, .node(node), "reused", node, [("outcome", .string("reused"))])
         case .nodeRetrying(let node, let retry, let delay):
-            instant(event, .node(node), "retry \(retry)", node, [("retry", .integer(retry)), ("delayMs", .number(DurationFormat.milliseconds(delay)))])
+            instant(
+                event, .node(node), "retry \(retry)", node,
+                [("retry", .integer(retry)), ("delayMs", .number(DurationFormat.milliseconds(delay)))])
         case .callerJoined(let caller, let state):
             open[scope]?.callers[caller, default: []].append(Wait(start: event.time, state: state, build: event.build))
         case .callerResumed(let caller, let result):
@@ -108,13 +117,20 @@ struct PerfettoLayout {
             ]
             if let invalidated = change.invalidated { args.append(("invalidated", .strings(invalidated))) }
             if change.reason == .reload {
-                args += [("added", .strings(change.added)), ("removed", .strings(change.removed)), ("changed", .strings(change.changed))]
+                args += [
+                    ("added", .strings(change.added)), ("removed", .strings(change.removed)),
+                    ("changed", .strings(change.changed)),
+                ]
             }
-            add(scope, .lifecycle, "\(change.reason) g\(change.from) → g\(change.to)", "lifecycle", from: event.time, to: nil, args)
+            add(
+                scope, .lifecycle, "\(change.reason) g\(change.from) → g\(change.to)", "lifecycle", from: event.time,
+                to: nil, args)
         case .nodeTornDown(let node, let error):
             var args: [(name: String, value: ChromeTraceEvent.Value)] = [("node", .string(node)), build]
             if let error { args.append(("error", .string(error))) }
-            add(scope, .lifecycle, "tornDown \(node)", "lifecycle", from: event.time, to: nil, colour: error == nil ? nil : "terrible", args)
+            add(
+                scope, .lifecycle, "tornDown \(node)", "lifecycle", from: event.time, to: nil,
+                colour: error == nil ? nil : "terrible", args)
         case .containerShutdown:
             add(scope, .lifecycle, "shutdown", "lifecycle", from: event.time, to: nil, [build])
         case .scopeOpened:
@@ -122,7 +138,9 @@ struct PerfettoLayout {
         case .scopeClosed:
             let start = open[scope]?.scope ?? event.time
             open[scope]?.scope = nil
-            add(scope, .lifecycle, "scope \(scope ?? "")", "scope", from: start, to: event.time, [("closed", .bool(true))])
+            add(
+                scope, .lifecycle, "scope \(scope ?? "")", "scope", from: start, to: event.time,
+                [("closed", .bool(true))])
         }
     }
 
@@ -144,7 +162,8 @@ struct PerfettoLayout {
         let start = open[event.scope]?.nodes.removeValue(forKey: NodeRun(build: event.build, node: node)) ?? event.time
         add(
             event.scope, .node(node), node, "node", from: start, to: event.time, colour: colour,
-            [("node", .string(node)), ("build", .string(event.build.description)), ("outcome", .string(outcome))] + args)
+            [("node", .string(node)), ("build", .string(event.build.description)), ("outcome", .string(outcome))] + args
+        )
     }
 
     private mutating func instant(
@@ -177,13 +196,21 @@ struct PerfettoLayout {
         for scope in scopes {
             guard let spans = open[scope] else { continue }
             for (build, start) in spans.builds.sorted(by: { $0.key < $1.key }) {
-                add(scope, .builds, "build \(build)", "build", from: start, to: end, colour: "yellow", Self.buildArgs(build, "unfinished"))
+                add(
+                    scope, .builds, "build \(build)", "build", from: start, to: end, colour: "yellow",
+                    Self.buildArgs(build, "unfinished"))
             }
-            let nodes = spans.nodes.sorted { ($0.value, $0.key.build, $0.key.node) < ($1.value, $1.key.build, $1.key.node) }
+            let nodes = spans.nodes.sorted {
+                ($0.value, $0.key.build, $0.key.node) < ($1.value, $1.key.build, $1.key.node)
+            }
             for (run, start) in nodes {
                 add(
-                    scope, .node(run.node), run.node, "node", from: start, to: spans.ended[run.build] ?? end, colour: "yellow",
-                    [("node", .string(run.node)), ("build", .string(run.build.description)), ("outcome", .string("unfinished"))])
+                    scope, .node(run.node), run.node, "node", from: start, to: spans.ended[run.build] ?? end,
+                    colour: "yellow",
+                    [
+                        ("node", .string(run.node)), ("build", .string(run.build.description)),
+                        ("outcome", .string("unfinished")),
+                    ])
             }
             for (caller, waits) in spans.callers.sorted(by: { $0.key < $1.key }) {
                 for wait in waits {
@@ -196,13 +223,17 @@ struct PerfettoLayout {
                 }
             }
             if let start = spans.scope {
-                add(scope, .lifecycle, "scope \(scope ?? "")", "scope", from: start, to: end, [("closed", .bool(false))])
+                add(
+                    scope, .lifecycle, "scope \(scope ?? "")", "scope", from: start, to: end, [("closed", .bool(false))]
+                )
             }
         }
         open = [:]
     }
 
-    private static func buildArgs(_ build: BuildAttempt, _ result: String) -> [(name: String, value: ChromeTraceEvent.Value)] {
+    private static func buildArgs(_ build: BuildAttempt, _ result: String) -> [(
+        name: String, value: ChromeTraceEvent.Value
+    )] {
         [("generation", .integer(build.generation)), ("attempt", .integer(build.attempt)), ("result", .string(result))]
     }
 }

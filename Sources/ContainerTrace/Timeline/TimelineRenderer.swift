@@ -49,7 +49,9 @@ public struct TimelineRenderer: Sendable {
         for row in rows {
             var line = "  " + paint(pad(row.time, timeWidth, right: true), .dim)
             line += "  " + paint(pad(row.build, buildWidth), .dim)
-            if scoped { line += "  " + paint(pad(row.scope ?? Self.appLabel, scopeWidth), row.scope == nil ? .dim : .info) }
+            if scoped {
+                line += "  " + paint(pad(row.scope ?? Self.appLabel, scopeWidth), row.scope == nil ? .dim : .info)
+            }
             line += "  " + pad(row.subject, subjectWidth)
             line += " " + paint(pad(row.name, nameWidth), .bold)
             line += "  " + paint(pad(row.verb.text, verbWidth), row.verb.tone)
@@ -197,4 +199,3 @@ public struct TimelineRenderer: Sendable {
     /// Milliseconds with three decimals, e.g. `12.345ms`.
     static func clock(_ time: Duration) -> String { DurationFormat.clock(time) }
 }
-

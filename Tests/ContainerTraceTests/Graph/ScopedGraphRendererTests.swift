@@ -22,7 +22,8 @@ struct ScopedGraphRendererTests {
     func appOnlyUnchanged() async throws {
         let (graph, report, _) = try await AwkwardGraph.build()
         let events = SyntheticTraces.retriesCancellationResets
-        #expect(DOTRenderer().render(graph, report: report, trace: events) == DOTRenderer().render(graph, report: report))
+        #expect(
+            DOTRenderer().render(graph, report: report, trace: events) == DOTRenderer().render(graph, report: report))
         #expect(
             MermaidFlowchartRenderer().render(graph, report: report, trace: events)
                 == MermaidFlowchartRenderer().render(graph, report: report))

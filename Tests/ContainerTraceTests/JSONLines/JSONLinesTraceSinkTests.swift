@@ -78,7 +78,8 @@ struct JSONLinesTraceSinkTests {
         #expect(objects[21]["scope"] as? String == "push#notification-42")
         #expect(objects[22]["event"] as? String == "scope.closed" && objects[22]["scope"] as? String != nil)
         #expect(objects.prefix(21).allSatisfy { $0["scope"] == nil }, "app events carry no scope")
-        #expect(Set(Self.everyKind.map(\.name)) == Set(JSONLinesVocabulary.documented.keys), "every event is documented")
+        #expect(
+            Set(Self.everyKind.map(\.name)) == Set(JSONLinesVocabulary.documented.keys), "every event is documented")
     }
 
     @Test("keys come in the documented order, v first")
@@ -101,7 +102,8 @@ struct JSONLinesTraceSinkTests {
             line == #"{"v":1,"t":0.0015,"gen":2,"attempt":1,"event":"node.started","scope":"push#\"n\"-42","#
                 + #""node":"pushDetail","scenario":"scopes"}"#)
         let opened = JSONLinesTraceSink.line(
-            for: TraceEvent(time: .zero, build: BuildAttempt(generation: 1, attempt: 1), scope: "scene#1", kind: .scopeOpened))
+            for: TraceEvent(
+                time: .zero, build: BuildAttempt(generation: 1, attempt: 1), scope: "scene#1", kind: .scopeOpened))
         #expect(opened == #"{"v":1,"t":0,"gen":1,"attempt":1,"event":"scope.opened","scope":"scene#1"}"#)
     }
 
@@ -124,5 +126,26 @@ struct JSONLinesTraceSinkTests {
             for: TraceEvent(time: .zero, build: BuildAttempt(generation: 1, attempt: 1), kind: .buildStarted),
             fields: [("scenario", "log\"out"), ("event", "spoofed")])
         #expect(line == #"{"v":1,"t":0,"gen":1,"attempt":1,"event":"build.started","scenario":"log\"out"}"#)
+    }
+}
+
+extension JSONLinesTraceSinkTests {
+    @Test("every JSON Lines example in docs/trace-format.md parses and uses only the documented vocabulary")
+    func documentedExamples() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        let doc = try String(contentsOf: root.appendingPathComponent("docs/trace-format.md"), encoding: .utf8)
+        let lines = doc.split(separator: "\n").filter { $0.hasPrefix(#"{"v":1,"#) }
+        #expect(lines.count >= 30)
+        let objects = JSONLines.parse(lines.joined(separator: "\n"))
+        #expect(objects.count == lines.count)
+        for object in objects { JSONLinesVocabulary.expectDocumented(object) }
+        let events = Set(objects.compactMap { $0["event"] as? String })
+        for event in ["scope.opened", "scope.closed", "generation.reset", "build.failed", "caller.joined"] {
+            #expect(events.contains(event), "the doc shows \(event)")
+        }
+        #expect(objects.contains { $0["exhausted"] as? Bool == true && $0["event"] as? String == "build.failed" })
+        #expect(objects.contains { $0["state"] as? String == "waiting" })
+        #expect(objects.contains { $0["reason"] as? String == "reload" && $0["changed"] != nil })
     }
 }

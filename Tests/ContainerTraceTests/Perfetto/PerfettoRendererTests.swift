@@ -82,7 +82,9 @@ struct PerfettoRendererTests {
         script.add([.snapshotPublished(services: 0), .callerResumed(caller: "worker", result: .snapshot)])
         script.add(.callerResumed(caller: "worker", result: .snapshot))
         let chrome = Self.expectValid(script.events)
-        let threads = chrome.filter { $0["name"] as? String == "thread_name" }.compactMap { Self.args($0)["name"] as? String }
+        let threads = chrome.filter { $0["name"] as? String == "thread_name" }.compactMap {
+            Self.args($0)["name"] as? String
+        }
         #expect(threads.contains("caller worker") && threads.contains("caller worker (2)"))
     }
 
@@ -98,7 +100,8 @@ struct PerfettoRendererTests {
         // window-1 was opened and closed: its life is one span; window-2 and the push stay open.
         let lives = Self.spans(chrome, category: "scope").map { Self.args($0)["closed"] as? Bool }
         #expect(lives.count { $0 == true } == 1 && lives.count { $0 == false } == 2)
-        let window2 = try #require(chrome.first { Self.args($0)["name"] as? String == "container · scope scene#window-2" })
+        let window2 = try #require(
+            chrome.first { Self.args($0)["name"] as? String == "container · scope scene#window-2" })
         let builds = Self.spans(chrome, category: "build").filter { $0["pid"] as? Int == window2["pid"] as? Int }
         #expect(builds.map { Self.args($0)["result"] as? String } == ["failed", "published"])
     }
@@ -111,7 +114,9 @@ struct PerfettoRendererTests {
         ])
         let chrome = try #require(ChromeTraceChecks.parse(text))
         ChromeTraceChecks.expectWellFormed(chrome)
-        let names = chrome.filter { $0["name"] as? String == "process_name" }.compactMap { Self.args($0)["name"] as? String }
+        let names = chrome.filter { $0["name"] as? String == "process_name" }.compactMap {
+            Self.args($0)["name"] as? String
+        }
         #expect(names.first == "first" && names.dropFirst().first == "second" && names.count == 5)
         #expect(Set(chrome.compactMap { $0["pid"] as? Int }) == [1, 2, 3, 4, 5])
     }

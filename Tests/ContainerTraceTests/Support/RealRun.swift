@@ -56,7 +56,9 @@ enum RealRun {
         try await withTimeout(30, "the real run") {
             // Attempt 1 fails transiently for three callers; attempt 2 reuses a and d.
             await withTaskGroup(of: Void.self) { group in
-                for caller in ["launch", "scene", "push"] { group.addTask { _ = try? await container.start(as: caller) } }
+                for caller in ["launch", "scene", "push"] {
+                    group.addTask { _ = try? await container.start(as: caller) }
+                }
             }
             _ = try await container.start(as: "launch")
             _ = try await container.reset(invalidating: ["b"])

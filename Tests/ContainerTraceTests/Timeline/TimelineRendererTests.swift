@@ -85,8 +85,13 @@ struct TimelineRendererTests {
             #expect(line.contains("g\(event.generation) a\(event.attempt)  \(label) "), "\(line)")
         }
         // The column is as wide as the longest label: the subjects still line up.
-        let subjects = lines.map { line in line.range(of: "  caller ") ?? line.range(of: "  node ") ?? line.range(of: "  scope ") }
-        let columns = Set(zip(lines, subjects).compactMap { line, range in range.map { line.distance(from: line.startIndex, to: $0.lowerBound) } })
+        let subjects = lines.map { line in
+            line.range(of: "  caller ") ?? line.range(of: "  node ") ?? line.range(of: "  scope ")
+        }
+        let columns = Set(
+            zip(lines, subjects).compactMap { line, range in
+                range.map { line.distance(from: line.startIndex, to: $0.lowerBound) }
+            })
         #expect(columns.count == 1, "\(text)")
         #expect(lines.contains { $0.contains("scene#window-1") && $0.hasSuffix("opened") })
         #expect(lines.contains { $0.contains("scene#window-1") && $0.hasSuffix("closed") })
@@ -94,10 +99,12 @@ struct TimelineRendererTests {
         #expect(summary.contains("generation 1, attempt 1: one build, published 4 services"))
         #expect(summary.contains("scope scene#window-2, generation 1, attempt 1: one build, failed (transient)"))
         #expect(summary.contains("scope scene#window-2, generation 1, attempt 2: one build, published 1 services"))
-        #expect(summary.contains("scope push#notification-42, generation 1, attempt 1: one build, published 2 services"))
+        #expect(
+            summary.contains("scope push#notification-42, generation 1, attempt 1: one build, published 2 services"))
         // Each block lists only its own nodes.
         let pushBlock = summary.components(separatedBy: "\n\n").first { $0.hasPrefix("scope push#") } ?? ""
-        #expect(pushBlock.contains("pushDetail") && !pushBlock.contains("sceneRouter") && !pushBlock.contains("database"))
+        #expect(
+            pushBlock.contains("pushDetail") && !pushBlock.contains("sceneRouter") && !pushBlock.contains("database"))
     }
 
     @Test("retries, a reload and a cancelled build read as sentences")
