@@ -36,6 +36,9 @@ struct ChromeTraceEvent {
         }
     }
 
+    /// An event's `args`, in the order written.
+    typealias Args = [(name: String, value: Value)]
+
     var name: String
     var category: String?
     var phase: Phase
@@ -47,7 +50,7 @@ struct ChromeTraceEvent {
     var duration: Duration?
     /// A colour name of `chrome://tracing`'s palette (`good`, `bad`, ...); Perfetto picks its own.
     var colour: String?
-    var args: [(name: String, value: Value)] = []
+    var args: Args = []
 
     /// A metadata event: `process_name`, `process_sort_index`, `thread_name` or `thread_sort_index`.
     static func metadata(_ name: String, pid: Int, tid: Int = 0, _ value: Value) -> ChromeTraceEvent {

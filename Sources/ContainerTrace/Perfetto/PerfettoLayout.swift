@@ -55,7 +55,7 @@ struct PerfettoLayout {
 
     private mutating func add(
         _ scope: String?, _ track: PerfettoProcess.Track, _ name: String, _ category: String, from start: Duration,
-        to end: Duration?, colour: String? = nil, _ args: [(name: String, value: ChromeTraceEvent.Value)]
+        to end: Duration?, colour: String? = nil, _ args: ChromeTraceEvent.Args
     ) {
         let at = process(scope)
         processes[at].add(
@@ -72,7 +72,7 @@ struct PerfettoLayout {
         case .snapshotPublished(let services):
             endBuild(event, "published", colour: "good", [("services", .integer(services))])
         case .buildFailed(let failure, let roots, let exhausted):
-            var args: [(name: String, value: ChromeTraceEvent.Value)] = [
+            var args: ChromeTraceEvent.Args = [
                 ("failure", .string(failure.rawValue)), ("roots", .strings(roots)),
             ]
             if exhausted { args.append(("exhausted", .bool(true))) }
@@ -111,7 +111,7 @@ struct PerfettoLayout {
         case .callerCancelled(let caller):
             endWait(event, caller, "cancelled")
         case .generationReset(let change):
-            var args: [(name: String, value: ChromeTraceEvent.Value)] = [
+            var args: ChromeTraceEvent.Args = [
                 ("from", .integer(change.from)), ("to", .integer(change.to)),
                 ("reason", .string(change.reason.description)),
             ]
@@ -126,7 +126,7 @@ struct PerfettoLayout {
                 scope, .lifecycle, "\(change.reason) g\(change.from) → g\(change.to)", "lifecycle", from: event.time,
                 to: nil, args)
         case .nodeTornDown(let node, let error):
-            var args: [(name: String, value: ChromeTraceEvent.Value)] = [("node", .string(node)), build]
+            var args: ChromeTraceEvent.Args = [("node", .string(node)), build]
             if let error { args.append(("error", .string(error))) }
             add(
                 scope, .lifecycle, "tornDown \(node)", "lifecycle", from: event.time, to: nil,
@@ -145,7 +145,7 @@ struct PerfettoLayout {
     }
 
     private mutating func endBuild(
-        _ event: TraceEvent, _ result: String, colour: String?, _ args: [(name: String, value: ChromeTraceEvent.Value)]
+        _ event: TraceEvent, _ result: String, colour: String?, _ args: ChromeTraceEvent.Args
     ) {
         // A build that ends without a `build.started` in the trace (a trace cut at its start) is drawn from its end.
         let start = open[event.scope]?.builds.removeValue(forKey: event.build) ?? event.time
@@ -157,7 +157,7 @@ struct PerfettoLayout {
 
     private mutating func endNode(
         _ event: TraceEvent, _ node: String, _ outcome: String, colour: String?,
-        _ args: [(name: String, value: ChromeTraceEvent.Value)]
+        _ args: ChromeTraceEvent.Args
     ) {
         let start = open[event.scope]?.nodes.removeValue(forKey: NodeRun(build: event.build, node: node)) ?? event.time
         add(
@@ -168,7 +168,7 @@ struct PerfettoLayout {
 
     private mutating func instant(
         _ event: TraceEvent, _ track: PerfettoProcess.Track, _ name: String, _ node: String,
-        _ args: [(name: String, value: ChromeTraceEvent.Value)]
+        _ args: ChromeTraceEvent.Args
     ) {
         add(
             event.scope, track, name, "node", from: event.time, to: nil,

@@ -44,7 +44,7 @@ struct PerfettoProcess {
         /// `nil` for an instant.
         let end: Duration?
         let colour: String?
-        let args: [(name: String, value: ChromeTraceEvent.Value)]
+        let args: ChromeTraceEvent.Args
     }
 
     let pid: Int
