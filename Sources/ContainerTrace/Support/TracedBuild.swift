@@ -42,28 +42,17 @@ struct TracedBuild {
     /// The builds of `events`, in the order of their first event. Events that belong to no build
     /// (callers, resets, teardowns, shutdown, scope opened and closed) are left out.
     static func builds(in events: [TraceEvent]) -> [TracedBuild] {
-        struct Key: Hashable {
-            let scope: String?
-            let build: BuildAttempt
-        }
-        var order: [Key] = []
-        var builds: [Key: TracedBuild] = [:]
-        for event in events {
-            switch event.kind {
-            case .buildStarted, .buildCancelled, .buildFailed, .snapshotPublished, .nodeStarted, .nodeSucceeded,
-                .nodeFailed, .nodeSkipped, .nodeCancelled, .nodeReused, .nodeRetrying:
-                break
-            default:
-                continue
-            }
-            let key = Key(scope: event.scope, build: event.build)
-            if builds[key] == nil {
-                order.append(key)
-                builds[key] = TracedBuild(scope: event.scope, build: event.build)
-            }
-            builds[key]?.record(event)
-        }
-        return order.compactMap { builds[$0] }
+        BuildKey.fold(
+            events,
+            including: { kind in
+                switch kind {
+                case .buildStarted, .buildCancelled, .buildFailed, .snapshotPublished, .nodeStarted, .nodeSucceeded,
+                    .nodeFailed, .nodeSkipped, .nodeCancelled, .nodeReused, .nodeRetrying:
+                    true
+                default: false
+                }
+            },
+            make: { TracedBuild(scope: $0.scope, build: $0.build) }, record: { $0.record($1) })
     }
 
     private mutating func record(_ event: TraceEvent) {

@@ -47,27 +47,16 @@ extension TimelineRenderer {
         var outcome: [String: (text: String, tone: Tone)] = [:]
     }
 
-    private struct AttemptKey: Hashable {
-        let scope: String?
-        let build: BuildAttempt
-    }
-
     private static func attempts(in events: [TraceEvent]) -> [Attempt] {
-        var order: [AttemptKey] = []
-        var attempts: [AttemptKey: Attempt] = [:]
-        for event in events {
-            switch event.kind {
-            case .generationReset, .nodeTornDown, .containerShutdown, .scopeOpened, .scopeClosed: continue
-            default: break
-            }
-            let key = AttemptKey(scope: event.scope, build: event.build)
-            if attempts[key] == nil {
-                order.append(key)
-                attempts[key] = Attempt(scope: event.scope, build: event.build)
-            }
-            attempts[key]?.record(event)
-        }
-        return order.compactMap { attempts[$0] }
+        BuildKey.fold(
+            events,
+            including: { kind in
+                switch kind {
+                case .generationReset, .nodeTornDown, .containerShutdown, .scopeOpened, .scopeClosed: false
+                default: true
+                }
+            },
+            make: { Attempt(scope: $0.scope, build: $0.build) }, record: { $0.record($1) })
     }
 
     private func renderAttempt(_ attempt: Attempt) -> String {
