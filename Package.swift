@@ -17,12 +17,15 @@ let package = Package(
     products: [
         .library(name: "Container", targets: ["Container"]),
         .library(name: "Plugins", targets: ["Plugins"]),
+        .library(name: "ContainerTrace", targets: ["ContainerTrace"]),
         .executable(name: "container-demo", targets: ["container-demo"]),
         .executable(name: "container-bench", targets: ["container-bench"]),
     ],
     targets: [
-        // The runtime: graph, scheduler, coordinator, snapshot, trace.
+        // The runtime: graph, scheduler, coordinator, snapshot, trace events.
         .target(name: "Container", swiftSettings: strictSettings),
+        // What a trace becomes: JSON Lines, the timeline, DOT, Mermaid, Chrome trace JSON (Perfetto).
+        .target(name: "ContainerTrace", dependencies: ["Container"], swiftSettings: strictSettings),
         // The system SQLite library where no SDK ships it (Debian: libsqlite3-dev). Apple platforms
         // use the SDK's own `SQLite3` module instead: no Homebrew, no pkg-config.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
@@ -35,7 +38,9 @@ let package = Package(
             ],
             swiftSettings: strictSettings),
         // The demo as a library, so tests can run its scenarios in-process.
-        .target(name: "ContainerDemoKit", dependencies: ["Container", "Plugins"], swiftSettings: strictSettings),
+        .target(
+            name: "ContainerDemoKit", dependencies: ["Container", "ContainerTrace", "Plugins"],
+            swiftSettings: strictSettings),
         .executableTarget(name: "container-demo", dependencies: ["ContainerDemoKit"], swiftSettings: strictSettings),
         .executableTarget(
             name: "container-bench", dependencies: ["Container", "Plugins"], swiftSettings: strictSettings),
@@ -46,7 +51,11 @@ let package = Package(
         .testTarget(
             name: "PluginsTests", dependencies: ["Plugins", "Container", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(
-            name: "ContainerDemoKitTests", dependencies: ["ContainerDemoKit", "Plugins", "Container", "TestSupport"],
+            name: "ContainerDemoKitTests",
+            dependencies: ["ContainerDemoKit", "ContainerTrace", "Plugins", "Container", "TestSupport"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "ContainerTraceTests", dependencies: ["ContainerTrace", "Container", "TestSupport"],
             swiftSettings: strictSettings),
     ]
 )

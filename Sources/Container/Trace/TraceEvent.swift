@@ -1,28 +1,38 @@
 /// One transition of the container: a build, a node, a caller, a reset or a teardown.
 ///
-/// Events carry a monotonic timestamp (since the container was created), the generation
-/// and the attempt they belong to. Their JSON Lines form is documented in
-/// `docs/trace-format.md` (version 1).
+/// Events carry a monotonic timestamp (since the container was created), the build attempt
+/// (generation and attempt) they belong to and, for a scope instance's events, the instance's
+/// label. Their JSON Lines form is documented in `docs/trace-format.md` (version 1).
 public struct TraceEvent: Sendable, Hashable, CustomStringConvertible {
     /// Time since the container was created (monotonic clock).
     public let time: Duration
-    /// The generation the event belongs to.
-    public let generation: Int
-    /// The build attempt within the generation.
-    public let attempt: Int
+    /// The generation and attempt the event belongs to.
+    public let build: BuildAttempt
+    /// The scope instance the event belongs to, e.g. `"push#notification-42"` (the scope's name
+    /// and the instance's id); `nil` for the app's own events (DESIGN §9).
+    public let scope: String?
     /// What happened.
     public let kind: Kind
-    /// The scope instance the event belongs to (`"push#notification-42"`), or `nil` for the app.
-    public let scope: String?
 
     /// Creates an event.
-    public init(time: Duration, generation: Int, attempt: Int, kind: Kind, scope: String? = nil) {
+    ///
+    /// - Parameters:
+    ///   - time: time since the container was created.
+    ///   - build: the generation and attempt the event belongs to.
+    ///   - scope: the scope instance's label (`"scene#window-1"`), or `nil` for an app event.
+    ///   - kind: what happened.
+    public init(time: Duration, build: BuildAttempt, scope: String? = nil, kind: Kind) {
         self.time = time
-        self.generation = generation
-        self.attempt = attempt
-        self.kind = kind
+        self.build = build
         self.scope = scope
+        self.kind = kind
     }
+
+    /// The generation the event belongs to (``build``'s).
+    public var generation: Int { build.generation }
+
+    /// The build attempt within the generation (``build``'s).
+    public var attempt: Int { build.attempt }
 
     /// What happened; the JSON Lines `event` names are given per case.
     public enum Kind: Sendable, Hashable {
@@ -60,9 +70,9 @@ public struct TraceEvent: Sendable, Hashable, CustomStringConvertible {
         case nodeTornDown(node: String, error: String?)
         /// `container.shutdown`
         case containerShutdown
-        /// `scope.opened`: a scope instance was opened (its `scope` names it).
+        /// `scope.opened`: the scope instance named by the event's ``TraceEvent/scope`` was opened.
         case scopeOpened
-        /// `scope.closed`: a scope instance was closed and its values torn down.
+        /// `scope.closed`: the scope instance named by the event's ``TraceEvent/scope`` was closed.
         case scopeClosed
 
         /// The event's name in the JSON Lines format, e.g. `node.started`.
@@ -118,7 +128,10 @@ public struct TraceEvent: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var description: String { "[\(time.formattedMilliseconds) g\(generation)a\(attempt)] \(kind.name)" }
+    /// `[1.25ms g1 a1] node.started`, with the scope after the build when there is one.
+    public var description: String {
+        "[\(time.formattedMilliseconds) \(build)\(scope.map { " " + $0 } ?? "")] \(kind.name)"
+    }
 }
 
 /// What a `generation.reset` event says changed.

@@ -33,7 +33,9 @@ public enum DemoCommand {
                              --config runs with cold-start (and all, for its cold start);
                              the other stories use built-in graphs.
           --trace FORMAT     text (default), jsonl (JSON Lines v1, see docs/trace-format.md),
-                             dot (Graphviz), mermaid (flowchart), gantt (Mermaid gantt).
+                             dot (Graphviz), mermaid (flowchart), gantt (Mermaid gantt),
+                             perfetto (Chrome trace JSON: open it in ui.perfetto.dev or
+                             chrome://tracing; a track per caller, a span per node run).
           --callers N        N generic callers race besides the config's entry points
                              (default: 0, or 4 when the config lists no entry points).
           --retries N        After a transient build failure, the callers call start()

@@ -34,6 +34,7 @@ public func runDemo(_ options: DemoOptions, output: DemoOutput) async -> Int32 {
     let commentaryGoesToError = options.trace.isMachineReadable && options.outputPath == nil
     let note = commentaryGoesToError ? output.writeError : output.write
     var trace = ""
+    var reports: [ScenarioReport] = []
     var status: Int32 = 0
     for scenario in scenarios {
         let report: ScenarioReport
@@ -43,11 +44,15 @@ public func runDemo(_ options: DemoOptions, output: DemoOutput) async -> Int32 {
             output.writeError(problem.description + (problem.description.hasSuffix("\n") ? "" : "\n"))
             return 2
         }
-        let text = printer.trace(report)
-        if options.outputPath == nil {
-            output.write(text + (options.trace == .text ? "\n" : ""))
-        } else {
-            trace += text
+        reports.append(report)
+        // A single-document format (one JSON object) is written once, after the last run.
+        if !options.trace.isSingleDocument {
+            let text = printer.trace(report)
+            if options.outputPath == nil {
+                output.write(text + (options.trace == .text ? "\n" : ""))
+            } else {
+                trace += text
+            }
         }
         if options.trace.isMachineReadable {
             let commentary = "=== \(report.title) ===\n" + printer.commentary(report)
@@ -55,6 +60,10 @@ public func runDemo(_ options: DemoOptions, output: DemoOutput) async -> Int32 {
         }
         if let verdict = printer.verdict(report) { output.writeError(verdict) }
         if status == 0 { status = report.exitCode }
+    }
+    if options.trace.isSingleDocument {
+        let document = printer.perfetto(reports)
+        if options.outputPath == nil { output.write(document) } else { trace = document }
     }
     if let path = options.outputPath {
         guard FileManager.default.createFile(atPath: path, contents: Data(trace.utf8)) else {

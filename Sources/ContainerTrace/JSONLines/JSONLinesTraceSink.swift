@@ -1,7 +1,10 @@
+public import Container
+
 /// Writes trace events in the JSON Lines trace format, version 1: one JSON object per line.
 ///
 /// Every line carries `"v":1` first, then `t` (seconds since the container was created),
-/// `gen`, `attempt` and `event`, then the event's own fields, in a fixed order. The format
+/// `gen`, `attempt` and `event`, then `scope` for an event of a scope instance, then the
+/// event's own fields, in a fixed order. The format
 /// is documented, field by field, in `docs/trace-format.md`; it is stable for other tools:
 /// fields may be added within version 1, never renamed or removed.
 ///
@@ -35,6 +38,7 @@ public struct JSONLinesTraceSink: TraceSink {
         self.write = write
     }
 
+    /// Writes `event` as one line.
     public func record(_ event: TraceEvent) {
         write(Self.line(for: event, fields: fields) + "\n")
     }
@@ -47,10 +51,11 @@ public struct JSONLinesTraceSink: TraceSink {
     public static func line(for event: TraceEvent, fields: [(name: String, value: String)] = []) -> String {
         var object = JSONObject()
         object.append("v", raw: String(version))
-        object.append("t", raw: TraceText.seconds(event.time))
+        object.append("t", raw: DurationFormat.seconds(event.time))
         object.append("gen", raw: String(event.generation))
         object.append("attempt", raw: String(event.attempt))
         object.append("event", string: event.kind.name)
+        // Absent for the app's own events (DESIGN §9).
         if let scope = event.scope { object.append("scope", string: scope) }
         switch event.kind {
         case .buildStarted, .buildCancelled, .containerShutdown, .scopeOpened, .scopeClosed:
@@ -59,7 +64,7 @@ public struct JSONLinesTraceSink: TraceSink {
             object.append("node", string: node)
         case .nodeSucceeded(let node, let duration):
             object.append("node", string: node)
-            object.append("durationMs", raw: TraceText.milliseconds(duration))
+            object.append("durationMs", raw: DurationFormat.milliseconds(duration))
         case .nodeFailed(let node, let failure, let error):
             object.append("node", string: node)
             object.append("failure", string: failure.rawValue)
@@ -67,7 +72,7 @@ public struct JSONLinesTraceSink: TraceSink {
         case .nodeRetrying(let node, let retry, let delay):
             object.append("node", string: node)
             object.append("retry", raw: String(retry))
-            object.append("delayMs", raw: TraceText.milliseconds(delay))
+            object.append("delayMs", raw: DurationFormat.milliseconds(delay))
         case .nodeSkipped(let node, let because):
             object.append("node", string: node)
             object.append("because", raw: TraceText.jsonArray(because))

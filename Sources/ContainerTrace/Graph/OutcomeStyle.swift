@@ -1,3 +1,5 @@
+import Container
+
 /// How the graph renderers show a node's outcome: a short label and colours.
 struct OutcomeStyle {
     /// The CSS-like class name used by Mermaid (`succeeded`, `failed`, ...), also the outcome's name.
@@ -59,5 +61,37 @@ struct OutcomeStyle {
     static func elapsed(_ node: BuildReport.NodeReport) -> Duration? {
         guard let start = node.startedAt, let end = node.endedAt else { return nil }
         return end - start
+    }
+}
+
+extension OutcomeStyle {
+    /// The style of a node read back from a trace (a scope instance's node); `nil` means the
+    /// build did not have the node.
+    init(traced node: TracedBuild.Node?) {
+        guard let node else {
+            self.init(nil)
+            return
+        }
+        let elapsed = node.started.flatMap { start in node.ended.map { " · \(($0 - start).formattedMilliseconds)" } }
+        switch node.outcome {
+        case .nodeSucceeded(_, let duration)?:
+            self.init(name: "succeeded", label: "succeeded · \(duration.formattedMilliseconds)")
+        case .nodeReused?:
+            self.init(name: "reused", label: "reused")
+        case .nodeFailed(_, let failure, _)?:
+            self.init(name: "failed", label: "failed (\(failure))\(elapsed ?? "")")
+        case .nodeSkipped?:
+            self.init(name: "skipped", label: "skipped")
+        case .nodeCancelled(_, let phase)?:
+            self.init(name: "cancelled", label: "cancelled (\(phase))")
+        default:
+            // Started, and the trace ends before its outcome.
+            self.init(name: "pending", label: node.started == nil ? "not built" : "running")
+        }
+    }
+
+    private init(name: String, label: String) {
+        let colours = Self.colours(of: name)
+        self.init(name: name, label: label, fill: colours.fill, stroke: colours.stroke)
     }
 }

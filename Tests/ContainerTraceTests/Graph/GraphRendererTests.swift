@@ -1,49 +1,14 @@
 import Container
+import ContainerTrace
 import Foundation
 import TestSupport
 import Testing
 
 @Suite("Graph renderers", .timeLimit(.minutes(1)))
 struct GraphRendererTests {
-    /// Names that break naive DOT or Mermaid output.
-    static let awkward = [
-        "plain", "with space", "dash-ed", "quo\"te", "back\\slash", "ünï©ødé ✓", "colon: semi; hash #1",
-        "brackets [x] {y} (z) <w>", "pipe | amp &", "percent %% comment",
-    ]
-
-    /// A chain-and-fan graph over the awkward names; the second node fails permanently so
-    /// the report has succeeded, failed and skipped nodes.
-    static func build() async throws -> (ServiceGraph, BuildReport, [(String, String)]) {
-        var specs: [ServiceSpec] = []
-        var edges: [(String, String)] = []
-        for (index, name) in awkward.enumerated() {
-            let dependencies = index == 0 ? [] : index == 1 ? [awkward[0]] : [awkward[(index - 1) / 2]]
-            edges += dependencies.map { ($0, name) }
-            let fails = index == 1
-            specs.append(
-                ServiceSpec(ServiceKey<Int>(name), dependsOn: dependencies) { _ in
-                    if fails { throw Failure() }
-                    return index
-                })
-        }
-        let container = try ServiceContainer(specs)
-        do {
-            _ = try await container.start()
-            Issue.record("the build should fail")
-            throw Failure()
-        } catch let error as ContainerError {
-            let report = try #require(error.report)
-            return (container.graph, report, edges)
-        }
-    }
-
-    struct Failure: ClassifiedError {
-        var failureKind: FailureKind { .permanent }
-    }
-
     @Test("DOT: every node and edge, quoted and escaped; balanced braces; outcome colours")
     func dot() async throws {
-        let (graph, report, edges) = try await Self.build()
+        let (graph, report, edges) = try await AwkwardGraph.build()
         let dot = DOTRenderer(title: "a \"title\"").render(graph, report: report)
         #expect(dot.hasPrefix("digraph \"a \\\"title\\\"\" {"))
         #expect(dot.filter { $0 == "{" }.count == dot.filter { $0 == "}" }.count)
@@ -51,7 +16,7 @@ struct GraphRendererTests {
             "\"" + name.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
         }
         let lines = dot.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
-        for name in Self.awkward {
+        for name in AwkwardGraph.names {
             #expect(lines.contains { $0.hasPrefix(quoted(name) + " [label=") }, "node \(name)")
         }
         for (from, to) in edges {
@@ -76,12 +41,12 @@ struct GraphRendererTests {
 
     @Test("Mermaid flowchart: generated ids, escaped labels, every node and edge, classes by outcome")
     func mermaidFlowchart() async throws {
-        let (graph, report, edges) = try await Self.build()
+        let (graph, report, edges) = try await AwkwardGraph.build()
         let text = MermaidFlowchartRenderer().render(graph, report: report)
         let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
         #expect(lines.first == "flowchart LR")
-        let ids = Dictionary(uniqueKeysWithValues: Self.awkward.enumerated().map { ($1, "n\($0)") })
-        for name in Self.awkward {
+        let ids = Dictionary(uniqueKeysWithValues: AwkwardGraph.names.enumerated().map { ($1, "n\($0)") })
+        for name in AwkwardGraph.names {
             let id = ids[name]!
             let node = lines.first { $0.hasPrefix(id + "[\"") }
             #expect(node != nil, "node \(name)")
@@ -112,28 +77,5 @@ struct GraphRendererTests {
         #expect(members("succeeded").union(members("failed")).union(members("skipped")) == Set(ids.values))
         #expect(text.contains("quo#34;te"))
         #expect(text.contains("colon#58; semi#59; hash #35;1"))
-    }
-
-    @Test("Mermaid gantt: one bar per node that ran, from start to end in milliseconds")
-    func gantt() async throws {
-        let (_, report, _) = try await Self.build()
-        let text = MermaidGanttRenderer(title: "t: 1").render([report])
-        let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
-        #expect(lines.prefix(3) == ["gantt", "title t#58; 1", "dateFormat x"])
-        let ran = report.nodes.filter { $0.startedAt != nil && $0.endedAt != nil }
-        let bars = lines.filter { !$0.hasPrefix("%%") && $0.contains(" :") && !$0.hasPrefix("title") }
-        #expect(bars.count == ran.count)
-        for bar in bars {
-            // name :tags, id, start, end: the name holds no colon, start <= end.
-            let parts = bar.split(separator: ":", maxSplits: 1)
-            #expect(parts.count == 2)
-            let fields = parts[1].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            let start = Int(fields[fields.count - 2])
-            let end = Int(fields[fields.count - 1])
-            #expect(start != nil && end != nil && start! <= end!, "\(bar)")
-        }
-        #expect(lines.contains { $0.hasPrefix("with space :crit,") })
-        let skipped = report.nodes.filter { if case .skipped = $0.outcome { true } else { false } }
-        #expect(lines.filter { $0.hasPrefix("%%") }.count == skipped.count)
     }
 }
