@@ -1,10 +1,11 @@
+import Container
+
 // Apple SDKs ship SQLite as the `SQLite3` module; elsewhere the `CSQLite` system library.
 #if canImport(SQLite3)
     internal import SQLite3
 #else
     internal import CSQLite
 #endif
-import Container
 
 // SQLite calls, always made with the connection's lock held (or before the handle is shared).
 extension Database {

@@ -1,12 +1,13 @@
+import Container
+internal import Dispatch
+internal import Synchronization
+
 // Apple SDKs ship SQLite as the `SQLite3` module; elsewhere the `CSQLite` system library.
 #if canImport(SQLite3)
     internal import SQLite3
 #else
     internal import CSQLite
 #endif
-import Container
-internal import Dispatch
-internal import Synchronization
 
 /// Ends a connection's SQLite work when the task that asked for it is cancelled (a node's
 /// `timeoutMs`, a reset, a cancelled caller), instead of letting it wait out the busy timeout.
