@@ -77,6 +77,8 @@ public struct AnyServiceProvider: Sendable {
     public let id: String
     /// The type of value it makes.
     public let valueType: any Sendable.Type
+    /// `ObjectIdentifier(valueType)`, as values' boxes record it.
+    var valueTypeID: ObjectIdentifier { ObjectIdentifier(valueType) }
     let make: @Sendable (ProviderContext) async throws -> AnyServiceBox
     let classify: @Sendable (any Error) -> FailureKind?
     let validate: @Sendable (ServiceOptions) throws -> Void
