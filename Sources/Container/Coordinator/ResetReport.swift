@@ -25,9 +25,9 @@ public struct ResetReport: Sendable {
 
         /// ``ServiceContainer/reset(invalidating:)``.
         public static let reset = Reason(.reset)
-        /// ``ServiceContainer/reload(_:)``: a new version of the graph.
+        /// A reload: a new version of the graph replaced the old one (see ``GraphChanges``).
         public static let reload = Reason(.reload)
-        /// ``ServiceContainer/shutdown(deadline:)``.
+        /// ``ServiceContainer/shutdown()``.
         public static let shutdown = Reason(.shutdown)
 
         public var description: String { base.rawValue }
