@@ -72,6 +72,11 @@ for module in "${modules[@]}"; do
 done
 
 failed=0
+step "doc comments: every public symbol has one (scripts/check-doc-comments.swift)"
+dirs=()
+for module in "${modules[@]}"; do dirs+=("$graphs/$module"); done
+swift scripts/check-doc-comments.swift "${dirs[@]}" || failed=1
+
 archives=()
 dependencies=()
 for module in "${modules[@]}"; do
@@ -91,7 +96,7 @@ for module in "${modules[@]}"; do
         sed -n '/^\(warning\|error\|note\):/,/^$/p' "$log/$module.log"
     fi
     if [[ $status -ne 0 ]] || grep -qE "^(warning|error):" "$log/$module.log"; then
-        echo "build-docs: $module has documentation warnings (above; full log: $log/$module.log)" >&2
+        echo "build-docs: docc warned about $module (above; full log: $log/$module.log)" >&2
         failed=1
     else
         echo "$module: no warnings"
@@ -99,7 +104,10 @@ for module in "${modules[@]}"; do
     archives+=("$archive")
     dependencies+=(--dependency "$archive")
 done
-if [[ $failed -ne 0 ]]; then exit 1; fi
+if [[ $failed -ne 0 ]]; then
+    echo "build-docs: fix the warnings above (doc comments in Sources, articles in Sources/*/Documentation.docc)" >&2
+    exit 1
+fi
 
 step "docc merge: one site for every module"
 "$DOCC" merge "${archives[@]}" --output-path "$out/ServiceContainer.doccarchive" \
