@@ -1,34 +1,52 @@
 #!/usr/bin/env bash
 # Builds the DocC documentation of every library product into .build/docs/ with the toolchain's
-# own `docc` (no plugin package) and fails on any docc warning.
+# own `docc` (no plugin package) and fails on any docc warning or undocumented public symbol.
 #
 #   scripts/build-docs.sh
 #
 # Output (.build/ is not committed):
-#   .build/docs/ServiceContainer.doccarchive   every module in one site, with a landing page
+#   .build/docs/ServiceContainer.doccarchive   every module in one static site
 #   .build/docs/<Module>.doccarchive           each module on its own
-# View it with `docc preview Sources/Container/Documentation.docc --additional-symbol-graph-dir
-# .build/docs/symbol-graphs/Container`, or serve the combined archive over HTTP (it is a static
-# site: `python3 -m http.server -d .build/docs/ServiceContainer.doccarchive 8000`, then open
-# http://localhost:8000/documentation/container).
+#   .build/docs/logs/                          docc's full output
+# Read it over HTTP (`python3 -m http.server -d .build/docs/ServiceContainer.doccarchive 8000`,
+# then http://localhost:8000/documentation/container), or open an archive in Xcode.
 #
-# How: `swift package dump-symbol-graph` builds the package (debug, the same build as
-# `swift build`, so after the tests it reuses their build) and extracts every module's symbol
-# graph; `docc convert` turns each module's catalog (Sources/<Module>/Documentation.docc) and
-# symbol graph into an archive; `docc merge` combines them. Container is converted first: the
-# other modules link to its symbols as ``/Container/Symbol`` (an absolute link resolved against
-# Container's archive, given with --dependency). Links into a module converted later are plain
-# relative links (`[Config files](../plugins/configformat)`), which docc does not check.
+# How: `swift package dump-symbol-graph` builds the package (debug: the same build as
+# `swift build`, so after the tests it only extracts) and writes every module's symbol graph;
+# scripts/check-doc-comments.swift fails on a public symbol without a doc comment; `docc convert`
+# turns each module's catalog (Sources/<Module>/Documentation.docc) and symbol graphs into an
+# archive, twice: pass 1 only makes every module's link targets, pass 2 gets the other modules'
+# pass-1 archives with --dependency, so that links across modules are checked like any other:
+# ``/Container/ServiceOptions`` for a symbol, <doc:/Plugins/ConfigFormat> for an article.
+# `docc merge` then puts the modules into one site.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 step() { printf '\n==> %s\n' "$*"; }
 
-# The modules to document: every library product of Package.swift, Container first.
-modules=(Container)
-while read -r module; do
-    [[ "$module" == Container ]] || modules+=("$module")
-done < <(sed -n 's/^ *\.library(name: "\([A-Za-z0-9_]*\)".*/\1/p' Package.swift)
+# convert MODULE ARCHIVE LOG [--dependency ARCHIVE ...]: one module's catalog (when it has one)
+# and symbol graphs into ARCHIVE; docc's output goes to LOG.
+convert() {
+    local module="$1" archive="$2" logfile="$3"
+    shift 3
+    local catalog=()
+    if [[ -d "Sources/$module/Documentation.docc" ]]; then catalog=("Sources/$module/Documentation.docc"); fi
+    "$DOCC" convert ${catalog[@]+"${catalog[@]}"} \
+        --additional-symbol-graph-dir "$graphs/$module" \
+        --output-path "$archive" \
+        --fallback-display-name "$module" --fallback-bundle-identifier "$module" \
+        --enable-experimental-external-link-support "$@" \
+        --analyze >"$logfile" 2>&1
+}
+
+# The modules to document: every library product of Package.swift (one target each).
+modules=()
+while read -r module; do modules+=("$module"); done < <(
+    sed -n 's/^ *\.library(name: "\([A-Za-z0-9_]*\)".*/\1/p' Package.swift)
+if [[ ${#modules[@]} -eq 0 ]]; then
+    echo "build-docs: found no .library(name: ...) products in Package.swift" >&2
+    exit 1
+fi
 
 # The toolchain's docc: next to `swift` on Linux, found by xcrun on macOS; $DOCC overrides both.
 if [[ -z "${DOCC:-}" ]]; then
@@ -49,7 +67,7 @@ out=.build/docs
 graphs="$out/symbol-graphs"
 log="$out/logs"
 rm -rf "$out"
-mkdir -p "$graphs" "$log"
+mkdir -p "$graphs" "$log" "$out/link-targets"
 
 step "symbol graphs: swift package dump-symbol-graph (${modules[*]})"
 extracted="$(dirname "$(swift build --show-bin-path)")/symbolgraph"
@@ -77,23 +95,28 @@ dirs=()
 for module in "${modules[@]}"; do dirs+=("$graphs/$module"); done
 swift scripts/check-doc-comments.swift "${dirs[@]}" || failed=1
 
+# Pass 1 makes every module's link targets, so that pass 2 can check links in any direction:
+# its warnings are ignored (a module's links into modules not converted yet cannot resolve).
+step "docc convert, pass 1: link targets"
+targets=()
+for module in "${modules[@]}"; do
+    convert "$module" "$out/link-targets/$module.doccarchive" "$log/$module-link-targets.log" \
+        ${targets[@]+"${targets[@]}"} || true
+    targets+=(--dependency "$out/link-targets/$module.doccarchive")
+done
+
 archives=()
-dependencies=()
 for module in "${modules[@]}"; do
     step "docc convert $module"
-    catalog=()
-    if [[ -d "Sources/$module/Documentation.docc" ]]; then catalog=("Sources/$module/Documentation.docc"); fi
-    archive="$out/$module.doccarchive"
+    others=()
+    for other in "${modules[@]}"; do
+        [[ "$other" == "$module" ]] || others+=(--dependency "$out/link-targets/$other.doccarchive")
+    done
     status=0
-    "$DOCC" convert "${catalog[@]}" \
-        --additional-symbol-graph-dir "$graphs/$module" \
-        --output-path "$archive" \
-        --fallback-display-name "$module" --fallback-bundle-identifier "$module" \
-        --enable-experimental-external-link-support "${dependencies[@]}" \
-        --analyze >"$log/$module.log" 2>&1 || status=$?
+    convert "$module" "$out/$module.doccarchive" "$log/$module.log" ${others[@]+"${others[@]}"} || status=$?
     # Diagnostics only; docc's progress lines stay in the log.
     if grep -qE "^(warning|error|note):" "$log/$module.log"; then
-        sed -n '/^\(warning\|error\|note\):/,/^$/p' "$log/$module.log"
+        sed -E -n '/^(warning|error|note):/,/^$/p' "$log/$module.log"
     fi
     if [[ $status -ne 0 ]] || grep -qE "^(warning|error):" "$log/$module.log"; then
         echo "build-docs: docc warned about $module (above; full log: $log/$module.log)" >&2
@@ -101,8 +124,7 @@ for module in "${modules[@]}"; do
     else
         echo "$module: no warnings"
     fi
-    archives+=("$archive")
-    dependencies+=(--dependency "$archive")
+    archives+=("$out/$module.doccarchive")
 done
 if [[ $failed -ne 0 ]]; then
     echo "build-docs: fix the warnings above (doc comments in Sources, articles in Sources/*/Documentation.docc)" >&2
@@ -113,5 +135,18 @@ step "docc merge: one site for every module"
 "$DOCC" merge "${archives[@]}" --output-path "$out/ServiceContainer.doccarchive" \
     --synthesized-landing-page-name ServiceContainer --synthesized-landing-page-kind Package \
     >"$log/merge.log" 2>&1 || { cat "$log/merge.log" >&2; exit 1; }
+
+# docc cannot check a web link; the few that point into the site (a Plugins article linking a
+# Container article: `Container` is also the name of Plugins' page of extended types, so
+# <doc:/Container/...> resolves there) must name a page of it.
+for link in $(grep -rhoE '\]\(/documentation/[^)]+\)' Sources/*/Documentation.docc | sort -u); do
+    page="${link#](}"
+    page="${page%)}"
+    if [[ ! -f "$out/ServiceContainer.doccarchive/data$page.json" ]]; then
+        echo "build-docs: the link $page in Sources/*/Documentation.docc names no page" >&2
+        failed=1
+    fi
+done
+if [[ $failed -ne 0 ]]; then exit 1; fi
 
 step "documentation built: $out/ServiceContainer.doccarchive (modules: ${modules[*]})"

@@ -1,7 +1,7 @@
 public import Container
 public import Foundation
 
-/// Loads container config files (format version 1, documented in `Configs/README.md`).
+/// Loads container config files (format version 1, documented in <doc:ConfigFormat>, `Configs/README.md`).
 ///
 /// ```swift
 /// do {
