@@ -9,7 +9,7 @@
 #   .build/docs/<Module>.doccarchive           each module on its own
 #   .build/docs/logs/                          docc's full output
 # Read it over HTTP (`python3 -m http.server -d .build/docs/ServiceContainer.doccarchive 8000`,
-# then http://localhost:8000/documentation/container), or open an archive in Xcode.
+# then http://localhost:8000/documentation), or open an archive in Xcode.
 #
 # How: `swift package dump-symbol-graph` builds the package (debug: the same build as
 # `swift build`, so after the tests it only extracts) and writes every module's symbol graph;
