@@ -149,4 +149,4 @@ for link in $(grep -rhoE '\]\(/documentation/[^)]+\)' Sources/*/Documentation.do
 done
 if [[ $failed -ne 0 ]]; then exit 1; fi
 
-step "documentation built: $out/ServiceContainer.doccarchive (modules: ${modules[*]})"
+step "documentation built in ${SECONDS}s: $out/ServiceContainer.doccarchive (modules: ${modules[*]})"
