@@ -25,9 +25,9 @@ public struct ResetReport: Sendable {
 
         /// ``ServiceContainer/reset(invalidating:)``.
         public static let reset = Reason(.reset)
-        /// A reload: a new version of the graph replaced the old one (see ``GraphChanges``).
+        /// ``ServiceContainer/reload(_:)``: a new version of the graph.
         public static let reload = Reason(.reload)
-        /// ``ServiceContainer/shutdown()``.
+        /// ``ServiceContainer/shutdown(deadline:)`` or ``ServiceContainer/shutdown()``.
         public static let shutdown = Reason(.shutdown)
 
         public var description: String { base.rawValue }
