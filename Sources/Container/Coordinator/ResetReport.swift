@@ -27,7 +27,7 @@ public struct ResetReport: Sendable {
         public static let reset = Reason(.reset)
         /// ``ServiceContainer/reload(_:)``: a new version of the graph.
         public static let reload = Reason(.reload)
-        /// ``ServiceContainer/shutdown(deadline:)``.
+        /// ``ServiceContainer/shutdown(deadline:)`` or ``ServiceContainer/shutdown()``.
         public static let shutdown = Reason(.shutdown)
 
         public var description: String { base.rawValue }

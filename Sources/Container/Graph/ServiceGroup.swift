@@ -7,7 +7,7 @@
 /// extension ServiceGroup where Value == any AnalyticsSink {
 ///     static let analytics = ServiceGroup("analytics")
 /// }
-/// ServiceSpec(.consoleSink, group: .analytics) { _ in ConsoleSink() as any AnalyticsSink }
+/// ServiceSpec(.consoleSink, group: ServiceGroup.analytics.name) { _ in ConsoleSink() as any AnalyticsSink }
 /// ServiceSpec(.tracker, dependsOn: [ServiceGroup.analytics.dependency]) { context in
 ///     Tracker(sinks: try context.group(.analytics))
 /// }

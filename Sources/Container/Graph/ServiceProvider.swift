@@ -59,7 +59,7 @@ extension ServiceProvider {
 
 /// A provider made from closures, for services declared in code.
 public struct ClosureProvider<Value: Sendable>: ServiceProvider {
-    /// The provider's id (`"closure"` for services declared with ``ServiceSpec/init(_:dependsOn:options:timeout:retry:defaultFailure:tearDown:fileID:line:make:)``).
+    /// The provider's id (`"closure"` for services declared in code with a closure: ``ServiceSpec``).
     public let id: String
     private let makeValue: @Sendable (ProviderContext) async throws -> Value
     /// Releases a value this provider made, if set.

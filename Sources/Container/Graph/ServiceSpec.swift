@@ -84,9 +84,15 @@ public struct ServiceSpec: Sendable {
     /// - Parameters:
     ///   - key: the service's name and value type.
     ///   - dependsOn: the services (and `group:<name>` groups) the closure reads through its context.
+    ///   - options: handed to the closure as ``ProviderContext/options``.
+    ///   - timeout: the longest one run of the closure may take (see ``timeout``); `nil`: no limit.
+    ///   - retry: retries of transient failures within one build; none by default.
+    ///   - defaultFailure: how errors that do not classify themselves count (see ``defaultFailure``).
     ///   - lifetime: the app (default) or a scope.
     ///   - group: the group the value is contributed to, if any.
     ///   - tearDown: releases the value when its generation is retired.
+    ///   - fileID: where the spec is declared, for error messages; leave the default.
+    ///   - line: where the spec is declared, for error messages; leave the default.
     ///   - make: makes the value.
     public init<Value: Sendable>(
         _ key: ServiceKey<Value>, dependsOn: [String] = [], options: ServiceOptions = ServiceOptions(),

@@ -2,7 +2,8 @@
 ///
 /// Events carry a monotonic timestamp (since the container was created), the build attempt
 /// (generation and attempt) they belong to and, for a scope instance's events, the instance's
-/// label. Their JSON Lines form is documented in `docs/trace-format.md` (version 1).
+/// label. Their JSON Lines form is documented in `docs/trace-format.md` (version 1), the Trace format
+/// article of the `ContainerTrace` documentation.
 public struct TraceEvent: Sendable, Hashable, CustomStringConvertible {
     /// Time since the container was created (monotonic clock).
     public let time: Duration

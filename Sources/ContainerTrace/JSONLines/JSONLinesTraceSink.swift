@@ -5,7 +5,7 @@ public import Container
 /// Every line carries `"v":1` first, then `t` (seconds since the container was created),
 /// `gen`, `attempt` and `event`, then `scope` for an event of a scope instance, then the
 /// event's own fields, in a fixed order. The format
-/// is documented, field by field, in `docs/trace-format.md`; it is stable for other tools:
+/// is documented, field by field, in <doc:TraceFormat> (`docs/trace-format.md`); it is stable for other tools:
 /// fields may be added within version 1, never renamed or removed.
 ///
 /// ```swift

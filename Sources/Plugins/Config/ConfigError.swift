@@ -37,7 +37,7 @@ public struct ConfigError: Error, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The kinds of config problems. Graph problems keep the names of ``GraphError/Code``.
+    /// The kinds of config problems. Graph problems keep the names of ``/Container/GraphError/Code``.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private let name: String
         private init(_ name: String) { self.name = name }

@@ -1,7 +1,7 @@
 public import Container
 public import Foundation
 
-/// Loads container config files (format version 1, documented in `Configs/README.md`).
+/// Loads container config files (format version 1, documented in <doc:ConfigFormat>, `Configs/README.md`).
 ///
 /// ```swift
 /// do {
@@ -30,7 +30,7 @@ public enum ConfigLoader {
     /// - Parameters:
     ///   - path: the config file; relative paths start at the current directory.
     ///   - registry: the providers and entry points the file may name; the standard set by default.
-    ///   - pathRoots: folders path options may start at as `$name/...` (``ServiceOptions/pathRoots``).
+    ///   - pathRoots: folders path options may start at as `$name/...` (``/Container/ServiceOptions/pathRoots``).
     /// - Throws: ``ConfigError`` with every problem found.
     public static func load(
         path: String, registry: ProviderRegistry = .standard, pathRoots: [String: String] = [:]
@@ -60,7 +60,7 @@ public enum ConfigLoader {
     ///   - data: the file's contents.
     ///   - file: the file's path, used in messages and as the base of relative paths in options.
     ///   - registry: the providers and entry points the file may name; the standard set by default.
-    ///   - pathRoots: folders path options may start at as `$name/...` (``ServiceOptions/pathRoots``).
+    ///   - pathRoots: folders path options may start at as `$name/...` (``/Container/ServiceOptions/pathRoots``).
     /// - Throws: ``ConfigError`` with every problem found.
     public static func load(
         data: Data, file: String, registry: ProviderRegistry = .standard, pathRoots: [String: String] = [:]
@@ -89,7 +89,7 @@ public enum ConfigLoader {
     ///   - text: the JSON text.
     ///   - file: the file's path, used in messages and as the base of relative paths in options.
     ///   - registry: the providers and entry points the file may name; the standard set by default.
-    ///   - pathRoots: folders path options may start at as `$name/...` (``ServiceOptions/pathRoots``).
+    ///   - pathRoots: folders path options may start at as `$name/...` (``/Container/ServiceOptions/pathRoots``).
     /// - Throws: ``ConfigError`` with every problem found.
     public static func load(
         text: String, file: String, registry: ProviderRegistry = .standard, pathRoots: [String: String] = [:]

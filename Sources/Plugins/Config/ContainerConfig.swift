@@ -1,7 +1,7 @@
 public import Container
 
 /// A loaded and validated config file: the services, the container policy, the entry points
-/// to run, and the validated graph, ready for a ``Container/ServiceContainer``.
+/// to run, and the validated graph, ready for a ``/Container/ServiceContainer``.
 ///
 /// ```swift
 /// let config = try ConfigLoader.load(path: "Configs/app.json")

@@ -52,7 +52,7 @@ public struct Migration: Sendable, Hashable {
     /// Reads the `migrations` option: a list of `{"version": 1, "name": "...", "sql": "..."}`
     /// with unique versions; ``standard`` when the option is absent. When the option is secret,
     /// every migration read is (``isSecret``).
-    /// - Throws: ``Container/OptionError`` naming the offending entry.
+    /// - Throws: ``/Container/OptionError`` naming the offending entry.
     public static func list(from options: ServiceOptions) throws(OptionError) -> [Migration] {
         guard let raw = options["migrations"] else { return standard }
         guard case .array(let items) = raw else {

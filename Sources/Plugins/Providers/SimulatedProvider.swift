@@ -17,7 +17,7 @@ public import Container
 ///   "options": { "durationMs": 20, "outcomes": ["transient", "ok"] } }
 /// ```
 ///
-/// The run number comes from the runtime (``Container/ProviderContext/runInGeneration``), so the
+/// The run number comes from the runtime (``/Container/ProviderContext/runInGeneration``), so the
 /// provider keeps no state: containers built from one graph, even concurrently, never share counts.
 public struct SimulatedProvider: ServiceProvider {
     /// `simulated`.
