@@ -29,8 +29,8 @@ struct EntryPointTests {
             #expect(error.service == "database")
             #expect(
                 error.description == """
-                    entry point 'sneaky' read service 'database' without declaring it (it declared: session); \
-                    add 'database' to its declared requirements
+                    entry point 'sneaky' read 'database' without declaring it (it declared: session); \
+                    add it to the entry point's requirements (or an @Needs property)
                     """)
         }
         // The services exist: it is the declaration, not the build, that refused the read.
