@@ -26,23 +26,7 @@ public enum ConfigLoader {
     /// - Throws: ``ConfigError`` with every problem found.
     public static func load(path: String, registry: ProviderRegistry = .standard) throws(ConfigError) -> ContainerConfig
     {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            let reason =
-                FileManager.default.fileExists(atPath: path)
-                ? "it exists but cannot be read; check its permissions"
-                : "there is no such file (relative paths start at \(FileManager.default.currentDirectoryPath))"
-            throw ConfigError(
-                file: path,
-                issues: [
-                    ConfigError.Issue(
-                        code: .unreadableFile, message: "cannot read the config file: \(reason)",
-                        location: ConfigLocation(file: path, line: 1, column: 1))
-                ])
-        }
-        return try load(data: data, file: path, registry: registry)
+        try load(bytes: ConfigFile.contents(of: path), file: path, registry: registry)
     }
 
     /// Loads a config from its bytes (UTF-8 JSON).
@@ -55,15 +39,34 @@ public enum ConfigLoader {
     public static func load(
         data: Data, file: String, registry: ProviderRegistry = .standard
     ) throws(ConfigError) -> ContainerConfig {
-        let root: JSONNode
-        do {
-            root = try JSONParser.parse([UInt8](data))
-        } catch {
+        guard data.count <= ConfigLimits.maxFileBytes else {
             throw ConfigError(
                 file: file,
                 issues: [
                     ConfigError.Issue(
-                        code: .syntax, message: "invalid JSON: \(error.message)",
+                        code: .limitExceeded,
+                        message: "the config is \(data.count) bytes, over the limit of \(ConfigLimits.maxFileBytes) "
+                            + "bytes (16 MiB, ConfigLimits.maxFileBytes); split it into smaller configs",
+                        location: ConfigLocation(file: file, line: 1, column: 1))
+                ])
+        }
+        return try load(bytes: [UInt8](data), file: file, registry: registry)
+    }
+
+    private static func load(
+        bytes: [UInt8], file: String, registry: ProviderRegistry
+    ) throws(ConfigError) -> ContainerConfig {
+        let root: JSONNode
+        do {
+            root = try JSONParser.parse(bytes)
+        } catch {
+            let isLimit = error.kind == .limit
+            throw ConfigError(
+                file: file,
+                issues: [
+                    ConfigError.Issue(
+                        code: isLimit ? .limitExceeded : .syntax,
+                        message: isLimit ? error.message : "invalid JSON: \(error.message)",
                         location: ConfigLocation(file: file, line: error.position.line, column: error.position.column))
                 ])
         }
