@@ -15,7 +15,8 @@ public enum NameRules {
         if name.isEmpty { return "is empty; give it a name" }
         let length = name.utf8.count
         if length > maxBytes {
-            return "is \(length) bytes long, over the limit of \(maxBytes) bytes (NameRules.maxBytes); use a shorter name"
+            return
+                "is \(length) bytes long, over the limit of \(maxBytes) bytes (NameRules.maxBytes); use a shorter name"
         }
         for (offset, scalar) in name.unicodeScalars.enumerated() where isControl(scalar) {
             return "contains the control character \(codePoint(scalar)) (character \(offset + 1)); remove it"

@@ -9,9 +9,10 @@ extension NameSuggestion {
     /// questions are answered from a memo, and the total work (cells of the distance tables)
     /// is capped by `budget`: past it, questions get no suggestion rather than more time.
     package struct Index {
-        /// The default budget: about 30 ms of comparisons in an optimized build, enough for
-        /// hundreds of unknown names among 100,000 candidates.
-        package static let defaultBudget = 1 << 25
+        /// The default budget, in table cells and candidates visited: about 10 ms of an
+        /// optimized build. Enough for every unknown name of a config of thousands of services,
+        /// and for a few dozen among 100,000 services of similar lengths.
+        package static let defaultBudget = 1 << 23
 
         private let names: [String]
         /// Every candidate's lowercased bytes, back to back; candidate `i` is
@@ -23,7 +24,6 @@ extension NameSuggestion {
         private var prepared = false
         private var remaining: Int
         private var answers: [String: String?] = [:]
-        private var rows: ([Int], [Int]) = ([], [])
 
         /// An index of `names`, in priority order (ties go to the earlier name). Nothing is
         /// computed until the first query.
@@ -62,29 +62,34 @@ extension NameSuggestion {
 
         private mutating func search(_ target: [UInt8], excluding name: String) -> String? {
             let allowed = NameSuggestion.allowedDistance(forLength: target.count)
-            var best: (position: Int, distance: Int)?
+            var best = -1
+            var bestDistance = allowed
             var work = 0
+            let budget = remaining
             let bytes = self.bytes
             let starts = self.starts
-            target.withUnsafeBufferPointer { target in
-                bytes.withUnsafeBufferPointer { bytes in
-                    lengths: for length in max(0, target.count - allowed)...(target.count + allowed) {
-                        for position in byLength[length] ?? [] {
-                            work += 1
-                            // Past the budget the answer could be wrong: give none.
-                            if work > remaining { break lengths }
-                            // An earlier candidate may tie the best one; a later one must beat it.
-                            let bound =
-                                best.map { position < $0.position ? $0.distance : $0.distance - 1 } ?? allowed
-                            guard bound >= abs(length - target.count) else { continue }
-                            let candidate = UnsafeBufferPointer(
-                                rebasing: bytes[starts[position]..<starts[position + 1]])
-                            guard
-                                let distance = NameSuggestion.boundedDistance(
-                                    target, candidate, bound: bound, rows: &rows, work: &work),
-                                names[position] != name
-                            else { continue }
-                            best = (position, distance)
+            // Two rows of the longest candidate compared: target.count + allowed bytes.
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * (target.count + allowed + 1)) { rows in
+                target.withUnsafeBufferPointer { target in
+                    bytes.withUnsafeBufferPointer { bytes in
+                        lengths: for length in max(0, target.count - allowed)...(target.count + allowed) {
+                            for position in byLength[length] ?? [] {
+                                work += 1
+                                // Past the budget the answer could be wrong: give none.
+                                if work > budget { break lengths }
+                                // An earlier candidate may tie the best one; a later one must beat it.
+                                let bound = best < 0 || position < best ? bestDistance : bestDistance - 1
+                                guard bound >= abs(length - target.count) else { continue }
+                                let candidate = UnsafeBufferPointer(
+                                    rebasing: bytes[starts[position]..<starts[position + 1]])
+                                guard
+                                    let distance = NameSuggestion.boundedDistance(
+                                        target, candidate, bound: bound, rows: rows, work: &work),
+                                    names[position] != name
+                                else { continue }
+                                best = position
+                                bestDistance = distance
+                            }
                         }
                     }
                 }
@@ -94,7 +99,7 @@ extension NameSuggestion {
                 return nil
             }
             remaining -= work
-            return best.map { names[$0.position] }
+            return best < 0 ? nil : names[best]
         }
     }
 }

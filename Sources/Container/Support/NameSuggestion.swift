@@ -32,11 +32,12 @@ package enum NameSuggestion {
     /// Levenshtein distance between two byte strings (unbounded; for tests and small inputs).
     package static func editDistance(_ a: [UInt8], _ b: [UInt8]) -> Int {
         let bound = max(a.count, b.count)
-        var rows = ([Int](), [Int]())
         var work = 0
         return a.withUnsafeBufferPointer { a in
             b.withUnsafeBufferPointer { b in
-                boundedDistance(a, b, bound: bound, rows: &rows, work: &work) ?? bound
+                withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * (b.count + 1)) { rows in
+                    boundedDistance(a, b, bound: bound, rows: rows, work: &work) ?? bound
+                }
             }
         }
     }
@@ -45,48 +46,41 @@ package enum NameSuggestion {
     ///
     /// Only the cells within `bound` of the diagonal are computed (a cell farther away costs
     /// more than `bound` edits), and the computation stops at the first row whose cells all
-    /// exceed `bound`: O(bound × length) at most, far less for dissimilar strings. `work`
-    /// grows by the cells computed.
+    /// exceed `bound`: O(bound × length) at most, far less for dissimilar strings. `rows` is
+    /// scratch space of at least `2 * (b.count + 1)` integers; `work` grows by the cells computed.
     static func boundedDistance(
-        _ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>, bound: Int, rows: inout ([Int], [Int]),
-        work: inout Int
+        _ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>, bound: Int,
+        rows: UnsafeMutableBufferPointer<Int>, work: inout Int
     ) -> Int? {
         let n = a.count
         let m = b.count
-        guard bound >= 0, abs(n - m) <= bound else { return nil }
+        guard bound >= 0, abs(n - m) <= bound, rows.count >= 2 * (m + 1) else { return nil }
         if n == 0 || m == 0 { return max(n, m) }
         // Larger than any distance the band can produce, and safe to add 1 to.
         let outside = bound + 1
-        if rows.0.count < m + 1 {
-            rows.0 = [Int](repeating: outside, count: m + 1)
-            rows.1 = [Int](repeating: outside, count: m + 1)
-        }
-        var previous = rows.0
-        var current = rows.1
-        // Taken out of `rows` so that the buffers are uniquely referenced while written.
-        rows = ([], [])
-        defer { rows = (previous, current) }
-        for j in 0...m { previous[j] = j <= bound ? j : outside }
+        // Two rows in one buffer; `previous` and `current` are their offsets, swapped per row.
+        var previous = 0
+        var current = m + 1
+        for j in 0...m { rows[j] = j <= bound ? j : outside }
         for i in 1...n {
             let low = max(1, i - bound)
             let high = min(m, i + bound)
-            current[low - 1] = low == 1 ? i : outside
-            var rowMinimum = current[low - 1]
+            rows[current + low - 1] = low == 1 ? i : outside
+            var rowMinimum = rows[current + low - 1]
             let byte = a[i - 1]
             for j in low...high {
-                let substitution = previous[j - 1] + (byte == b[j - 1] ? 0 : 1)
-                let value = min(previous[j] + 1, current[j - 1] + 1, substitution)
-                let clamped = min(value, outside)
-                current[j] = clamped
-                rowMinimum = min(rowMinimum, clamped)
+                let substitution = rows[previous + j - 1] + (byte == b[j - 1] ? 0 : 1)
+                let value = min(min(rows[previous + j], rows[current + j - 1]) + 1, substitution, outside)
+                rows[current + j] = value
+                if value < rowMinimum { rowMinimum = value }
             }
             // The next row reads the cell just right of this row's band as its "above".
-            if high < m { current[high + 1] = outside }
+            if high < m { rows[current + high + 1] = outside }
             work += high - low + 1
             if rowMinimum > bound { return nil }
             swap(&previous, &current)
         }
-        return previous[m] <= bound ? previous[m] : nil
+        return rows[previous + m] <= bound ? rows[previous + m] : nil
     }
 
     /// Lowercased UTF-8 bytes of `text`, appended to `bytes`; ASCII without a `String` copy.

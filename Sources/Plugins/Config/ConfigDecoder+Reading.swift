@@ -121,7 +121,9 @@ extension ConfigDecoder {
             return nil
         }
         guard number >= limit.minimum else {
-            report(.invalidValue, "must be at least \(limit.minimumText), found \(node.describedValue)", at: path(), node.position)
+            report(
+                .invalidValue, "must be at least \(limit.minimumText), found \(node.describedValue)", at: path(),
+                node.position)
             return nil
         }
         guard number.isFinite, number <= limit.maximum else {

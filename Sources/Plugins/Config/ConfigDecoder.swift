@@ -82,10 +82,12 @@ struct ConfigDecoder {
             return left == right ? lhs.offset < rhs.offset : left < right
         }.map {
             // Control characters of the input are shown as escapes: they could rewrite a terminal.
-            ConfigError.Issue(
+            var location = $0.element.location
+            location.keyPath = location.keyPath.map(NameRules.escapingControlCharacters)
+            return ConfigError.Issue(
                 code: $0.element.code,
                 message: NameRules.escapingControlCharacters(redactor.redact($0.element.message)),
-                location: $0.element.location)
+                location: location)
         }
         return ConfigError(file: file, issues: sorted)
     }
@@ -281,7 +283,9 @@ struct ConfigDecoder {
         for (index, id) in ids.enumerated() {
             let path = "entryPoints[\(index)]"
             if let problem = NameRules.problem(with: id) {
-                report(.invalidName, "entry point id '\(NameRules.visible(id))' \(problem)", at: path, items[index].position)
+                report(
+                    .invalidName, "entry point id '\(NameRules.visible(id))' \(problem)", at: path,
+                    items[index].position)
                 continue
             }
             guard let entryPoint = registry.entryPoint(id) else {

@@ -43,7 +43,8 @@ extension JSONNode {
             }
             guard close > rest.startIndex + 1, items.indices.contains(index) else { return false }
             let after = rest[(close + 1)...]
-            return items[index].search(after, consumed: consumed + (close + 1 - rest.startIndex), isRoot: false, best: &best)
+            return items[index].search(
+                after, consumed: consumed + (close + 1 - rest.startIndex), isRoot: false, best: &best)
         case .object(let members):
             var keyPart = rest
             if !isRoot {
