@@ -57,7 +57,11 @@ public enum NameRules {
 
     /// `text` with every control character written as a `\u{…}` escape, at full length.
     package static func escapingControlCharacters(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        // In UTF-8 a control character is a byte below 0x20, 0x7F, or 0xC2 before 0x80...0x9F:
+        // a byte scan finds that none is there, the common case, without decoding.
+        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 }),
+            text.unicodeScalars.contains(where: isControl)
+        else { return text }
         return visible(text, limit: .max)
     }
 }

@@ -39,6 +39,7 @@ extension NameSuggestion {
         /// also when the budget does not cover the question.
         package mutating func closest(to name: String) -> String? {
             if let known = answers[name] { return known }
+            guard remaining > 0 else { return nil }
             prepare()
             var target: [UInt8] = []
             NameSuggestion.appendLowercased(name, to: &target)
@@ -68,27 +69,35 @@ extension NameSuggestion {
             let budget = remaining
             let bytes = self.bytes
             let starts = self.starts
+            // The target's byte counts, for the bag-distance filter.
+            var counts = [Int32](repeating: 0, count: 256)
+            for byte in target { counts[Int(byte)] += 1 }
             // Two rows of the longest candidate compared: target.count + allowed bytes.
             withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * (target.count + allowed + 1)) { rows in
                 target.withUnsafeBufferPointer { target in
                     bytes.withUnsafeBufferPointer { bytes in
-                        lengths: for length in max(0, target.count - allowed)...(target.count + allowed) {
-                            for position in byLength[length] ?? [] {
-                                work += 1
-                                // Past the budget the answer could be wrong: give none.
-                                if work > budget { break lengths }
-                                // An earlier candidate may tie the best one; a later one must beat it.
-                                let bound = best < 0 || position < best ? bestDistance : bestDistance - 1
-                                guard bound >= abs(length - target.count) else { continue }
-                                let candidate = UnsafeBufferPointer(
-                                    rebasing: bytes[starts[position]..<starts[position + 1]])
-                                guard
-                                    let distance = NameSuggestion.boundedDistance(
-                                        target, candidate, bound: bound, rows: rows, work: &work),
-                                    names[position] != name
-                                else { continue }
-                                best = position
-                                bestDistance = distance
+                        counts.withUnsafeMutableBufferPointer { counts in
+                            lengths: for length in max(0, target.count - allowed)...(target.count + allowed) {
+                                for position in byLength[length] ?? [] {
+                                    // A visit and its filter cost about two cells of a table.
+                                    work += 2
+                                    // Past the budget the answer could be wrong: give none.
+                                    if work > budget { break lengths }
+                                    // An earlier candidate may tie the best one; a later one must beat it.
+                                    let bound = best < 0 || position < best ? bestDistance : bestDistance - 1
+                                    guard bound >= abs(length - target.count) else { continue }
+                                    let candidate = UnsafeBufferPointer(
+                                        rebasing: bytes[starts[position]..<starts[position + 1]])
+                                    guard
+                                        NameSuggestion.bagDistance(candidate, target: target, counts: counts)
+                                            <= bound,
+                                        let distance = NameSuggestion.boundedDistance(
+                                            target, candidate, bound: bound, rows: rows, work: &work),
+                                        names[position] != name
+                                    else { continue }
+                                    best = position
+                                    bestDistance = distance
+                                }
                             }
                         }
                     }

@@ -83,6 +83,24 @@ package enum NameSuggestion {
         return rows[previous + m] <= bound ? rows[previous + m] : nil
     }
 
+    /// The bag distance of `candidate` and `target`: the larger of the number of bytes each has
+    /// that the other lacks, counted as multisets. No edit changes it by more than one, so it
+    /// is a lower bound of the edit distance that costs two passes over `candidate` instead of a
+    /// table. `counts` holds the target's byte counts; it is left as it was found.
+    static func bagDistance(
+        _ candidate: UnsafeBufferPointer<UInt8>, target: UnsafeBufferPointer<UInt8>,
+        counts: UnsafeMutableBufferPointer<Int32>
+    ) -> Int {
+        var unmatched = 0
+        for byte in candidate {
+            counts[Int(byte)] -= 1
+            if counts[Int(byte)] < 0 { unmatched += 1 }
+        }
+        for byte in candidate { counts[Int(byte)] += 1 }
+        let missing = target.count - (candidate.count - unmatched)
+        return max(unmatched, missing)
+    }
+
     /// Lowercased UTF-8 bytes of `text`, appended to `bytes`; ASCII without a `String` copy.
     static func appendLowercased(_ text: String, to bytes: inout [UInt8]) {
         if text.utf8.allSatisfy({ $0 < 0x80 }) {
