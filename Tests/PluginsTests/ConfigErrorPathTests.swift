@@ -30,8 +30,8 @@ struct ConfigErrorPathTests {
             var happy = Duration.seconds(1_000)
             var failing = Duration.seconds(1_000)
             var message = ""
-            // The better of two runs each, so that a busy machine does not decide the result.
-            for _ in 0..<2 {
+            // The best of three runs each, interleaved, so that a busy machine does not decide.
+            for _ in 0..<3 {
                 var start = clock.now
                 _ = try ConfigLoader.load(text: valid, file: "big.json")
                 happy = min(happy, clock.now - start)
@@ -51,7 +51,7 @@ struct ConfigErrorPathTests {
                 + "which is not declared; declare it or remove it from dependsOn")
         // The first version built a key path for each of the 50,000 values on the first error: its
         // error path took 2.5 times as long as the valid config (a debug build; 16 times optimized).
-        #expect(failing < happy * 1.5 + .milliseconds(100), "error path \(failing), valid config \(happy)")
+        #expect(failing < happy * 1.5 + .milliseconds(200), "error path \(failing), valid config \(happy)")
     }
 
     @Test("Positions: the value at a key path, else its deepest enclosing value; the first of duplicates")
