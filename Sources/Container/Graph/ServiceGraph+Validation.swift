@@ -2,10 +2,12 @@ extension ServiceGraph {
     /// Validates `specs` and builds the graph.
     ///
     /// Every problem is collected and reported together, in one ``GraphError``: duplicate
-    /// names, unknown providers (listing the known ones), missing dependencies (with a
-    /// "did you mean"), dependency cycles (as a path `a -> b -> c -> a`), requirements of
-    /// readers that name undeclared services or expect another type, and options a
-    /// provider rejects. Runs in time linear in services plus dependencies.
+    /// names, names that break ``NameRules`` (empty, over 256 bytes, control characters), unknown
+    /// providers (listing the known ones), missing dependencies (with a "did you mean"),
+    /// dependency cycles (as a path `a -> b -> c -> a`), requirements of readers that name
+    /// undeclared services or expect another type, and options a provider rejects. Runs in time
+    /// linear in services plus dependencies; "did you mean" suggestions share a fixed budget of
+    /// work (``NameSuggestion``), so even a graph where every dependency is unknown stays linear.
     ///
     /// - Parameters:
     ///   - specs: the services, in declaration order (the order of their slots).

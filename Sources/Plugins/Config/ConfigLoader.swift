@@ -17,8 +17,17 @@ public import Foundation
 /// points against the registry, each provider's options, and the graph itself (missing
 /// dependencies, cycles, duplicate names, entry points reading undeclared services or
 /// services of another type). Relative paths in options resolve against the config file's folder.
+///
+/// Every number and size in the format is bounded (``ConfigLimits``; `Configs/README.md`,
+/// "Limits"), the text must be well-formed UTF-8, and names may not hold control characters:
+/// a file past a bound is rejected with the place, the limit and the fix, in time and memory
+/// linear in its size, whether it is valid or not.
 public enum ConfigLoader {
     /// Reads and loads the config file at `path`.
+    ///
+    /// A path that is not a readable regular file (missing, a directory, a device or FIFO,
+    /// unreadable) or a file larger than ``ConfigLimits/maxFileBytes`` is rejected before it is
+    /// read, with an error that says which.
     ///
     /// - Parameters:
     ///   - path: the config file; relative paths start at the current directory.
@@ -29,7 +38,7 @@ public enum ConfigLoader {
         try load(bytes: ConfigFile.contents(of: path), file: path, registry: registry)
     }
 
-    /// Loads a config from its bytes (UTF-8 JSON).
+    /// Loads a config from its bytes (UTF-8 JSON), at most ``ConfigLimits/maxFileBytes`` of them.
     ///
     /// - Parameters:
     ///   - data: the file's contents.
