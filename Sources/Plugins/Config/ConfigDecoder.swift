@@ -177,11 +177,13 @@ struct ConfigDecoder {
         if let node = fields["secretOptions"],
             let secrets = strings(node, at: path + ".secretOptions", what: "a list of option names")
         {
-            var suggestions = NameSuggestion.Index(options.values.keys.sorted())
+            // Made on the first unknown name only; sorted, so that ties are decided the same every run.
+            var suggestions: NameSuggestion.Index?
             for (index, secret) in secrets.enumerated() where options.values[secret] == nil {
                 var message =
                     "secretOptions names '\(NameRules.visible(secret))', which is not an option of service '\(name)'"
-                message += suggestions.closest(to: secret).map { "; did you mean '\($0)'?" } ?? ""
+                if suggestions == nil { suggestions = NameSuggestion.Index(options.values.keys.sorted()) }
+                message += suggestions?.closest(to: secret).map { "; did you mean '\($0)'?" } ?? ""
                 report(.invalidValue, message, at: path + ".secretOptions[\(index)]", nil)
             }
             options.secretKeys = Set(secrets)
