@@ -39,7 +39,7 @@ struct NameSuggestionTests {
     @Test("Random names: the bounded search answers exactly what the full scan answered")
     func sameAsFullScan() {
         var random = SplitMix64(seed: 0x5EED_0008)
-        for round in 0..<2_000 {
+        for round in 0..<1_000 {
             let candidates = (0..<Int.random(in: 0...12, using: &random)).map { _ in Self.randomName(&random) }
             let name = Self.randomName(&random)
             let expected = Self.reference(name, candidates)
@@ -85,27 +85,26 @@ struct NameSuggestionTests {
 
     @Test("A budget bounds the work of any number of questions; past it there is no suggestion")
     func budgetBoundsTheWork() {
-        // 20,000 names of one length: without a bound every question compares all of them.
-        let names = (0..<20_000).map { "service\(10_000 + $0)" }
-        var index = NameSuggestion.Index(names, budget: 2_000_000)
+        // 5,000 names of one length: without a bound every question compares all of them.
+        let names = (0..<5_000).map { "service\(10_000 + $0)" }
+        var index = NameSuggestion.Index(names, budget: 500_000)
         #expect(index.closest(to: "servise10000") == "service10000")
         var answered = 1
-        for number in 0..<20_000 {
+        for number in 0..<5_000 {
             if index.closest(to: "missing\(10_000 + number)") != nil { answered += 1 }
         }
-        #expect(index.remainingBudget >= 0)
-        #expect(index.remainingBudget < 200_000, "the questions should have used the budget up")
+        #expect(index.remainingBudget == 0, "the questions should have used the budget up")
         #expect(answered == 1)
         // A question already answered costs nothing more; a new one past the budget gets none.
         #expect(index.closest(to: "servise10000") == "service10000")
         #expect(index.closest(to: "servise10001") == nil)
     }
 
-    @Test("10,000 services each depending on a different undeclared name validate in bounded time")
+    @Test("3,000 services each depending on a different undeclared name validate in bounded time")
     func manyUndeclaredNames() async throws {
-        // A debug build, on a machine that may be busy: the bound is generous. The release demo
-        // validates 100,000 such services in about 1.5 s.
-        let count = 10_000
+        // A debug build, on a machine that may be busy: the bound is generous. (The release demo
+        // validates 100,000 such services in under 2 s; the first version took 75 s for 10,000.)
+        let count = 3_000
         let (issues, elapsed) = try await offThePool {
             var registry = ProviderRegistry()
             try registry.register(Numbers())
@@ -123,9 +122,9 @@ struct NameSuggestionTests {
         }
         #expect(issues.count == count)
         #expect(issues.allSatisfy { $0.code == .missingDependency })
-        // The first version took 128 s for 2,000 such services in a debug build (quadratic: near an
-        // hour for 10,000), and 75 s for 10,000 in an optimized one.
-        #expect(elapsed < .seconds(60), "validation took \(elapsed)")
+        // The first version took 128 s for 2,000 such services in a debug build, quadratically more
+        // for 3,000.
+        #expect(elapsed < .seconds(30), "validation took \(elapsed)")
     }
 
     struct Numbers: ServiceProvider {
