@@ -102,8 +102,9 @@ struct NameSuggestionTests {
 
     @Test("3,000 services each depending on a different undeclared name validate in bounded time")
     func manyUndeclaredNames() async throws {
-        // A debug build, on a machine that may be busy: the bound is generous. (The release demo
-        // validates 100,000 such services in under 2 s; the first version took 75 s for 10,000.)
+        // The bound is generous: debug builds, ThreadSanitizer and busy machines are slow. (The
+        // release demo validates 100,000 such services in about 2 s; the first version took 75 s
+        // for 10,000 and did not finish 100,000 in 5 minutes.)
         let count = 3_000
         let (issues, elapsed) = try await offThePool {
             var registry = ProviderRegistry()
@@ -122,9 +123,9 @@ struct NameSuggestionTests {
         }
         #expect(issues.count == count)
         #expect(issues.allSatisfy { $0.code == .missingDependency })
-        // The first version took 128 s for 2,000 such services in a debug build, quadratically more
-        // for 3,000.
-        #expect(elapsed < .seconds(30), "validation took \(elapsed)")
+        // About 1 s in a debug build, 15 s under ThreadSanitizer. The first version took 128 s for
+        // 2,000 such services in a debug build, quadratically more (about 290 s) for 3,000.
+        #expect(elapsed < .seconds(60), "validation took \(elapsed)")
     }
 
     struct Numbers: ServiceProvider {
