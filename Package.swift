@@ -11,22 +11,36 @@ let strictSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "ServiceContainer",
-    platforms: [.macOS(.v15)],
+    // The minimums of `Synchronization.Mutex` and `Atomic`, which the runtime is built on. Linux needs
+    // no entry: every Linux with a Swift 6 toolchain is supported (and the one CI runs on).
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "Container", targets: ["Container"]),
         .library(name: "Plugins", targets: ["Plugins"]),
+        .library(name: "ContainerTrace", targets: ["ContainerTrace"]),
         .executable(name: "container-demo", targets: ["container-demo"]),
         .executable(name: "container-bench", targets: ["container-bench"]),
     ],
     targets: [
-        // The runtime: graph, scheduler, coordinator, snapshot, trace.
+        // The runtime: graph, scheduler, coordinator, snapshot, trace events.
         .target(name: "Container", swiftSettings: strictSettings),
-        // The system SQLite library (Debian: libsqlite3-dev).
+        // What a trace becomes: JSON Lines, the timeline, DOT, Mermaid, Chrome trace JSON (Perfetto).
+        .target(name: "ContainerTrace", dependencies: ["Container"], swiftSettings: strictSettings),
+        // The system SQLite library where no SDK ships it (Debian: libsqlite3-dev). Apple platforms
+        // use the SDK's own `SQLite3` module instead: no Homebrew, no pkg-config.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // Standard providers, entry points and the config-file loader.
-        .target(name: "Plugins", dependencies: ["Container", "CSQLite"], swiftSettings: strictSettings),
+        .target(
+            name: "Plugins",
+            dependencies: [
+                "Container",
+                .target(name: "CSQLite", condition: .when(platforms: [.linux, .android, .windows, .openbsd, .wasi])),
+            ],
+            swiftSettings: strictSettings),
         // The demo as a library, so tests can run its scenarios in-process.
-        .target(name: "ContainerDemoKit", dependencies: ["Container", "Plugins"], swiftSettings: strictSettings),
+        .target(
+            name: "ContainerDemoKit", dependencies: ["Container", "ContainerTrace", "Plugins"],
+            swiftSettings: strictSettings),
         .executableTarget(name: "container-demo", dependencies: ["ContainerDemoKit"], swiftSettings: strictSettings),
         .executableTarget(
             name: "container-bench", dependencies: ["Container", "Plugins"], swiftSettings: strictSettings),
@@ -37,7 +51,11 @@ let package = Package(
         .testTarget(
             name: "PluginsTests", dependencies: ["Plugins", "Container", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(
-            name: "ContainerDemoKitTests", dependencies: ["ContainerDemoKit", "Plugins", "Container", "TestSupport"],
+            name: "ContainerDemoKitTests",
+            dependencies: ["ContainerDemoKit", "ContainerTrace", "Plugins", "Container", "TestSupport"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "ContainerTraceTests", dependencies: ["ContainerTrace", "Container", "TestSupport"],
             swiftSettings: strictSettings),
     ]
 )

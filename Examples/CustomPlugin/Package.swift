@@ -24,6 +24,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Container", package: rootPackage),
                 .product(name: "Plugins", package: rootPackage),
+                .product(name: "ContainerTrace", package: rootPackage),
             ],
             swiftSettings: settings)
     ]

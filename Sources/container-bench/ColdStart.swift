@@ -17,7 +17,8 @@ func coldStartScenario(_ settings: BenchSettings) async throws -> [Row] {
         try? FileManager.default.removeItem(atPath: directory + "/app.sqlite")  // a cold database
 
         let loadStart = nanoseconds()
-        let config = try ConfigLoader.load(path: directory + "/app.json")
+        // `$data` (the database's folder) is the fresh copy, as the demo's data folder would be.
+        let config = try ConfigLoader.load(path: directory + "/app.json", pathRoots: ["data": directory])
         let container = ServiceContainer(graph: config.graph, policy: config.policy)
         let buildStart = nanoseconds()
         let services = try await container.start()

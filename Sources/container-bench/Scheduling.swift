@@ -158,7 +158,7 @@ func criticalPathScenario(_ settings: BenchSettings) async throws -> [Row] {
         // The same critical path over the durations the providers really took (sleeps overshoot).
         let actual = services.report.nodes.map { node -> Double in
             if case .succeeded(let duration) = node.outcome {
-                return Double(duration.components.seconds) * 1e9 + Double(duration.components.attoseconds) / 1e9
+                return duration.milliseconds * 1e6
             }
             return 0
         }

@@ -1,3 +1,4 @@
+import Container
 import Foundation
 import Synchronization
 
@@ -125,7 +126,7 @@ for scenario in selected {
         print("scenario \(scenario.id) failed: \(error)")
         exit(1)
     }
-    print("(\(format(Double(nanoseconds() - started) / 1e9)) s)")
+    print("(\(DurationFormat.short(.nanoseconds(nanoseconds() - started))))")
 }
 
 if lookupFailures.load(ordering: .relaxed) > 0 {

@@ -7,6 +7,8 @@ import Testing
 /// Every shipped config loads (or, for the deliberately broken one, fails exactly as documented).
 struct ConfigLoadingTests {
     static let deliberatelyBroken: Set<String> = ["broken.json"]
+    /// The `$data` root the shipped configs are loaded with (loading never touches it).
+    static let pathRoots = ["data": "/app-data"]
 
     static func configFiles() throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: PackagePaths.configs.path)
@@ -24,7 +26,7 @@ struct ConfigLoadingTests {
         for name in try Self.configFiles() where !Self.deliberatelyBroken.contains(name) {
             let path = PackagePaths.configs.appendingPathComponent(name).path
             do {
-                let config = try ConfigLoader.load(path: path)
+                let config = try ConfigLoader.load(path: path, pathRoots: Self.pathRoots)
                 #expect(config.graph.count == config.specs.count)
                 #expect(config.file == path)
             } catch {
@@ -35,7 +37,7 @@ struct ConfigLoadingTests {
 
     @Test func appConfigDeclaresTheChainAndFourEntryPoints() throws {
         let path = PackagePaths.configs.appendingPathComponent("app.json").path
-        let config = try ConfigLoader.load(path: path)
+        let config = try ConfigLoader.load(path: path, pathRoots: Self.pathRoots)
         #expect(config.graph.serviceNames == ["configuration", "database", "session"])
         #expect(config.graph.dependencies(of: "database") == ["configuration"])
         #expect(config.graph.dependencies(of: "session") == ["database"])
@@ -49,9 +51,13 @@ struct ConfigLoadingTests {
                 == RetryPolicy(
                     maxAttempts: 3, initialDelay: .milliseconds(50), multiplier: 2,
                     maxDelay: .milliseconds(500)))
-        // Relative paths resolve against the config file's folder, not the current directory.
-        #expect(try database.options.path("path") == PackagePaths.configs.appendingPathComponent("app.sqlite").path)
+        // The database lives in the app's data folder ($data), not next to the config.
+        #expect(try database.options.path("path") == "/app-data/app.sqlite")
         let configuration = try #require(config.specs.first { $0.name == "configuration" })
+        // Relative paths resolve against the config file's folder, not the current directory.
+        #expect(
+            try configuration.options.path("path")
+                == PackagePaths.configs.appendingPathComponent("settings/app-settings.json").path)
         #expect(configuration.defaultFailure == .permanent)
         #expect(configuration.location?.keyPath == "services[0]")
         #expect(configuration.location?.line == 6)
@@ -110,7 +116,8 @@ struct ConfigLoadingTests {
         let end = try #require(readme[start.upperBound...].range(of: "```"))
         let example = String(readme[start.upperBound..<end.lowerBound])
         let config = try ConfigLoader.load(
-            text: example, file: PackagePaths.configs.appendingPathComponent("example.json").path)
+            text: example, file: PackagePaths.configs.appendingPathComponent("example.json").path,
+            pathRoots: Self.pathRoots)
         #expect(config.graph.serviceNames == ["configuration", "database", "session", "remoteConfig"])
         #expect(config.entryPoints.count == 4)
         let remote = try #require(config.specs.last)

@@ -19,7 +19,7 @@ struct EntryPointTests {
     @Test func readingAnUndeclaredServiceIsAClearError() async throws {
         let fixture = try AppFixture()
         defer { fixture.remove() }
-        let config = try ConfigLoader.load(path: fixture.appConfig)
+        let config = try ConfigLoader.load(path: fixture.appConfig, pathRoots: fixture.pathRoots)
         let container = ServiceContainer(graph: config.graph, policy: config.policy)
         do {
             _ = try await withTimeout { try await container.run(SneakyEntryPoint()) }
@@ -58,7 +58,7 @@ struct EntryPointTests {
     @Test func deepLinksAreRoutedThroughTheConfiguration() async throws {
         let fixture = try AppFixture()
         defer { fixture.remove() }
-        let config = try ConfigLoader.load(path: fixture.appConfig)
+        let config = try ConfigLoader.load(path: fixture.appConfig, pathRoots: fixture.pathRoots)
         let container = ServiceContainer(graph: config.graph, policy: config.policy)
         let settings = try await withTimeout { try await container.run(DeepLinkEntryPoint(url: "demo://settings")) }
         #expect(settings == "deeplink: demo://settings -> SettingsScreen (signed in as ada)")
@@ -77,7 +77,7 @@ struct EntryPointTests {
         let fixture = try AppFixture()
         defer { fixture.remove() }
         _ = try fixture.write("settings/app-settings.json", "{\n  \"appName\": 42\n}\n")
-        let config = try ConfigLoader.load(path: fixture.appConfig)
+        let config = try ConfigLoader.load(path: fixture.appConfig, pathRoots: fixture.pathRoots)
         let container = ServiceContainer(graph: config.graph, policy: config.policy)
         await #expect {
             try await withTimeout { try await container.start() }

@@ -15,7 +15,8 @@ struct SQLiteRaceTests {
         // Hold the first node until all five callers have joined, so they really race at cold start.
         let coldStart = Gate()
         let config = try ConfigLoader.load(
-            path: fixture.appConfig, registry: try countingRegistry(log: log, configurationGate: coldStart))
+            path: fixture.appConfig, registry: try countingRegistry(log: log, configurationGate: coldStart),
+            pathRoots: fixture.pathRoots)
         #expect(config.entryPoints.map(\.id) == ["launch", "scene", "deeplink", "push"])
         let entryPoints: [any EntryPoint] = config.entryPoints + [LaunchEntryPoint()]
         let watcher = TraceWatcher()
@@ -99,7 +100,7 @@ struct SQLiteRaceTests {
         let fixture = try AppFixture()
         defer { fixture.remove() }
         for round in 1...2 {
-            let config = try ConfigLoader.load(path: fixture.appConfig)
+            let config = try ConfigLoader.load(path: fixture.appConfig, pathRoots: fixture.pathRoots)
             let container = ServiceContainer(graph: config.graph, policy: config.policy)
             let services = try await withTimeout { try await container.start() }
             let database = try services[.database]
@@ -119,7 +120,7 @@ struct SQLiteRaceTests {
         }
         let fixture = try AppFixture()
         defer { fixture.remove() }
-        let config = try ConfigLoader.load(path: fixture.appConfig)
+        let config = try ConfigLoader.load(path: fixture.appConfig, pathRoots: fixture.pathRoots)
         let leaky = ServiceSpec(ServiceKey<String>("profile"), dependsOn: ["session"], defaultFailure: .permanent) {
             context in
             throw LeakyError(token: try context[.session].token ?? "")

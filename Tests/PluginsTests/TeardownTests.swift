@@ -35,7 +35,8 @@ struct TeardownTests {
         let fixture = try AppFixture()
         defer { fixture.remove() }
         let log = CallLog()
-        let config = try ConfigLoader.load(path: fixture.appConfig, registry: try countingRegistry(log: log))
+        let config = try ConfigLoader.load(
+            path: fixture.appConfig, registry: try countingRegistry(log: log), pathRoots: fixture.pathRoots)
         let recorder = TraceRecorder()
         let container = ServiceContainer(graph: config.graph, policy: config.policy, trace: [recorder])
         let services = try await withTimeout { try await container.start() }
@@ -91,7 +92,8 @@ struct TeardownTests {
         let fixture = try AppFixture()
         defer { fixture.remove() }
         let log = CallLog()
-        let config = try ConfigLoader.load(path: fixture.appConfig, registry: try countingRegistry(log: log))
+        let config = try ConfigLoader.load(
+            path: fixture.appConfig, registry: try countingRegistry(log: log), pathRoots: fixture.pathRoots)
         let container = ServiceContainer(graph: config.graph, policy: config.policy)
         let first = try await withTimeout { try await container.start() }
         let firstDatabase = try first[.database]
@@ -127,7 +129,8 @@ struct TeardownTests {
         let fixture = try AppFixture()
         defer { fixture.remove() }
         let log = CallLog()
-        let config = try ConfigLoader.load(path: fixture.appConfig, registry: try countingRegistry(log: log))
+        let config = try ConfigLoader.load(
+            path: fixture.appConfig, registry: try countingRegistry(log: log), pathRoots: fixture.pathRoots)
         let container = ServiceContainer(graph: config.graph, policy: config.policy)
         let first = try await withTimeout { try await container.start() }
         let database = try first[.database]

@@ -154,7 +154,8 @@ func countingRegistry(log: CallLog, configurationGate: Gate? = nil) throws -> Pr
     return registry
 }
 
-/// A temporary copy of `Configs/app.json` and its settings, so the SQLite file lives in a fresh folder.
+/// A temporary copy of `Configs/app.json` and its settings; the fresh folder is also the `$data`
+/// path root, so the SQLite file lives there.
 struct AppFixture {
     let directory: URL
 
@@ -171,6 +172,8 @@ struct AppFixture {
 
     var appConfig: String { directory.appendingPathComponent("app.json").path }
     var databasePath: String { directory.appendingPathComponent("app.sqlite").path }
+    /// The path roots to load ``appConfig`` with: `$data` is the fixture's folder.
+    var pathRoots: [String: String] { ["data": directory.path] }
 
     /// Writes `text` as `name` in the fixture folder and returns its path.
     func write(_ name: String, _ text: String) throws -> String {

@@ -69,6 +69,11 @@ public final class CancellableGate: Sendable {
     }
 }
 
+/// Records a test failure; returns `Void`, so `guard ... else { return fail("...") }` reads in one line.
+public func fail(_ comment: Comment, sourceLocation: SourceLocation = #_sourceLocation) {
+    Issue.record(comment, sourceLocation: sourceLocation)
+}
+
 /// A thread-safe counter.
 public final class Counter: Sendable {
     private let value = Atomic<Int>(0)

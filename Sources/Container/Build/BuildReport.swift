@@ -27,6 +27,9 @@ public struct BuildReport: Sendable, CustomStringConvertible {
     /// Whether the build was cancelled by a reset or shutdown.
     public let wasCancelled: Bool
 
+    /// The generation and attempt built.
+    public var build: BuildAttempt { BuildAttempt(generation: generation, attempt: attempt) }
+
     /// Wall time of the build.
     public var duration: Duration { endedAt - startedAt }
 

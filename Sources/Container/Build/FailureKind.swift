@@ -29,33 +29,3 @@ public struct ServiceTimeoutError: ClassifiedError, Sendable, CustomStringConver
         "service '\(service)' did not finish within its timeout of \(timeout.formattedMilliseconds)"
     }
 }
-
-extension Duration {
-    /// Milliseconds as a `Double`.
-    package var milliseconds: Double {
-        let parts = components
-        return Double(parts.seconds) * 1_000 + Double(parts.attoseconds) / 1e15
-    }
-
-    /// Seconds as a `Double`.
-    package var seconds: Double { milliseconds / 1_000 }
-
-    /// `12ms`, `1.5ms`, `2.3s`: a short human form.
-    package var formattedMilliseconds: String {
-        let ms = milliseconds
-        if ms >= 10_000 { return String(format3(ms / 1_000)) + "s" }
-        return format3(ms) + "ms"
-    }
-}
-
-/// At most three significant decimals, trailing zeros removed (no Foundation needed).
-package func format3(_ value: Double) -> String {
-    let scaled = (value * 1_000).rounded()
-    let whole = Int(scaled) / 1_000
-    var fraction = abs(Int(scaled) % 1_000)
-    guard fraction != 0 else { return String(whole) }
-    var digits = 3
-    while fraction % 10 == 0 { fraction /= 10; digits -= 1 }
-    let padded = String(repeating: "0", count: digits - String(fraction).count) + String(fraction)
-    return (value < 0 && whole == 0 ? "-" : "") + "\(whole).\(padded)"
-}

@@ -18,11 +18,24 @@ final class GraphBuilder: Sendable {
     let policy: BuildPolicy
     let tracer: Tracer
     let redactor: Redactor
+    /// A scope part's external values: the app services it uses, from the app snapshot, by slot.
+    let external: [Int: AnyServiceBox]
+    /// The scope instance being built (`nil`: the app), for the trace and the providers.
+    let scopeInstance: String?
+    let parameters: ScopeParameters
+    /// The app generation `external` comes from.
+    let appGeneration: Int?
 
     init(
         graph: ServiceGraph, generation: Int, attempt: Int, kept: [Int: AnyServiceBox],
-        earlierRuns: [Int: Int] = [:], policy: BuildPolicy, tracer: Tracer, redactor: Redactor
+        earlierRuns: [Int: Int] = [:], policy: BuildPolicy, tracer: Tracer, redactor: Redactor,
+        external: [Int: AnyServiceBox] = [:], scopeInstance: String? = nil, parameters: ScopeParameters = .init(),
+        appGeneration: Int? = nil
     ) {
+        self.appGeneration = appGeneration
+        self.external = external
+        self.scopeInstance = scopeInstance
+        self.parameters = parameters
         self.earlierRuns = earlierRuns
         self.graph = graph
         self.generation = generation
@@ -53,6 +66,11 @@ final class GraphBuilder: Sendable {
         var nodeEnd = [Duration?](repeating: nil, count: count)
         var built: [Int: AnyServiceBox] = [:]
         built.reserveCapacity(count - kept.count)
+        // The app services a scope uses: present from the start, never built, kept or traced here.
+        for (slot, box) in external {
+            values[slot] = box
+            outcomes[slot] = .reused
+        }
         // In graph order, so traces of the same graph read the same way every time.
         for slot in graph.topologicalOrder {
             guard let box = kept[slot] else { continue }
@@ -138,13 +156,13 @@ final class GraphBuilder: Sendable {
 
         let report = BuildReport(
             generation: generation, attempt: attempt,
-            nodes: graph.nodes.indices.map { slot in
+            nodes: (0..<graph.builtCount).map { slot in
                 BuildReport.NodeReport(
                     name: graph.nodes[slot].name, outcome: outcomes[slot]!, runs: runs[slot],
                     startedAt: nodeStart[slot], endedAt: nodeEnd[slot])
             },
             startedAt: startedAt, endedAt: tracer.now, wasCancelled: Task.isCancelled)
-        return BuildResult(report: report, built: built, values: values)
+        return BuildResult(report: report, built: built, values: values, appGeneration: appGeneration)
     }
 
     /// Runs one node's provider, with its timeout and its retries of transient errors.
@@ -157,7 +175,8 @@ final class GraphBuilder: Sendable {
                 serviceName: node.name, slot: slot, options: node.options, generation: generation, attempt: attempt,
                 run: run,
                 runInGeneration: (earlierRuns[slot] ?? 0) + run, dependencies: dependencies,
-                declared: node.dependencyNames, redactor: redactor)
+                declared: node.dependencyNames, redactor: redactor, scopeInstance: scopeInstance,
+                parameters: parameters)
             do {
                 // Without a timeout the provider is called directly: one async frame less per node.
                 let box =
@@ -202,9 +221,15 @@ final class GraphBuilder: Sendable {
                     return box
                 }
                 group.cancelAll()
-                // A value that arrives after the cancellation still counts: its effect is
-                // committed and cancellation does not rewrite history (§3.8).
-                if case let box?? = try? await group.next() { return box }
+                // The provider's own word, when it comes after the timeout, still counts: a late
+                // value is committed and cancellation does not rewrite history (§3.8); a late error
+                // keeps its own classification and message. Only a provider that stops because of
+                // the cancellation (CancellationError) timed out.
+                do {
+                    if case let box?? = try await group.next() { return box }
+                } catch is CancellationError {
+                    // It honoured the cancellation: the timeout (or the build's cancellation) decides.
+                }
                 if Task.isCancelled { throw CancellationError() }
                 throw ServiceTimeoutError(service: node.name, timeout: timeout)
             } catch {
@@ -225,7 +250,7 @@ final class GraphBuilder: Sendable {
     /// The event is only built when a sink listens: most containers run untraced.
     private func emit(_ kind: @autoclosure () -> TraceEvent.Kind) {
         guard tracer.isEnabled else { return }
-        tracer.emit(kind(), generation: generation, attempt: attempt)
+        tracer.emit(kind(), build: BuildAttempt(generation: generation, attempt: attempt), scope: scopeInstance)
     }
 }
 
@@ -237,4 +262,6 @@ struct BuildResult: Sendable {
     let built: [Int: AnyServiceBox]
     /// Every node's value, by slot (`nil` where the node has none).
     let values: [AnyServiceBox?]
+    /// For a scope instance: the app generation whose values it used.
+    var appGeneration: Int? = nil
 }

@@ -3,7 +3,8 @@ public struct ContainerError: Error, Sendable, CustomStringConvertible {
     /// The kinds of container errors.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
-            case buildFailed, superseded, shutDown, unknownService, notReady
+            case buildFailed, superseded, shutDown, unknownService, notReady, attemptsExhausted
+            case closed, unknownScope, scopeAlreadyOpen, invalidScope
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -18,6 +19,18 @@ public struct ContainerError: Error, Sendable, CustomStringConvertible {
         public static let unknownService = Code(.unknownService)
         /// A synchronous read found no published snapshot; `await start()` first.
         public static let notReady = Code(.notReady)
+        /// The generation used every attempt its ``BuildPolicy/maxAttempts`` allows; the failure
+        /// is sticky until `reset()`. ``ContainerError/report`` is the last attempt's.
+        public static let attemptsExhausted = Code(.attemptsExhausted)
+        /// The scope instance was closed (``ScopeInstance/close()``, or the app's shutdown).
+        public static let closed = Code(.closed)
+        /// ``ServiceContainer/openScope(_:id:parameters:)`` named a scope the graph does not declare.
+        public static let unknownScope = Code(.unknownScope)
+        /// A scope instance with the same scope and id is already open.
+        public static let scopeAlreadyOpen = Code(.scopeAlreadyOpen)
+        /// A scope instance's id or parameters are not allowed, or an entry point was run outside
+        /// its scope.
+        public static let invalidScope = Code(.invalidScope)
 
         public var description: String { base.rawValue }
     }
@@ -31,7 +44,8 @@ public struct ContainerError: Error, Sendable, CustomStringConvertible {
     /// The failed build's report, for `.buildFailed`.
     public let report: BuildReport?
 
-    /// For `.buildFailed`: transient (a later `start()` retries) or permanent (sticky until `reset()`).
+    /// For `.buildFailed`: transient (a later `start()` retries) or permanent (sticky until
+    /// `reset()`); for `.attemptsExhausted`, the last attempt's (transient) failure.
     public var failure: FailureKind? { report?.failure }
 
     public var description: String { message }
@@ -54,6 +68,42 @@ public struct ContainerError: Error, Sendable, CustomStringConvertible {
             code: .buildFailed,
             message: "generation \(report.generation), attempt \(report.attempt) failed (\(kind)): \(cause); \(advice)",
             generation: report.generation, report: report)
+    }
+
+    static func attemptsExhausted(_ report: BuildReport, maxAttempts: Int) -> ContainerError {
+        let roots = report.failedNodes.map { "'\($0)'" }.joined(separator: ", ")
+        let cause = roots.isEmpty ? "" : " (last failed: \(roots))"
+        return ContainerError(
+            code: .attemptsExhausted,
+            message: "generation \(report.generation) failed all \(maxAttempts) attempts its policy allows\(cause); "
+                + "every start() fails at once until reset() starts a new generation",
+            generation: report.generation, report: report)
+    }
+
+    static func closed(_ instance: String) -> ContainerError {
+        ContainerError(
+            code: .closed,
+            message: "scope instance '\(instance)' is closed; open a new instance to build its services again",
+            generation: 0, report: nil)
+    }
+
+    static func unknownScope(_ name: String, known: [String]) -> ContainerError {
+        let hint = NameSuggestion.hint(for: name, among: known)
+        let list = known.isEmpty ? "the graph declares no scopes" : "declared scopes: \(known.joined(separator: ", "))"
+        return ContainerError(
+            code: .unknownScope, message: "cannot open scope '\(name)': it is not declared\(hint) (\(list))",
+            generation: 0, report: nil)
+    }
+
+    static func scopeAlreadyOpen(_ instance: String) -> ContainerError {
+        ContainerError(
+            code: .scopeAlreadyOpen,
+            message: "scope instance '\(instance)' is already open; use it, or close it before opening it again",
+            generation: 0, report: nil)
+    }
+
+    static func invalidScope(_ message: String) -> ContainerError {
+        ContainerError(code: .invalidScope, message: message, generation: 0, report: nil)
     }
 
     static func superseded(generation: Int, by newGeneration: Int) -> ContainerError {
@@ -89,31 +139,4 @@ public struct ContainerError: Error, Sendable, CustomStringConvertible {
                 + "the services are: \(known.joined(separator: ", "))",
             generation: generation, report: nil)
     }
-}
-
-/// What a reset or a shutdown did.
-public struct ResetReport: Sendable {
-    /// One value's teardown.
-    public struct Teardown: Sendable, Hashable {
-        /// The service whose value was torn down.
-        public let service: String
-        /// The generation that built the value.
-        public let generation: Int
-        /// The teardown's error (redacted), when it failed.
-        public let error: String?
-    }
-
-    /// The generation that was retired.
-    public let from: Int
-    /// The generation that is now current.
-    public let to: Int
-    /// Services invalidated by the reset (to be rebuilt in the new generation).
-    public let invalidated: [String]
-    /// Services whose values carried over to the new generation unchanged.
-    public let carriedOver: [String]
-    /// The teardowns that ran while the reset waited, in the order they ran.
-    public let tornDown: [Teardown]
-
-    /// Teardowns that failed.
-    public var failures: [Teardown] { tornDown.filter { $0.error != nil } }
 }

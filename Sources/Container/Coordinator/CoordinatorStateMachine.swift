@@ -1,420 +1,525 @@
 /// The coordinator's state machine (DESIGN §2): a plain value, no locks, no concurrency.
 ///
-/// Each event method mutates the state and returns ``Effects`` that the storage carries
-/// out after releasing its lock: resume waiters, launch or cancel a build, run teardowns,
-/// emit trace events. Generic over the waiter, reset-waiter and build-handle types so that
-/// tests can drive it with plain integers.
+/// It owns the **phase** below and composes three smaller machines, each tested on its own:
+/// ``CallerRegistry`` (who waits for the running attempt), ``JobSlot`` (the one job in flight,
+/// the teardown queue and the operations waiting for it) and ``GenerationValues`` (the
+/// generation, its graph and the values kept across attempts). Each event returns its own
+/// action (see `CoordinatorStateMachine+Actions.swift`) that the storage carries out after
+/// releasing its lock; trace events are collected in ``trace``. Generic over the waiter, the
+/// operations' waiter and the build handle, so tests drive it with plain values. The same
+/// machine runs the app and every scope instance.
 ///
 ///     idle ──start──▶ running ──success──▶ ready
-///       ▲                │ transient            │
-///       └────────────────┘                      │
-///     running ──permanent──▶ failed (sticky)    │
-///     any ──reset──▶ idle (new generation; the old build is cancelled, its values torn down)
-///     any ──shutdown──▶ shutDown
-///
-/// Besides the state, one **job** is in flight at most: a build or a teardown. A new
-/// generation's build waits until the previous job has finished (rule 8: no overlap).
-struct CoordinatorStateMachine<Waiter, ResetWaiter, BuildHandle> {
-    enum State {
-        case idle
-        case running(RunningBuild)
+///       ▲               │ transient, budget left
+///       └─ backingOff ◀─┘ (until retryAfter: callers get the last failure at once)
+///     running ──permanent, or the last allowed attempt──▶ failed (sticky until reset)
+///     any ──reset / reload──▶ idle (new generation; a running build is cancelled, never publishes)
+///     running ──shutdown(deadline)──▶ draining ──build ends, or the deadline──▶ shutDown
+///     any other ──shutdown──▶ shutDown
+struct CoordinatorStateMachine<Waiter, OperationWaiter, BuildHandle> {
+    typealias Jobs = JobSlot<BuildHandle, OperationWaiter>
+
+    /// Where the coordinator is.
+    enum Phase {
+        /// Nothing runs; the next `start()` launches `attempt` of the generation.
+        case idle(attempt: Int)
+        /// An attempt is running (or waits for a teardown job before it launches).
+        case running(RunningAttempt)
+        /// The generation's snapshot is published.
         case ready(AppServices)
+        /// Attempt `attempt` is not allowed before `allowedAt`; callers get `lastFailure` at once.
+        case backingOff(attempt: Int, allowedAt: Duration, lastFailure: ContainerError)
+        /// Sticky failure: a permanent one, or the attempt budget is used up.
         case failed(ContainerError)
-        case shutDown
+        /// A graceful shutdown (operation `shutdown`) lets this attempt finish; new callers are refused.
+        case draining(RunningAttempt, shutdown: Int)
+        /// Shut down (or closed): every call is refused with `error`.
+        case shutDown(ContainerError)
     }
 
-    struct RunningBuild {
-        let id: Int
+    /// The attempt being built.
+    struct RunningAttempt {
+        let buildID: Int
         let attempt: Int
         /// False while the build waits for a teardown job to finish.
         var launched: Bool
-        var waiters: [Int: (label: String, waiter: Waiter)]
+        /// The highest priority among its callers (`TaskPriority.rawValue`).
+        var priority: UInt8
     }
 
-    enum Job {
-        case build(id: Int, handle: BuildHandle?)
-        case teardown
-    }
-
-    /// What a waiting caller receives.
-    enum CallerOutcome {
-        case snapshot(AppServices)
-        case failure(ContainerError)
-        case cancelled
-    }
-
-    /// A build to launch: the storage creates its task in the same critical section.
-    struct BuildTicket {
-        let id: Int
-        let generation: Int
-        let attempt: Int
-        let kept: [Int: AnyServiceBox]
-        /// Provider runs of each node in the generation's earlier attempts.
-        let earlierRuns: [Int: Int]
-    }
-
-    /// Side effects to carry out, in this order, after the lock is released.
-    struct Effects {
-        /// Whether anyone listens to the trace; when not, no events are built.
-        let tracing: Bool
-        var events: [(kind: TraceEvent.Kind, generation: Int, attempt: Int)] = []
-        var snapshotChange: SnapshotChange?
-        var resumptions: [(waiter: Waiter, outcome: CallerOutcome)] = []
-        var launch: BuildTicket?
-        var cancel: BuildHandle?
-        /// Values to tear down, in this order (reverse dependency order).
-        var tearDown: [AnyServiceBox]?
-        var completedResets: [(waiter: ResetWaiter, result: Result<ResetReport, ContainerError>)] = []
-
-        /// Records a trace event, when anyone listens.
-        mutating func trace(_ event: @autoclosure () -> (kind: TraceEvent.Kind, generation: Int, attempt: Int)) {
-            if tracing { events.append(event()) }
-        }
-    }
-
-    enum SnapshotChange {
-        case publish(AppServices)
-        case clear
-    }
-
-    private struct PendingReset {
-        let waiter: ResetWaiter
-        /// The values this reset retired (and those of a build it superseded): only their
-        /// teardowns go into its report, not other resets' or a permanent failure's.
-        var retired: Set<ObjectIdentifier>
-        let from: Int
-        let to: Int
-        let invalidated: [String]
-        let carriedOver: [String]
-        var tornDown: [ResetReport.Teardown] = []
-    }
-
-    let graph: ServiceGraph
-    /// Whether trace events are wanted (see ``Effects/trace(_:)``).
-    let tracing: Bool
-    private(set) var state: State = .idle
-    private(set) var generation = 1
-    private(set) var nextAttempt = 1
-    /// Values of the current generation kept for the next attempt or carried over by a reset, by slot.
-    private(set) var pool: [Int: AnyServiceBox] = [:]
-    /// Provider runs of each node in the current generation's finished attempts, by slot.
-    private var runsInGeneration: [Int: Int] = [:]
-    private(set) var job: Job?
-    private var teardownQueue: [AnyServiceBox] = []
-    private var pendingResets: [PendingReset] = []
-    /// Callers that have an id but have not registered their continuation yet.
-    private var registering = Set<Int>()
-    /// Callers cancelled between getting an id and registering.
-    private var cancelledEarly = Set<Int>()
-    private var nextCallerID = 1
+    private(set) var phase: Phase = .idle(attempt: 1)
+    private var callers = CallerRegistry<Waiter>()
+    private var jobs = Jobs()
+    private(set) var values: GenerationValues
+    /// Trace events of the transitions so far; the storage takes them after every event.
+    var trace: TraceBuffer
+    let policy: BuildPolicy
     private var nextBuildID = 1
+    private var nextOperationID = 1
+    /// The report of the last build that finished (for the status).
+    private(set) var lastReport: BuildReport?
 
-    init(graph: ServiceGraph, tracing: Bool = true) {
-        self.graph = graph
-        self.tracing = tracing
+    /// The scope instance this machine runs (`nil`: the app), named in its snapshots.
+    let scopeInstance: String?
+
+    init(graph: ServiceGraph, policy: BuildPolicy = .default, tracing: Bool = true, scopeInstance: String? = nil) {
+        values = GenerationValues(graph: graph)
+        self.policy = policy
+        self.scopeInstance = scopeInstance
+        trace = TraceBuffer(isEnabled: tracing)
     }
+
+    /// The current generation.
+    var generation: Int { values.generation }
 
     /// The published snapshot, when ready.
     var snapshot: AppServices? {
-        if case .ready(let snapshot) = state { return snapshot }
+        if case .ready(let snapshot) = phase { return snapshot }
         return nil
     }
 
-    /// The attempt events of the current state belong to.
-    private var currentAttempt: Int {
-        switch state {
-        case .running(let build): build.attempt
-        case .ready(let snapshot): snapshot.report.attempt
-        case .failed(let error): error.report?.attempt ?? nextAttempt
-        case .idle, .shutDown: nextAttempt
-        }
+    /// Teardowns no operation has reported yet (e.g. after a permanent failure).
+    var unreportedTeardowns: [ResetReport.Teardown] { jobs.unreported }
+
+    /// The attempt the current phase's events belong to.
+    var currentAttempt: BuildAttempt {
+        let attempt =
+            switch phase {
+            case .idle(let attempt), .backingOff(let attempt, _, _): attempt
+            case .running(let running), .draining(let running, _): running.attempt
+            case .ready(let snapshot): snapshot.report.attempt
+            case .failed(let error), .shutDown(let error): error.report?.attempt ?? lastReport?.attempt ?? 1
+            }
+        return BuildAttempt(generation: generation, attempt: attempt)
     }
 
     // MARK: Callers
 
-    /// Gives a caller an id before it suspends, so that its cancellation can be recognised
-    /// even if it arrives before ``startRequested(caller:label:waiter:)``.
-    mutating func allocateCaller() -> Int {
-        let id = nextCallerID
-        nextCallerID += 1
-        registering.insert(id)
-        return id
-    }
-
-    mutating func startRequested(caller: Int, label: String, waiter: Waiter) -> Effects {
-        var effects = Effects(tracing: tracing)
-        registering.remove(caller)
-        if cancelledEarly.remove(caller) != nil {
-            effects.trace((.callerJoined(caller: label, state: foundState), generation, currentAttempt))
-            effects.trace((.callerCancelled(caller: label), generation, currentAttempt))
-            effects.resumptions.append((waiter, .cancelled))
-            return effects
-        }
-        switch state {
+    /// A caller asks for the snapshot (`start()`).
+    ///
+    /// A caller whose task is already cancelled is answered without waiting: with the snapshot
+    /// or the sticky failure when there is one, otherwise with `CancellationError`; it never
+    /// starts or joins a build. The rule is the same traced or not.
+    ///
+    /// - Parameters:
+    ///   - isCancelled: whether the caller's task is cancelled, read in the critical section.
+    ///   - now: time since the container was created, for the attempt budget.
+    mutating func startRequested(
+        caller: Int, label: String, waiter: Waiter, priority: UInt8, isCancelled: Bool, now: Duration
+    ) -> StartAction {
+        switch phase {
         case .ready(let snapshot):
-            join(label, found: .ready, result: .snapshot, into: &effects)
-            effects.resumptions.append((waiter, .snapshot(snapshot)))
+            traceAnswer(label, found: .ready, result: .snapshot)
+            return .answer(waiter, .snapshot(snapshot))
         case .failed(let error):
-            join(label, found: .failed, result: .failure, into: &effects)
-            effects.resumptions.append((waiter, .failure(error)))
-        case .shutDown:
-            join(label, found: .shutDown, result: .failure, into: &effects)
-            effects.resumptions.append((waiter, .failure(.shutDown(generation: generation))))
-        case .running(var build):
-            state = .idle  // release the enum's copy so the dictionary grows in place (O(1), not O(n))
-            build.waiters[caller] = (label, waiter)
-            state = .running(build)
-            effects.trace((.callerJoined(caller: label, state: .running), generation, build.attempt))
-        case .idle:
-            let build = RunningBuild(
-                id: nextBuildID, attempt: nextAttempt, launched: false, waiters: [caller: (label, waiter)])
+            traceAnswer(label, found: .failed, result: .failure)
+            return .answer(waiter, .failure(error))
+        case .shutDown(let error):
+            traceAnswer(label, found: .shutDown, result: .failure)
+            return .answer(waiter, .failure(error))
+        case .draining:
+            traceAnswer(label, found: .shutDown, result: .failure)
+            return .answer(waiter, .failure(.shutDown(generation: generation)))
+        case .backingOff(let attempt, let allowedAt, let lastFailure):
+            guard now >= allowedAt else {
+                traceAnswer(label, found: .waiting, result: .failure)
+                return .answer(waiter, .failure(lastFailure))
+            }
+            phase = .idle(attempt: attempt)
+            return startRequested(
+                caller: caller, label: label, waiter: waiter, priority: priority, isCancelled: isCancelled, now: now)
+        case .running(var running):
+            record(.callerJoined(caller: label, state: .running))
+            if isCancelled {
+                record(.callerCancelled(caller: label))
+                return .answer(waiter, .cancelled)
+            }
+            callers.park(.init(id: caller, label: label, waiter: waiter, priority: priority))
+            guard priority > running.priority else { return .park }
+            running.priority = priority
+            phase = .running(running)
+            // A build still waiting for a teardown launches at the raised priority.
+            guard let handle = jobs.buildHandle else { return .park }
+            return .escalate(handle, priority: priority)
+        case .idle(let attempt):
+            record(.callerJoined(caller: label, state: .idle))
+            if isCancelled {
+                record(.callerCancelled(caller: label))
+                return .answer(waiter, .cancelled)
+            }
+            callers.park(.init(id: caller, label: label, waiter: waiter, priority: priority))
+            phase = .running(
+                RunningAttempt(buildID: nextBuildID, attempt: attempt, launched: false, priority: priority))
             nextBuildID += 1
-            state = .running(build)
-            effects.trace((.callerJoined(caller: label, state: .idle), generation, build.attempt))
-            continueLifecycle(&effects)
-        }
-        return effects
-    }
-
-    /// The state a caller finds, as the trace names it.
-    private var foundState: CallerState {
-        switch state {
-        case .idle: .idle
-        case .running: .running
-        case .ready: .ready
-        case .failed: .failed
-        case .shutDown: .shutDown
+            // Launch now, unless a teardown job must finish first (rule 8).
+            if case .launch(let ticket) = continueLifecycle().next { return .launch(ticket) }
+            return .park
         }
     }
 
-    private func join(_ label: String, found: CallerState, result: CallerResult, into effects: inout Effects) {
-        effects.trace((.callerJoined(caller: label, state: found), generation, currentAttempt))
-        effects.trace((.callerResumed(caller: label, result: result), generation, currentAttempt))
+    /// A parked caller's task was cancelled: it stops waiting at once; the build goes on (rule 5).
+    mutating func waiterCancelled(caller: Int) -> CancelAction {
+        guard let entry = callers.remove(caller) else { return .none }
+        record(.callerCancelled(caller: entry.label))
+        return .resume(entry.waiter)
     }
 
-    mutating func waiterCancelled(caller: Int) -> Effects {
-        var effects = Effects(tracing: tracing)
-        if registering.contains(caller) {
-            // Cancelled before it registered: startRequested resumes it at once.
-            cancelledEarly.insert(caller)
-            return effects
-        }
-        guard case .running(var build) = state, build.waiters[caller] != nil else {
-            return effects  // already resumed: nothing to do, exactly once
-        }
-        state = .idle  // release the enum's copy so the dictionary shrinks in place
-        let entry = build.waiters.removeValue(forKey: caller)!
-        state = .running(build)
-        effects.trace((.callerCancelled(caller: entry.label), generation, build.attempt))
-        effects.resumptions.append((entry.waiter, .cancelled))
-        return effects
+    /// A parked caller's task was raised to `priority` (someone awaits it): so is the build.
+    mutating func callerEscalated(priority: UInt8) -> EscalationAction {
+        guard case .running(var running) = phase, priority > running.priority else { return .none }
+        running.priority = priority
+        phase = .running(running)
+        guard let handle = jobs.buildHandle else { return .none }
+        return .escalate(handle, priority: priority)
     }
 
     // MARK: Builds
 
-    /// Records the handle of the build task created for `ticket`.
+    /// Records the task of build `id`, created for a ``BuildTicket``.
     mutating func buildLaunched(id: Int, handle: BuildHandle) {
-        guard case .build(id, .none)? = job else {
-            preconditionFailure("buildLaunched(\(id)) in job \(String(describing: job)), state \(state)")
-        }
-        job = .build(id: id, handle: handle)
+        jobs.buildLaunched(id: id, handle: handle)
     }
 
-    mutating func buildFinished(id: Int, result: BuildResult) -> Effects {
-        guard case .build(id, _)? = job else {
-            preconditionFailure("buildFinished(\(id)) in job \(String(describing: job)), state \(state)")
-        }
-        job = nil
-        var effects = Effects(tracing: tracing)
+    /// Build `id` ended with `result`.
+    mutating func buildFinished(id: Int, result: BuildResult, now: Duration) -> BuildFinishedAction {
         let report = result.report
-        guard case .running(let build) = state, build.id == id else {
-            // (Its runs belonged to a generation that is gone: not counted.)
-            // Superseded by a reset or shutdown: it never publishes, and its values are retired.
-            effects.trace((.buildCancelled, report.generation, report.attempt))
-            teardownQueue.append(contentsOf: result.built.values)
-            // Its values belong to the resets that superseded it (those still pending).
-            let late = Set(result.built.values.map(ObjectIdentifier.init))
-            for index in pendingResets.indices { pendingResets[index].retired.formUnion(late) }
-            continueLifecycle(&effects)
-            return effects
+        if case .superseded(let owner) = jobs.buildFinished(id: id) {
+            // Superseded by a reset, reload or shutdown: it never publishes, and its values
+            // belong to the operation that superseded it (rule 7).
+            record(.buildCancelled, report.build)
+            jobs.enqueue(result.built.values, owner: owner)
+            return .discard(then: continueLifecycle())
         }
-        for (slot, node) in report.nodes.enumerated() where node.runs > 0 {
-            runsInGeneration[slot, default: 0] += node.runs
-        }
-        if report.succeeded {
-            pool.merge(result.built) { _, new in new }
-            let values = ContiguousArray(result.values.map { $0! })
-            let snapshot = AppServices(generation: generation, report: report, layout: graph.layout, values: values)
-            state = .ready(snapshot)
-            effects.snapshotChange = .publish(snapshot)
-            effects.trace((.snapshotPublished(services: values.count), generation, build.attempt))
-            resumeAll(build, with: .snapshot(snapshot), result: .snapshot, into: &effects)
-        } else {
-            let error = ContainerError.buildFailed(report)
-            let failure = report.failure ?? .transient
-            effects.trace(
-                (.buildFailed(failure: failure, roots: report.failedNodes), generation, build.attempt))
-            if failure == .permanent {
-                // Nothing can use this generation's values any more: retire them now (§5).
-                state = .failed(error)
-                teardownQueue.append(contentsOf: result.built.values)
-                for (slot, box) in pool where box.builtInGeneration == generation {
-                    teardownQueue.append(box)
-                    pool[slot] = nil
-                }
-            } else {
-                // Keep what succeeded: the next attempt reuses it instead of running it again (rule 3).
-                state = .idle
-                pool.merge(result.built) { _, new in new }
-                nextAttempt = build.attempt + 1
+        lastReport = report
+        values.keep(result.built, report: report)
+        switch phase {
+        case .running(let running) where running.buildID == id:
+            if report.succeeded {
+                let snapshot = makeSnapshot(result)
+                phase = .ready(snapshot)
+                record(.snapshotPublished(services: snapshot.values.count), report.build)
+                return .publish(snapshot, resume: resumeAll(.snapshot, of: report.build), then: continueLifecycle())
             }
-            resumeAll(build, with: .failure(error), result: .failure, into: &effects)
-        }
-        continueLifecycle(&effects)
-        return effects
-    }
-
-    private func resumeAll(
-        _ build: RunningBuild, with outcome: CallerOutcome, result: CallerResult, into effects: inout Effects
-    ) {
-        effects.resumptions.reserveCapacity(build.waiters.count)
-        // In the order the callers arrived: the trace reads the same way every time, and the
-        // runtime resumes tasks in the order it created them.
-        for (_, entry) in build.waiters.sorted(by: { $0.key < $1.key }) {
-            effects.trace((.callerResumed(caller: entry.label, result: result), generation, build.attempt))
-            effects.resumptions.append((entry.waiter, outcome))
+            let error = failAttempt(running, report: report, now: now)
+            return .fail(error, resume: resumeAll(.failure, of: report.build), then: continueLifecycle())
+        case .draining(let running, let shutdown) where running.buildID == id:
+            // A graceful shutdown let it finish: its callers get its outcome, then it all goes.
+            let outcome: CallerOutcome =
+                report.succeeded ? .snapshot(makeSnapshot(result)) : .failure(.buildFailed(report))
+            let waiters = resumeAll(report.succeeded ? .snapshot : .failure, of: report.build)
+            jobs.enqueue(values.retireAll(), owner: shutdown)
+            phase = .shutDown(.shutDown(generation: generation))
+            return .drained(outcome, resume: waiters, then: continueLifecycle())
+        default:
+            preconditionFailure("build \(id) finished as the current build in phase \(phase)")
         }
     }
 
-    // MARK: Teardown, reset, shutdown
-
-    /// A teardown job ended; `records` pair each torn-down value's identity with its result.
-    mutating func teardownFinished(_ records: [(box: ObjectIdentifier, record: ResetReport.Teardown)]) -> Effects {
-        guard case .teardown? = job else {
-            preconditionFailure("teardownFinished in job \(String(describing: job)), state \(state)")
-        }
-        job = nil
-        // A reset reports the teardowns that started after it was requested, not earlier ones.
-        for index in pendingResets.indices {
-            let owned = pendingResets[index].retired
-            pendingResets[index].tornDown.append(contentsOf: records.filter { owned.contains($0.box) }.map(\.record))
-        }
-        var effects = Effects(tracing: tracing)
-        continueLifecycle(&effects)
-        return effects
+    /// The snapshot of a build in which every node has a value (kept or made).
+    private func makeSnapshot(_ result: BuildResult) -> AppServices {
+        AppServices(
+            generation: generation, report: result.report, layout: values.graph.layout,
+            values: ContiguousArray(result.values.map { $0! }), scope: scopeInstance,
+            appGeneration: result.appGeneration)
     }
 
-    /// Starts a new generation; `invalidating` are the slots to rebuild (`nil`: all of them).
-    mutating func resetRequested(invalidating: Set<Int>?, waiter: ResetWaiter) -> Effects {
-        var effects = Effects(tracing: tracing)
-        if case .shutDown = state {
-            effects.completedResets.append((waiter, .failure(.shutDown(generation: generation))))
-            return effects
+    /// Build `id` of a scope instance could not get the app snapshot: the app build failed (or the
+    /// app shut down). Its callers get the app's error; the attempt is not used up, so the next
+    /// `start()` tries again (joining the app's next build).
+    mutating func upstreamFailed(id: Int, error: ContainerError) -> BuildFinishedAction {
+        if case .superseded = jobs.buildFinished(id: id) {
+            record(.buildCancelled)
+            return .discard(then: continueLifecycle())
         }
+        guard case .running(let running) = phase, running.buildID == id else {
+            if case .draining(_, let shutdown) = phase {
+                let waiters = resumeAll(.failure, of: currentAttempt)
+                jobs.enqueue(values.retireAll(), owner: shutdown)
+                phase = .shutDown(.shutDown(generation: generation))
+                return .drained(.failure(error), resume: waiters, then: continueLifecycle())
+            }
+            preconditionFailure("build \(id) ended upstream in phase \(phase)")
+        }
+        let build = BuildAttempt(generation: generation, attempt: running.attempt)
+        record(.buildFailed(failure: error.failure ?? .transient, roots: [], exhausted: false), build)
+        phase = .idle(attempt: running.attempt)
+        return .fail(error, resume: resumeAll(.failure, of: build), then: continueLifecycle())
+    }
+
+    /// Moves to the phase after a failed attempt and returns the callers' error.
+    private mutating func failAttempt(_ running: RunningAttempt, report: BuildReport, now: Duration) -> ContainerError {
+        let failure = report.failure ?? .transient
+        let exhausted = failure == .transient && policy.maxAttempts.map { running.attempt >= $0 } == true
+        record(.buildFailed(failure: failure, roots: report.failedNodes, exhausted: exhausted), report.build)
+        guard failure == .transient && !exhausted else {
+            // Sticky: nothing can use this generation's values any more, so they go now (§5).
+            let error =
+                exhausted
+                ? ContainerError.attemptsExhausted(report, maxAttempts: running.attempt) : .buildFailed(report)
+            phase = .failed(error)
+            jobs.enqueue(values.retireBuiltInThisGeneration(), owner: nil)
+            return error
+        }
+        // Keep what succeeded: the next attempt reuses it instead of running it again (rule 3).
+        let error = ContainerError.buildFailed(report)
+        let delay = policy.retryAfter.delay(beforeRetry: running.attempt)
+        phase =
+            delay > .zero
+            ? .backingOff(attempt: running.attempt + 1, allowedAt: now + delay, lastFailure: error)
+            : .idle(attempt: running.attempt + 1)
+        return error
+    }
+
+    /// Takes every parked caller, tracing each one's resumption with `result`.
+    private mutating func resumeAll(_ result: CallerResult, of build: BuildAttempt) -> [Waiter] {
+        callers.removeAll().map { entry in
+            record(.callerResumed(caller: entry.label, result: result), build)
+            return entry.waiter
+        }
+    }
+
+    /// Records a trace event of the current attempt (or `build`), when anyone listens.
+    private mutating func record(_ kind: @autoclosure () -> TraceEvent.Kind, _ build: BuildAttempt? = nil) {
+        guard trace.isEnabled else { return }
+        trace.add(kind(), build ?? currentAttempt)
+    }
+
+    /// Traces a caller answered at once.
+    private mutating func traceAnswer(_ label: String, found: CallerState, result: CallerResult) {
+        record(.callerJoined(caller: label, state: found))
+        record(.callerResumed(caller: label, result: result))
+    }
+
+    // MARK: Teardowns
+
+    /// A teardown job ended; `records` pair each torn-down value's owner with its result.
+    mutating func teardownFinished(_ records: [Jobs.TeardownRecord]) -> Lifecycle {
+        jobs.teardownFinished(records)
+        return continueLifecycle()
+    }
+
+    /// With no job in flight: tears down what is queued, else completes the operations that
+    /// waited for it and launches an attempt that waited for the slot.
+    private mutating func continueLifecycle() -> Lifecycle {
+        switch jobs.next() {
+        case .tearDown(let batch):
+            return Lifecycle(completed: [], next: .tearDown(batch))
+        case .idle(let completed):
+            guard jobs.isIdle, case .running(var running) = phase, !running.launched else {
+                return Lifecycle(completed: completed, next: .none)
+            }
+            running.launched = true
+            phase = .running(running)
+            jobs.buildStarted(id: running.buildID)
+            let build = BuildAttempt(generation: generation, attempt: running.attempt)
+            record(.buildStarted, build)
+            let ticket = BuildTicket(
+                id: running.buildID, build: build, graph: values.graph, kept: values.kept, earlierRuns: values.runs,
+                priority: running.priority)
+            return Lifecycle(completed: completed, next: .launch(ticket))
+        }
+    }
+
+    // MARK: Reset, reload, shutdown
+
+    /// Starts a new generation of the same graph; `invalidating` are the slots to rebuild with
+    /// their dependents (`nil`: all of them). The others carry over.
+    mutating func resetRequested(invalidating: Set<Int>?, waiter: OperationWaiter) -> OperationAction {
+        if let refusal = refusal() { return .refuse(waiter, refusal) }
+        let operation = takeOperationID()
         let from = generation
-        generation += 1
-        runsInGeneration = [:]
-        let retired = invalidating.map { graph.closure(ofDependentsOf: $0) } ?? Set(graph.nodes.indices)
-        var retiredBoxes = Set<ObjectIdentifier>()
-        for (slot, box) in pool where retired.contains(slot) {
-            teardownQueue.append(box)
-            retiredBoxes.insert(ObjectIdentifier(box))
-            pool[slot] = nil
-        }
-        effects.trace(
-            (
-                .generationReset(from: from, to: generation, invalidated: invalidating.map { _ in names(of: retired) }),
-                generation, 1
-            ))
-        supersede(with: .superseded(generation: from, by: generation), result: .superseded, into: &effects)
-        nextAttempt = 1
-        state = .idle
-        pendingResets.append(
-            PendingReset(
-                waiter: waiter, retired: retiredBoxes, from: from, to: generation, invalidated: names(of: retired),
-                carriedOver: names(of: Set(pool.keys))))
-        continueLifecycle(&effects)
-        return effects
+        var supersession = supersede(owner: operation, with: .superseded(generation: from, by: from + 1))
+        let retired = values.advance(invalidating: invalidating)
+        supersession.retired = Set(values.names(of: retired.slots))
+        jobs.enqueue(retired.values, owner: operation)
+        let invalidated = values.names(of: retired.slots)
+        let change = GenerationChange(from: from, to: generation, invalidated: invalidating.map { _ in invalidated })
+        let first = BuildAttempt(generation: generation, attempt: 1)
+        record(.generationReset(change), first)
+        traceResumptions(supersession, result: .superseded)
+        phase = .idle(attempt: 1)
+        jobs.add(
+            .init(
+                id: operation, waiter: waiter,
+                report: ResetReport(
+                    reason: .reset, from: from, to: generation, invalidated: invalidated,
+                    carriedOver: values.names(of: values.kept.keys), cancelledBuild: supersession.cancelledBuild)))
+        return .proceed(supersession.action, then: continueLifecycle())
     }
 
-    mutating func shutdownRequested(waiter: ResetWaiter) -> Effects {
-        var effects = Effects(tracing: tracing)
-        if case .shutDown = state {
-            effects.completedResets.append((waiter, .failure(.shutDown(generation: generation))))
-            return effects
-        }
-        teardownQueue.append(contentsOf: pool.values)
-        let retiredBoxes = Set(pool.values.map(ObjectIdentifier.init))
-        pool = [:]
-        effects.trace((.containerShutdown, generation, currentAttempt))
-        supersede(with: .shutDown(generation: generation), result: .failure, into: &effects)
-        state = .shutDown
-        pendingResets.append(
-            PendingReset(
-                waiter: waiter, retired: retiredBoxes, from: generation, to: generation,
-                invalidated: graph.serviceNames, carriedOver: []))
-        continueLifecycle(&effects)
-        return effects
+    /// Starts a new generation on `graph` (a reload): the values of `carrying` (new slot to old
+    /// slot) carry over, every other value is retired.
+    mutating func reloadRequested(
+        graph: ServiceGraph, carrying: [Int: Int], change: GenerationChange, waiter: OperationWaiter
+    ) -> OperationAction {
+        if let refusal = refusal() { return .refuse(waiter, refusal) }
+        let operation = takeOperationID()
+        let from = generation
+        var supersession = supersede(owner: operation, with: .superseded(generation: from, by: from + 1))
+        let oldGraph = values.graph
+        let carried = Set(carrying.values)
+        supersession.retired = Set(
+            oldGraph.nodes[..<oldGraph.builtCount].indices.filter { !carried.contains($0) }.map {
+                oldGraph.nodes[$0].name
+            })
+        jobs.enqueue(values.advance(to: graph, carrying: carrying), owner: operation)
+        let first = BuildAttempt(generation: generation, attempt: 1)
+        record(.generationReset(change), first)
+        traceResumptions(supersession, result: .superseded)
+        phase = .idle(attempt: 1)
+        let rebuilt = graph.nodes.indices.filter { carrying[$0] == nil }
+        jobs.add(
+            .init(
+                id: operation, waiter: waiter,
+                report: ResetReport(
+                    reason: .reload, from: from, to: generation, invalidated: values.names(of: rebuilt),
+                    carriedOver: values.names(of: carrying.keys), cancelledBuild: supersession.cancelledBuild)))
+        return .proceed(supersession.action, then: continueLifecycle())
     }
 
-    /// Ends the current state for a reset or shutdown: waiters get `error`, a running build is cancelled.
-    private mutating func supersede(with error: ContainerError, result: CallerResult, into effects: inout Effects) {
-        switch state {
-        case .running(let build):
-            resumeAll(build, with: .failure(error), result: result, into: &effects)
-            if case .build(build.id, let handle?)? = job { effects.cancel = handle }
-        case .ready:
-            effects.snapshotChange = .clear
-        case .idle, .failed, .shutDown:
-            break
+    /// Shuts down: with `graceful`, a launched build may finish first (``Phase/draining(_:shutdown:)``,
+    /// until the storage's deadline); otherwise it is cancelled at once. Every value is torn down.
+    /// `error` is what later calls get (`.shutDown`, or a scope's `.closed`).
+    mutating func shutdownRequested(
+        waiter: OperationWaiter, graceful: Bool, error: ContainerError
+    ) -> ShutdownAction {
+        if let refusal = refusal() { return .refuse(waiter, refusal) }
+        let operation = takeOperationID()
+        let ended: TraceEvent.Kind = scopeInstance == nil ? .containerShutdown : .scopeClosed
+        record(ended)
+        let report = ResetReport(
+            reason: .shutdown, from: generation, to: generation, invalidated: values.builtNames,
+            carriedOver: [])
+        jobs.add(.init(id: operation, waiter: waiter, report: report))
+        if graceful, case .running(let running) = phase, running.launched {
+            phase = .draining(running, shutdown: operation)
+            return .drain(operation: operation)
+        }
+        return .proceed(shutDown(operation: operation, error: error), then: continueLifecycle())
+    }
+
+    /// The deadline of a graceful shutdown passed: the build it waited for is cancelled.
+    mutating func shutdownDeadlinePassed(operation: Int) -> DeadlineAction {
+        guard case .draining(_, operation) = phase else { return .none }
+        let supersession = shutDown(operation: operation, error: .shutDown(generation: generation))
+        return .cancel(supersession, then: continueLifecycle())
+    }
+
+    /// Ends everything for shutdown `operation`.
+    private mutating func shutDown(operation: Int, error: ContainerError) -> Supersession {
+        var supersession = supersede(owner: operation, with: error)
+        supersession.retired = Set(values.builtNames)
+        traceResumptions(supersession, result: .failure)
+        jobs.enqueue(values.retireAll(), owner: operation)
+        if let build = supersession.cancelledBuild { jobs.noteCancelled(build, by: operation) }
+        phase = .shutDown(error)
+        return supersession.action
+    }
+
+    /// Why an operation is refused, if it is.
+    private func refusal() -> ContainerError? {
+        switch phase {
+        case .shutDown(let error): error
+        case .draining: .shutDown(generation: generation)
+        default: nil
         }
     }
 
-    /// With no job in flight: tear down what is queued, else finish pending resets and
-    /// launch a build that is waiting.
-    private mutating func continueLifecycle(_ effects: inout Effects) {
-        guard job == nil else { return }
-        if !teardownQueue.isEmpty {
-            // Dependents before their dependencies (§5).
-            let rank = graph.topologicalRank
-            effects.tearDown = teardownQueue.sorted { rank[$0.slot] > rank[$1.slot] }
-            teardownQueue = []
-            job = .teardown
-            return
-        }
-        for reset in pendingResets {
-            effects.completedResets.append(
-                (
-                    reset.waiter,
-                    .success(
-                        ResetReport(
-                            from: reset.from, to: reset.to, invalidated: reset.invalidated,
-                            carriedOver: reset.carriedOver,
-                            tornDown: reset.tornDown))
-                ))
-        }
-        pendingResets = []
-        if case .running(var build) = state, !build.launched {
-            build.launched = true
-            state = .running(build)
-            job = .build(id: build.id, handle: nil)
-            effects.trace((.buildStarted, generation, build.attempt))
-            effects.launch = BuildTicket(
-                id: build.id, generation: generation, attempt: build.attempt, kept: pool,
-                earlierRuns: runsInGeneration)
+    private mutating func takeOperationID() -> Int {
+        defer { nextOperationID += 1 }
+        return nextOperationID
+    }
+
+    /// The callers and build a reset or shutdown ends.
+    private struct Ended {
+        let waiters: [CallerRegistry<Waiter>.Entry]
+        let error: ContainerError
+        let cancel: BuildHandle?
+        let cancelledBuild: BuildAttempt?
+        let clearSnapshot: Bool
+        let attempt: BuildAttempt
+
+        var retired: Set<String> = []
+
+        var action: Supersession {
+            Supersession(
+                resume: waiters.map(\.waiter), error: error, cancel: cancel, clearSnapshot: clearSnapshot,
+                retired: retired)
         }
     }
 
-    private func names(of slots: Set<Int>) -> [String] {
-        slots.sorted().map { graph.nodes[$0].name }
+    /// Ends the current phase for an operation: parked callers will get `error`, a running
+    /// build is cancelled (its late values are reported by `owner`), a published snapshot is cleared.
+    private mutating func supersede(owner: Int, with error: ContainerError) -> Ended {
+        let attempt = currentAttempt
+        var cancelledBuild: BuildAttempt?
+        switch phase {
+        case .running(let running), .draining(let running, _):
+            if running.launched { cancelledBuild = BuildAttempt(generation: generation, attempt: running.attempt) }
+        default: break
+        }
+        var clearSnapshot = false
+        if case .ready = phase { clearSnapshot = true }
+        return Ended(
+            waiters: callers.removeAll(), error: error, cancel: jobs.supersedeBuild(owner: owner),
+            cancelledBuild: cancelledBuild, clearSnapshot: clearSnapshot, attempt: attempt)
+    }
+
+    private mutating func traceResumptions(_ ended: Ended, result: CallerResult) {
+        for entry in ended.waiters { record(.callerResumed(caller: entry.label, result: result), ended.attempt) }
+    }
+
+    // MARK: Invariants
+
+    /// Every broken invariant of the machine and its parts; empty when it is consistent.
+    func invariantViolations() -> [String] {
+        var violations = callers.invariantViolations() + jobs.invariantViolations() + values.invariantViolations()
+        func require(_ condition: Bool, _ text: @autoclosure () -> String) {
+            if !condition { violations.append(text()) }
+        }
+        switch phase {
+        case .running(let running), .draining(let running, _):
+            if running.launched {
+                require(jobs.buildID == running.buildID, "a launched attempt is the build in flight")
+            } else {
+                require(!jobs.isIdle, "an attempt waits to launch only while a job is in flight")
+            }
+        case .ready(let snapshot):
+            require(callers.isEmpty, "nobody waits when ready")
+            require(snapshot.generation == generation, "the published snapshot is of this generation")
+            require(values.kept.count == values.graph.builtCount, "a ready generation keeps every value")
+        case .idle, .backingOff, .failed:
+            require(callers.isEmpty, "nobody waits without a running attempt")
+        case .shutDown:
+            require(callers.isEmpty && values.kept.isEmpty, "nothing waits or lives after a shutdown")
+        }
+        return violations.map { "\($0) (phase \(phase))" }
+    }
+
+    /// Debug builds: stops at the first event after which an invariant is broken.
+    func _checkInvariants() {
+        #if DEBUG
+            let violations = invariantViolations()
+            assert(violations.isEmpty, "coordinator invariants broken: \(violations)")
+        #endif
     }
 }
 
-extension CoordinatorStateMachine.Job: CustomStringConvertible {
-    var description: String {
-        switch self {
-        case .build(let id, _): "build(\(id))"
-        case .teardown: "teardown"
-        }
+/// Trace events collected by a state machine's transitions, stamped by the storage in the same
+/// critical section; nothing is built when nobody listens.
+struct TraceBuffer {
+    let isEnabled: Bool
+    private(set) var events: [(kind: TraceEvent.Kind, build: BuildAttempt)] = []
+
+    init(isEnabled: Bool) { self.isEnabled = isEnabled }
+
+    /// Records an event (call only when ``isEnabled``).
+    mutating func add(_ kind: TraceEvent.Kind, _ build: BuildAttempt) { events.append((kind, build)) }
+
+    /// The events recorded since the last call.
+    mutating func take() -> [(kind: TraceEvent.Kind, build: BuildAttempt)] {
+        guard !events.isEmpty else { return [] }
+        defer { events = [] }
+        return events
     }
 }

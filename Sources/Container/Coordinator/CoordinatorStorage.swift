@@ -1,33 +1,66 @@
 import Synchronization
 
-/// Owns the state machine's lock and carries out its effects after unlocking:
-/// resumes continuations, launches and cancels build tasks, runs teardowns, emits events.
+/// Owns the state machine's lock and carries out its actions after unlocking: resumes
+/// continuations, launches, escalates and cancels build tasks, runs teardowns, emits events.
+///
+/// The same type runs the app's graph and every scope instance's (DESIGN §9): a scope
+/// instance's storage has a ``ScopeBinding`` (its builds first get the app's snapshot), the
+/// app's has a ``ScopeRegistry`` of the open instances (its resets supersede those that use a
+/// retired service, and its teardowns wait for theirs).
 @usableFromInline
 final class CoordinatorStorage: Sendable {
     typealias Waiter = CheckedContinuation<AppServices, any Error>
-    typealias ResetWaiter = CheckedContinuation<Result<ResetReport, ContainerError>, Never>
-    typealias Machine = CoordinatorStateMachine<Waiter, ResetWaiter, Task<Void, Never>>
+    /// Told the result of a reset, reload or shutdown; called exactly once.
+    typealias OperationWaiter = @Sendable (Result<ResetReport, ContainerError>) -> Void
+    typealias Machine = CoordinatorStateMachine<Waiter, OperationWaiter, Task<Void, Never>>
 
-    let graph: ServiceGraph
     let policy: BuildPolicy
     let tracer: Tracer
     let redactor: Redactor
+    /// For a scope instance: its parent and parameters.
+    let binding: ScopeBinding?
+    /// For the app: the open scope instances.
+    let scopes: ScopeRegistry?
     private let machine: Locked<Machine>
-    /// The published snapshot, for the synchronous hot path: lock-free reads (see `SnapshotSlot`);
-    /// written only under `machine`'s lock, so it changes in the same order as the state.
-    @usableFromInline let published = SnapshotSlot()
+    /// The published snapshot and generation, for the synchronous hot path: lock-free reads
+    /// (see `SnapshotSlot`); changed only under `machine`'s lock, in the same order as the state.
+    @usableFromInline let published: SnapshotSlot
+    /// Caller ids, given before a caller suspends (so its cancellation can name it).
+    private let callerIDs = Atomic<Int>(0)
 
-    init(graph: ServiceGraph, policy: BuildPolicy, sinks: [any TraceSink]) {
-        self.graph = graph
+    /// The app's storage, over the app part of `declared`.
+    init(declared: ServiceGraph, policy: BuildPolicy, tracer: Tracer) {
         self.policy = policy
-        self.tracer = Tracer(sinks: sinks)
-        self.redactor = Redactor(secrets: graph.secrets)
-        self.machine = Locked(Machine(graph: graph, tracing: !sinks.isEmpty))
+        self.tracer = tracer
+        // Every secret of the graph, scoped services' too: scope instances share this redactor.
+        self.redactor = Redactor(secrets: declared.secrets)
+        self.binding = nil
+        self.scopes = ScopeRegistry(declared: declared)
+        self.machine = Locked(Machine(graph: declared.appPart, policy: policy, tracing: tracer.isEnabled))
+        self.published = SnapshotSlot(answersReadyInline: !tracer.isEnabled)
     }
+
+    /// A scope instance's storage, over the scope's part of the graph.
+    init(scopePart: ServiceGraph, binding: ScopeBinding, parent: CoordinatorStorage) {
+        self.policy = parent.policy
+        self.tracer = parent.tracer
+        self.redactor = parent.redactor
+        self.binding = binding
+        self.scopes = nil
+        self.machine = Locked(
+            Machine(graph: scopePart, policy: parent.policy, tracing: tracer.isEnabled, scopeInstance: binding.label))
+        self.published = SnapshotSlot(answersReadyInline: !tracer.isEnabled, shards: 1)
+    }
+
+    /// The scope instance's label in the trace (`nil` for the app).
+    var scopeLabel: String? { binding?.label }
+
+    /// The graph of the current generation (a reload replaces it).
+    var graph: ServiceGraph { machine.withLock { $0.values.graph } }
 
     var current: AppServices? { published.load() }
 
-    @usableFromInline var generation: Int { machine.withLock { $0.generation } }
+    @usableFromInline var generation: Int { published.generation }
 
     // MARK: Callers
 
@@ -36,108 +69,263 @@ final class CoordinatorStorage: Sendable {
         // Untraced, a ready snapshot is returned at once. Traced, every caller goes through the
         // state machine, so its `caller.joined` is stamped in the same critical section as the
         // state it found (never after a reset it raced with).
-        if !tracer.isEnabled, let snapshot = current { return snapshot }
-        let caller = machine.withLock { $0.allocateCaller() }
+        if published.answersReadyInline, let snapshot = current { return snapshot }
+        let caller = callerIDs.add(1, ordering: .relaxed).newValue
         // A caller's name is only ever read by the trace: untraced, none is made.
         let name = label ?? (tracer.isEnabled ? "caller-\(caller)" : "")
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (waiter: Waiter) in
-                transition { $0.startRequested(caller: caller, label: name, waiter: waiter) }
+        return try await withTaskPriorityEscalationHandler {
+            try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (waiter: Waiter) in
+                    let priority = Task.currentPriority.rawValue
+                    let action = transition { machine, now in
+                        // Read in the critical section: a cancellation that comes later finds
+                        // the caller parked (its handler runs after the flag is set).
+                        machine.startRequested(
+                            caller: caller, label: name, waiter: waiter, priority: priority,
+                            isCancelled: Task.isCancelled, now: now)
+                    }
+                    switch action {
+                    case .answer(let waiter, let outcome): resume(waiter, with: outcome)
+                    case .park, .launch: break
+                    case .escalate(let task, let priority): task.escalatePriority(to: TaskPriority(rawValue: priority))
+                    }
+                }
+            } onCancel: {
+                if case .resume(let waiter) = transition({ machine, _ in machine.waiterCancelled(caller: caller) }) {
+                    waiter.resume(throwing: CancellationError())
+                }
             }
-        } onCancel: {
-            transition { $0.waiterCancelled(caller: caller) }
+        } onPriorityEscalated: { _, new in
+            // The caller itself was raised (someone awaits it at a higher priority): so is its build.
+            if case .escalate(let task, let priority) = transition({ machine, _ in
+                machine.callerEscalated(priority: new.rawValue)
+            }) {
+                task.escalatePriority(to: TaskPriority(rawValue: priority))
+            }
         }
     }
 
-    // MARK: Reset and shutdown
+    private func resume(_ waiter: Waiter, with outcome: Machine.CallerOutcome) {
+        switch outcome {
+        case .snapshot(let snapshot): waiter.resume(returning: snapshot)
+        case .failure(let error): waiter.resume(throwing: error)
+        case .cancelled: waiter.resume(throwing: CancellationError())
+        }
+    }
+
+    // MARK: Reset, reload and shutdown
 
     func reset(invalidating names: [String]?) async throws(ContainerError) -> ResetReport {
-        var slots: Set<Int>?
-        if let names {
-            let unknown = names.filter { graph.layout.slots[$0] == nil }
-            guard unknown.isEmpty else {
-                throw .unknownServices(unknown, known: graph.serviceNames, generation: generation)
+        try await withOperation { beginReset(invalidating: names, then: $0) }
+    }
+
+    /// Performs a reset's transition now (so a superseded build can never publish after this
+    /// returns) and calls `done` with its report once its teardowns are finished.
+    func beginReset(invalidating names: [String]?, then done: @escaping OperationWaiter) {
+        let action = transition { machine, _ -> Machine.OperationAction in
+            var slots: Set<Int>?
+            if let names {
+                let graph = machine.values.graph
+                let unknown = names.filter { name in
+                    graph.layout.slots[name].map { $0 >= graph.builtCount } ?? true
+                }
+                guard unknown.isEmpty else {
+                    let known = Array(graph.serviceNames[..<graph.builtCount])
+                    return .refuse(done, .unknownServices(unknown, known: known, generation: machine.generation))
+                }
+                slots = Set(names.compactMap { graph.layout.slots[$0] })
             }
-            slots = Set(names.compactMap { graph.layout.slots[$0] })
+            return machine.resetRequested(invalidating: slots, waiter: done)
         }
-        let result = await withCheckedContinuation { (waiter: ResetWaiter) in
-            transition { $0.resetRequested(invalidating: slots, waiter: waiter) }
+        perform(action)
+    }
+
+    func reload(
+        _ graph: ServiceGraph, carrying: [Int: Int], change: GenerationChange
+    ) async throws(ContainerError) -> ResetReport {
+        try await withOperation { done in
+            perform(
+                transition { machine, _ in
+                    machine.reloadRequested(graph: graph, carrying: carrying, change: change, waiter: done)
+                })
+        }
+    }
+
+    /// Shuts down; a running build may finish until `deadline` (`nil`: cancelled at once).
+    /// `error` is what later calls get. The app closes its scope instances first (§9).
+    func shutdown(deadline: ContinuousClock.Instant?, error: ContainerError) async throws(ContainerError) -> ResetReport
+    {
+        if let scopes { await scopes.closeAll() }
+        return try await withOperation { done in
+            let action = transition { machine, _ in
+                machine.shutdownRequested(waiter: done, graceful: deadline != nil, error: error)
+            }
+            switch action {
+            case .refuse(let waiter, let error): waiter(.failure(error))
+            case .drain(let operation):
+                Task.detached { [self] in
+                    // The deadline is a timer, not an order of events: it only bounds the wait.
+                    if let deadline { try? await Task.sleep(until: deadline, clock: .continuous) }
+                    perform(transition { machine, _ in machine.shutdownDeadlinePassed(operation: operation) })
+                }
+            case .proceed(let supersession, let lifecycle): perform(supersession, lifecycle)
+            }
+        }
+    }
+
+    /// Runs `begin` with a completion that resumes this call.
+    private func withOperation(
+        _ begin: (@escaping OperationWaiter) -> Void
+    ) async throws(ContainerError) -> ResetReport {
+        let result = await withCheckedContinuation { continuation in
+            begin { continuation.resume(returning: $0) }
         }
         return try result.get()
     }
 
-    func shutdown() async throws(ContainerError) -> ResetReport {
-        let result = await withCheckedContinuation { (waiter: ResetWaiter) in
-            transition { $0.shutdownRequested(waiter: waiter) }
-        }
-        return try result.get()
-    }
+    /// Runs `body` while holding the state lock; for tests that check what does not need it.
+    func _withStateLock<Result>(_ body: () -> Result) -> Result { machine.withLock { _ in body() } }
 
-    // MARK: Effects
+    // MARK: Transitions
 
-    /// Runs one event of the state machine under the lock, launching a build in the same
-    /// critical section when the event asks for one (rule 1: `running` is recorded with its
-    /// task before anyone can observe it), then carries out the rest of the effects.
-    private func transition(_ event: (inout Machine) -> Machine.Effects) {
-        let (effects, events) = machine.withLock { machine in
-            let effects = event(&machine)
-            // Stamped in the lock, so the trace orders events as the transitions happened.
-            let events = tracer.stamp(effects.events)
-            if let ticket = effects.launch {
-                let task = Task.detached(priority: Task.currentPriority) { [self] in await runBuild(ticket) }
+    /// Runs one event of the state machine under the lock. In the same critical section it
+    /// launches a build the event asks for (rule 1: `running` is recorded with its task before
+    /// anyone can observe it) and changes the published snapshot, so the hot path changes in
+    /// the order of the transitions. After unlocking, it releases a replaced snapshot and
+    /// delivers the trace events; the caller carries out the rest of the action.
+    private func transition<Action: CoordinatorAction>(
+        _ event: (inout Machine, Duration) -> Action
+    ) -> Action where Action.Ticket == Machine.BuildTicket {
+        let (action, events, retired) = machine.withLock { machine in
+            let action = event(&machine, tracer.now)
+            if let ticket = action.ticket {
+                let task = Task.detached(priority: TaskPriority(rawValue: ticket.priority)) { [self] in
+                    await runBuild(ticket)
+                }
                 machine.buildLaunched(id: ticket.id, handle: task)
             }
-            switch effects.snapshotChange {
-            case .publish(let snapshot)?: published.store(snapshot)
-            case .clear?: published.store(nil)
+            var retired: RetiredSnapshot?
+            switch action.snapshotChange {
+            case .publish(let snapshot)?: retired = published.exchange(snapshot)
+            case .clear?: retired = published.exchange(nil)
             case nil: break
             }
-            return (effects, events)
+            published.setGeneration(machine.generation)
+            machine._checkInvariants()
+            // Stamped in the lock, so the trace orders events as the transitions happened.
+            return (action, tracer.stamp(machine.trace.take(), scope: scopeLabel), retired)
         }
-        perform(effects, events: events)
+        // Outside the lock: waiting for readers never holds up another transition.
+        if let retired { published.retire(retired) }
+        tracer.deliver(events)
+        return action
     }
 
-    private func perform(_ effects: Machine.Effects, events: [Tracer.Stamped]) {
-        tracer.deliver(events)
-        for (waiter, outcome) in effects.resumptions {
-            switch outcome {
-            case .snapshot(let snapshot): waiter.resume(returning: snapshot)
-            case .failure(let error): waiter.resume(throwing: error)
-            case .cancelled: waiter.resume(throwing: CancellationError())
-            }
+    private func perform(_ action: Machine.OperationAction) {
+        switch action {
+        case .refuse(let waiter, let error): waiter(.failure(error))
+        case .proceed(let supersession, let lifecycle): perform(supersession, lifecycle)
         }
-        effects.cancel?.cancel()
-        if let boxes = effects.tearDown {
-            Task.detached { [self] in await runTeardown(boxes) }
-        }
-        for (waiter, result) in effects.completedResets { waiter.resume(returning: result) }
     }
+
+    private func perform(_ action: Machine.DeadlineAction) {
+        if case .cancel(let supersession, let lifecycle) = action { perform(supersession, lifecycle) }
+    }
+
+    private func perform(_ supersession: Machine.Supersession, _ lifecycle: Machine.Lifecycle) {
+        // Scope instances built on a retired service are superseded now, before this
+        // operation's teardown can start (it waits for theirs: scoped values go first, §9).
+        scopes?.supersede(using: supersession.retired)
+        for waiter in supersession.resume { waiter.resume(throwing: supersession.error) }
+        supersession.cancel?.cancel()
+        perform(lifecycle)
+    }
+
+    private func perform(_ lifecycle: Machine.Lifecycle) {
+        if case .tearDown(let batch) = lifecycle.next {
+            Task.detached { [self] in await runTeardown(batch) }
+        }
+        for (waiter, report) in lifecycle.completed { waiter(.success(report)) }
+    }
+
+    // MARK: Jobs
 
     private func runBuild(_ ticket: Machine.BuildTicket) async {
+        var external: [Int: AnyServiceBox] = [:]
+        var appGeneration: Int?
+        if let binding {
+            // A scope instance never assumes the app is ready: it joins (or starts) its build.
+            switch await binding.appSnapshot() {
+            case .success(let app):
+                external = binding.externalValues(of: ticket.graph, from: app)
+                appGeneration = app.generation
+            case .failure(let error):
+                finish(transition { machine, _ in machine.upstreamFailed(id: ticket.id, error: error) })
+                return
+            }
+        }
         let builder = GraphBuilder(
-            graph: graph, generation: ticket.generation, attempt: ticket.attempt, kept: ticket.kept,
-            earlierRuns: ticket.earlierRuns, policy: policy, tracer: tracer, redactor: redactor)
+            graph: ticket.graph, generation: ticket.build.generation, attempt: ticket.build.attempt,
+            kept: ticket.kept, earlierRuns: ticket.earlierRuns, policy: policy, tracer: tracer, redactor: redactor,
+            external: external, scopeInstance: binding?.label, parameters: binding?.parameters ?? .init(),
+            appGeneration: appGeneration)
         let result = await builder.run()
-        transition { $0.buildFinished(id: ticket.id, result: result) }
+        finish(transition { machine, now in machine.buildFinished(id: ticket.id, result: result, now: now) })
+    }
+
+    private func finish(_ action: Machine.BuildFinishedAction) {
+        switch action {
+        case .publish(let snapshot, let waiters, let lifecycle):
+            for waiter in waiters { waiter.resume(returning: snapshot) }
+            perform(lifecycle)
+        case .fail(let error, let waiters, let lifecycle):
+            for waiter in waiters { waiter.resume(throwing: error) }
+            perform(lifecycle)
+        case .drained(let outcome, let waiters, let lifecycle):
+            for waiter in waiters { resume(waiter, with: outcome) }
+            perform(lifecycle)
+        case .discard(let lifecycle):
+            perform(lifecycle)
+        }
     }
 
     /// Tears values down one at a time, in the order given (dependents first); errors are
-    /// reported in the trace and the reset's report, never swallowed.
-    private func runTeardown(_ boxes: [AnyServiceBox]) async {
-        var records: [(box: ObjectIdentifier, record: ResetReport.Teardown)] = []
-        for box in boxes where box.hasTearDown {
+    /// reported in the trace and in the report of the operation that owns the value (or the
+    /// next operation's, when none does), never swallowed.
+    private func runTeardown(_ batch: [Machine.Jobs.Teardown]) async {
+        // Scope instances superseded by the operation that queued these values go first.
+        await scopes?.awaitSupersessions()
+        var records: [Machine.Jobs.TeardownRecord] = []
+        for item in batch where item.box.hasTearDown {
             var message: String?
             do {
-                try await box.tearDown()
+                try await item.box.tearDown()
             } catch {
                 message = redactor.redact(String(describing: error))
             }
+            let box = item.box
             records.append(
-                (ObjectIdentifier(box), .init(service: box.name, generation: box.builtInGeneration, error: message)))
-            tracer.emit(
-                .nodeTornDown(node: box.name, error: message), generation: box.builtInGeneration,
-                attempt: box.builtInAttempt)
+                .init(
+                    owner: item.owner,
+                    record: .init(service: box.name, generation: box.builtInGeneration, error: message)))
+            tracer.emit(.nodeTornDown(node: box.name, error: message), build: box.builtIn, scope: scopeLabel)
         }
-        transition { $0.teardownFinished(records) }
+        perform(transition { machine, _ in machine.teardownFinished(records) })
     }
+}
+
+/// A change of the published snapshot, made in the transition's critical section.
+enum SnapshotChange {
+    case publish(AppServices)
+    case clear
+}
+
+/// An action of the coordinator's state machine, as the storage's transition sees it: a build
+/// to launch and a snapshot change, both carried out in the critical section.
+protocol CoordinatorAction {
+    associatedtype Ticket
+    /// The build to launch now, if any.
+    var ticket: Ticket? { get }
+    /// The change of the published snapshot, if any.
+    var snapshotChange: SnapshotChange? { get }
 }

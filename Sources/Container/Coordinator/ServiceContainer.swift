@@ -20,8 +20,6 @@ public final class ServiceContainer: Sendable {
     @usableFromInline let storage: CoordinatorStorage
     /// The storage's snapshot slot, held here too so the hot path reaches it in one hop.
     @usableFromInline let published: SnapshotSlot
-    /// Whether callers are traced; when not, a ready `start()` is answered inline.
-    @usableFromInline let tracesCallers: Bool
 
     /// Creates a container for a validated graph. Nothing is built until ``start(as:)``.
     ///
@@ -30,9 +28,8 @@ public final class ServiceContainer: Sendable {
     ///   - policy: fail-fast or not, and the default error classifier.
     ///   - trace: sinks that receive every trace event.
     public init(graph: ServiceGraph, policy: BuildPolicy = .default, trace: [any TraceSink] = []) {
-        storage = CoordinatorStorage(graph: graph, policy: policy, sinks: trace)
+        storage = CoordinatorStorage(declared: graph, policy: policy, tracer: Tracer(sinks: trace))
         published = storage.published
-        tracesCallers = !trace.isEmpty
     }
 
     /// Validates `specs` and creates a container for them.
@@ -45,7 +42,10 @@ public final class ServiceContainer: Sendable {
     }
 
     /// The graph this container builds.
-    public var graph: ServiceGraph { storage.graph }
+    public var graph: ServiceGraph { scopes.declared }
+
+    /// The open scope instances.
+    var scopes: ScopeRegistry { storage.scopes! }
 
     /// The current generation (1 for a new container; each reset adds one).
     public var generation: Int { storage.generation }
@@ -68,17 +68,11 @@ public final class ServiceContainer: Sendable {
     ///   first), or ``ServiceLookupError`` when the snapshot has no such service of that type.
     @inlinable
     public func resolve<Value>(_ key: ServiceKey<Value>) throws -> Value {
-        // A reader section of the lock-free slot: the snapshot is used without retaining it
-        // (only the returned value is retained). Nothing inside may take a lock (a reset waits
-        // for readers while holding the state lock), so "not ready" is thrown after leaving.
-        let slot = published
-        let counter = slot.enterReader()
-        guard let pointer = slot.pointerInsideReader else {
-            slot.leaveReader(counter)
-            throw ContainerError.notReady(generation: storage.generation)
-        }
-        defer { slot.leaveReader(counter) }
-        return try pointer._withUnsafeGuaranteedRef { try $0.resolve(key) }
+        // The snapshot is used without retaining it; only the returned value is retained.
+        guard
+            let value = try published.withCurrent({ snapshot throws(ServiceLookupError) in try snapshot.resolve(key) })
+        else { throw ContainerError.notReady(generation: published.generation) }
+        return value
     }
 
     /// Returns the current generation's snapshot, building it if needed.
@@ -92,7 +86,7 @@ public final class ServiceContainer: Sendable {
     @inlinable
     public func start(as label: String? = nil) async throws -> AppServices {
         // Ready (the common case): answered inline in the caller, without an async call.
-        if !tracesCallers, let snapshot = published.load() { return snapshot }
+        if published.answersReadyInline, let snapshot = published.load() { return snapshot }
         return try await storage.start(label: label)
     }
 
@@ -101,6 +95,11 @@ public final class ServiceContainer: Sendable {
     /// The entry point does not assume anything is ready: this joins the build if needed.
     /// - Throws: what ``start(as:)`` throws, or what the entry point throws.
     public func run<Entry: EntryPoint>(_ entryPoint: Entry) async throws -> Entry.Output {
+        if let scope = entryPoint.scope {
+            throw ContainerError.invalidScope(
+                "entry point '\(entryPoint.id)' runs in scope '\(scope)': run it with run(_:in:) in an open instance, "
+                    + "or run(_:scopeID:parameters:)")
+        }
         let snapshot = try await start(as: entryPoint.id)
         return try await entryPoint.run(
             ScopedServices(snapshot, reader: entryPoint.id, requirements: entryPoint.requirements))
@@ -126,6 +125,6 @@ public final class ServiceContainer: Sendable {
     /// - Throws: ``ContainerError`` `.shutDown` when already shut down.
     @discardableResult
     public func shutdown() async throws(ContainerError) -> ResetReport {
-        try await storage.shutdown()
+        try await storage.shutdown(deadline: nil, error: .shutDown(generation: storage.generation))
     }
 }

@@ -31,6 +31,7 @@ public struct GraphError: Error, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case duplicateService, unknownProvider, missingDependency, duplicateDependency, cycle
             case unknownRequirement, typeMismatch, invalidOptions, invalidName
+            case undeclaredScope, invalidScope, captiveDependency, crossScopeDependency, scopeMismatch
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -53,6 +54,16 @@ public struct GraphError: Error, Sendable, CustomStringConvertible {
         public static let invalidOptions = Code(.invalidOptions)
         /// A service name is empty.
         public static let invalidName = Code(.invalidName)
+        /// A service or an entry point names a scope the graph does not declare.
+        public static let undeclaredScope = Code(.undeclaredScope)
+        /// A declared scope name is empty, repeated, or holds a character it may not.
+        public static let invalidScope = Code(.invalidScope)
+        /// An app service depends on a scoped one, which it would outlive (DESIGN §9).
+        public static let captiveDependency = Code(.captiveDependency)
+        /// A scoped service depends on a service of another scope; scopes never see each other.
+        public static let crossScopeDependency = Code(.crossScopeDependency)
+        /// An entry point requires a scoped service of a scope it does not run in.
+        public static let scopeMismatch = Code(.scopeMismatch)
 
         public var description: String { base.rawValue }
     }

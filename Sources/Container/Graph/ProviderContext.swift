@@ -31,11 +31,18 @@ public struct ProviderContext: Sendable {
     /// per read would make reading them all quadratic.
     private let positions: [String: Int]?
     let redactor: Redactor
+    /// The scope instance the node is built in (`"push#notification-42"`), or `nil` for the app.
+    public let scopeInstance: String?
+    /// The scope instance's parameters.
+    let parameters: ScopeParameters
 
     init(
         serviceName: String, slot: Int, options: ServiceOptions, generation: Int, attempt: Int, run: Int,
-        runInGeneration: Int? = nil, dependencies: [AnyServiceBox?], declared: [String], redactor: Redactor
+        runInGeneration: Int? = nil, dependencies: [AnyServiceBox?], declared: [String], redactor: Redactor,
+        scopeInstance: String? = nil, parameters: ScopeParameters = ScopeParameters()
     ) {
+        self.scopeInstance = scopeInstance
+        self.parameters = parameters
         precondition(dependencies.count == declared.count, "one value (or nil) per declared dependency")
         self.serviceName = serviceName
         self.options = options
@@ -70,6 +77,22 @@ public struct ProviderContext: Sendable {
     /// Reads a declared dependency; the same as ``resolve(_:)``.
     public subscript<Value>(key: ServiceKey<Value>) -> Value {
         get throws(ServiceLookupError) { try resolve(key) }
+    }
+
+    /// Reads a parameter of the scope instance the node is built in (DESIGN §9).
+    /// - Throws: ``ScopeParameterError`` (permanent) when the instance was opened without it, with
+    ///   another type, or the node is an app service.
+    public func parameter<Value>(_ key: ScopeParameter<Value>) throws(ScopeParameterError) -> Value {
+        guard let instance = scopeInstance else { throw .notInScope(key.name, service: serviceName) }
+        guard let value = parameters.anyValue(key.name) else {
+            throw .missing(
+                key.name, type: Value.self, service: serviceName, instance: instance, given: parameters.names)
+        }
+        guard let typed = value as? Value else {
+            throw .wrongType(
+                key.name, expected: Value.self, actual: type(of: value), service: serviceName, instance: instance)
+        }
+        return typed
     }
 
     /// Marks `secret` (a token, a password) so it is redacted from every trace and error.

@@ -13,10 +13,11 @@ extension ServiceGraph {
     ///   - specs: the services, in declaration order (the order of their slots).
     ///   - registry: resolves provider ids; inline providers need no registry.
     ///   - requirements: what readers such as entry points will read, checked by name and type.
+    ///   - scopes: the scope names services and readers may live or run in (DESIGN §9).
     /// - Throws: ``GraphError`` listing every problem.
     public convenience init(
         _ specs: [ServiceSpec], registry: ProviderRegistry = ProviderRegistry(),
-        requirements: [ServiceRequirement] = []
+        requirements: [ServiceRequirement] = [], scopes: [String] = []
     ) throws(GraphError) {
         var issues: [GraphError.Issue] = []
         var slotOfName: [String: Int] = [:]
@@ -72,6 +73,9 @@ extension ServiceGraph {
             Self.check(
                 requirement, slots: slotOfName, providers: providers, suggestions: &suggestions, issues: &issues)
         }
+        let scoping = Self.checkScopes(
+            declared: scopes, specs: specs, accepted: accepted, dependencies: dependencies,
+            requirements: requirements, slots: slotOfName, issues: &issues)
         // Every provider is resolved when there is no issue (an unresolved one is an issue).
         let resolved = providers.compactMap { $0 }
         guard issues.isEmpty, resolved.count == accepted.count else { throw GraphError(issues: issues) }
@@ -84,9 +88,10 @@ extension ServiceGraph {
                     name: specs[position].name, provider: resolved[slot], dependencies: dependencies[slot],
                     dependencyNames: dependencies[slot].map { specs[accepted[$0]].name },
                     options: specs[position].options, timeout: specs[position].timeout, retry: specs[position].retry,
-                    defaultFailure: specs[position].defaultFailure, location: specs[position].location))
+                    defaultFailure: specs[position].defaultFailure, location: specs[position].location,
+                    lifetime: specs[position].lifetime))
         }
-        self.init(nodes: nodes)
+        self.init(nodes: nodes, scopeNames: scoping.names, scopeReads: scoping.reads)
     }
 
     private static func resolveProvider(

@@ -23,12 +23,19 @@ public final class ServiceGraph: Sendable {
         let retry: RetryPolicy
         let defaultFailure: FailureKind?
         let location: ConfigLocation?
+        /// The app or the scope the value lives in.
+        let lifetime: Lifetime
+        /// In a scope's part: an app service whose value comes from the app snapshot the scope
+        /// instance is built on; it is never built, kept or torn down by the scope.
+        let isExternal: Bool
 
         init(
             name: String, provider: AnyServiceProvider, dependencies: [Int], dependencyNames: [String],
             options: ServiceOptions, timeout: Duration?, retry: RetryPolicy, defaultFailure: FailureKind?,
-            location: ConfigLocation?
+            location: ConfigLocation?, lifetime: Lifetime = .app, isExternal: Bool = false
         ) {
+            self.lifetime = lifetime
+            self.isExternal = isExternal
             self.name = name
             self.provider = provider
             self.dependencies = dependencies
@@ -51,8 +58,38 @@ public final class ServiceGraph: Sendable {
     let layout: ServiceLayout
     /// Secret option values of every node, redacted from traces and errors.
     let secrets: [String]
+    /// The scope names the graph declares (DESIGN §9), in declaration order.
+    public let scopeNames: [String]
+    /// The nodes this graph builds: slots `0..<builtCount`; the others are external (a scope
+    /// part's app services, at the end).
+    let builtCount: Int
+    /// The scope a part builds (`nil`: the app, or the whole declared graph).
+    let scope: String?
+    /// The app's part of a graph that declares scoped services; `nil` when it is the graph itself.
+    private let appOnly: ServiceGraph?
+    /// Each declared scope's part: its services, then the app services they use (external).
+    let scopeParts: [String: ServiceGraph]
 
-    init(nodes: [Node]) {
+    /// A graph of `nodes`, split into its app and scope parts when it declares scopes.
+    convenience init(nodes: [Node], scopeNames: [String] = [], scopeReads: [String: Set<String>] = [:]) {
+        let hasScoped = nodes.contains { $0.lifetime != .app }
+        let appOnly = hasScoped ? Self.part(of: nodes, scope: nil, reads: []) : nil
+        var parts: [String: ServiceGraph] = [:]
+        for scope in scopeNames { parts[scope] = Self.part(of: nodes, scope: scope, reads: scopeReads[scope] ?? []) }
+        self.init(
+            nodes: nodes, scopeNames: scopeNames, builtCount: nodes.count, scope: nil, appOnly: appOnly,
+            scopeParts: parts)
+    }
+
+    init(
+        nodes: [Node], scopeNames: [String], builtCount: Int, scope: String?, appOnly: ServiceGraph?,
+        scopeParts: [String: ServiceGraph]
+    ) {
+        self.scopeNames = scopeNames
+        self.builtCount = builtCount
+        self.scope = scope
+        self.appOnly = appOnly
+        self.scopeParts = scopeParts
         self.nodes = nodes
         var dependents = [[Int]](repeating: [], count: nodes.count)
         for (index, node) in nodes.enumerated() {
@@ -68,6 +105,9 @@ public final class ServiceGraph: Sendable {
         self.layout = ServiceLayout(names: nodes.map(\.name))
         self.secrets = nodes.flatMap { $0.options.secretStrings }
     }
+
+    /// The part the app's coordinator builds: the app services.
+    var appPart: ServiceGraph { appOnly ?? self }
 
     /// The number of services.
     public var count: Int { nodes.count }
@@ -127,18 +167,23 @@ public struct ServiceRequirement: Sendable {
     public var reader: String
     /// The services, with the types the reader expects.
     public var keys: [AnyServiceKey]
+    /// The scope the reader runs in (it may then read that scope's services), or `nil`.
+    public var scope: String?
     /// Where the reader was named, for error messages.
     public var location: ConfigLocation?
 
     /// Creates a requirement.
-    public init(reader: String, keys: [AnyServiceKey], location: ConfigLocation? = nil) {
+    public init(reader: String, keys: [AnyServiceKey], scope: String? = nil, location: ConfigLocation? = nil) {
         self.reader = reader
         self.keys = keys
+        self.scope = scope
         self.location = location
     }
 
     /// The requirements of an entry point.
     public init(_ entryPoint: some EntryPoint, location: ConfigLocation? = nil) {
-        self.init(reader: "entry point '\(entryPoint.id)'", keys: entryPoint.requirements, location: location)
+        self.init(
+            reader: "entry point '\(entryPoint.id)'", keys: entryPoint.requirements, scope: entryPoint.scope,
+            location: location)
     }
 }

@@ -10,6 +10,9 @@
 ///
 /// Options listed in `secretKeys` are redacted wherever the runtime prints options
 /// or errors (traces, error messages, `description`).
+///
+/// Paths read with ``path(_:default:)`` may start at a folder the app names, a path root:
+/// `"$data/app.sqlite"` with `pathRoots: ["data": applicationSupport]` (see ``pathRoots``).
 public struct ServiceOptions: Sendable, Hashable, CustomStringConvertible {
     /// The raw option values by name.
     public var values: [String: OptionValue]
@@ -17,12 +20,20 @@ public struct ServiceOptions: Sendable, Hashable, CustomStringConvertible {
     public var secretKeys: Set<String>
     /// The folder relative paths resolve against (the config file's folder), if any.
     public var baseDirectory: String?
+    /// Folders the app names, for paths that must not live next to the config: a path option
+    /// `"$data/app.sqlite"` resolves to `pathRoots["data"] + "/app.sqlite"`. Empty by default;
+    /// a path naming a root that is not here is an ``OptionError`` with a suggestion.
+    public var pathRoots: [String: String]
 
     /// Creates options.
-    public init(_ values: [String: OptionValue] = [:], secretKeys: Set<String> = [], baseDirectory: String? = nil) {
+    public init(
+        _ values: [String: OptionValue] = [:], secretKeys: Set<String> = [], baseDirectory: String? = nil,
+        pathRoots: [String: String] = [:]
+    ) {
         self.values = values
         self.secretKeys = secretKeys
         self.baseDirectory = baseDirectory
+        self.pathRoots = pathRoots
     }
 
     /// The raw value of `key`, if present.
@@ -98,10 +109,13 @@ public struct ServiceOptions: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// The path at `key`, resolved against ``baseDirectory`` when relative.
-    /// - Throws: ``OptionError`` when absent (and no default) or not a string.
+    /// The path at `key`: `$root/rest` resolved against ``pathRoots``, other relative paths
+    /// against ``baseDirectory``, absolute paths as they are.
+    /// - Throws: ``OptionError`` when absent (and no default), not a string, or starting with a
+    ///   `$root` that is not in ``pathRoots``.
     public func path(_ key: String, default defaultValue: String? = nil) throws(OptionError) -> String {
         let raw = try string(key, default: defaultValue)
+        if raw.hasPrefix("$") { return try resolveRooted(raw, option: key) }
         guard !raw.hasPrefix("/"), let baseDirectory, !baseDirectory.isEmpty else { return raw }
         return baseDirectory.hasSuffix("/") ? baseDirectory + raw : baseDirectory + "/" + raw
     }

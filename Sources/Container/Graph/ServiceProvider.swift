@@ -88,8 +88,8 @@ public struct AnyServiceProvider: Sendable {
         self.make = { context in
             let value = try await provider.make(context)
             return ServiceBox(
-                value, name: context.serviceName, slot: context.slot, builtInGeneration: context.generation,
-                builtInAttempt: context.attempt,
+                value, name: context.serviceName,
+                builtIn: BuildAttempt(generation: context.generation, attempt: context.attempt),
                 tearDown: provider.tearDown)
         }
         self.classify = { provider.classify($0) }

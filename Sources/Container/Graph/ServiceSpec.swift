@@ -41,6 +41,8 @@ public struct ServiceSpec: Sendable {
     public var retry: RetryPolicy
     /// How errors of this node that do not classify themselves are classified (overrides the provider).
     public var defaultFailure: FailureKind?
+    /// How long the value lives: the app (default) or a scope instance.
+    public var lifetime: Lifetime = .app
     /// Where the spec was declared, for error messages.
     public var location: ConfigLocation?
 
@@ -77,12 +79,13 @@ public struct ServiceSpec: Sendable {
     /// - Parameters:
     ///   - key: the service's name and value type.
     ///   - dependsOn: the services the closure reads through its context.
+    ///   - lifetime: the app (default) or a scope.
     ///   - tearDown: releases the value when its generation is retired.
     ///   - make: makes the value.
     public init<Value: Sendable>(
         _ key: ServiceKey<Value>, dependsOn: [String] = [], options: ServiceOptions = ServiceOptions(),
         timeout: Duration? = nil, retry: RetryPolicy = .none, defaultFailure: FailureKind? = nil,
-        tearDown: (@Sendable (Value) async throws -> Void)? = nil,
+        lifetime: Lifetime = .app, tearDown: (@Sendable (Value) async throws -> Void)? = nil,
         fileID: String = #fileID, line: Int = #line,
         make: @escaping @Sendable (ProviderContext) async throws -> Value
     ) {
@@ -90,5 +93,6 @@ public struct ServiceSpec: Sendable {
             name: key.name, provider: ClosureProvider(id: "closure", tearDown: tearDown, make: make),
             dependsOn: dependsOn, options: options, timeout: timeout, retry: retry, defaultFailure: defaultFailure,
             location: ConfigLocation(file: fileID, line: line))
+        self.lifetime = lifetime
     }
 }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The one place where service values are type-erased: a reference box holding a value
 /// together with the identity of its type and its teardown.
 ///
@@ -12,20 +14,24 @@ class AnyServiceBox: @unchecked Sendable {
     @usableFromInline let typeID: ObjectIdentifier
     /// The service this value was made for.
     let name: String
-    /// The service's slot in its graph.
-    let slot: Int
-    /// The generation that built this value (carried-over values keep their origin).
-    let builtInGeneration: Int
-    /// The attempt that built this value.
-    let builtInAttempt: Int
+    /// The build attempt that made this value (carried-over values keep their origin).
+    let builtIn: BuildAttempt
+    /// When the value was made, process-wide. A provider starts only after its dependencies'
+    /// values exist, so a value's dependencies always have smaller numbers: tearing values down
+    /// by decreasing number is a reverse dependency order, across attempts, generations, reloads.
+    let sequence: UInt64
 
-    init(typeID: ObjectIdentifier, name: String, slot: Int, builtInGeneration: Int, builtInAttempt: Int) {
-        self.builtInAttempt = builtInAttempt
+    private static let made = Atomic<UInt64>(0)
+
+    init(typeID: ObjectIdentifier, name: String, builtIn: BuildAttempt) {
         self.typeID = typeID
         self.name = name
-        self.slot = slot
-        self.builtInGeneration = builtInGeneration
+        self.builtIn = builtIn
+        self.sequence = Self.made.add(1, ordering: .relaxed).newValue
     }
+
+    /// The generation that made this value.
+    var builtInGeneration: Int { builtIn.generation }
 
     /// The value as an existential, for diagnostics and generic code paths.
     var anyValue: any Sendable { preconditionFailure("AnyServiceBox is abstract") }
@@ -47,15 +53,10 @@ final class ServiceBox<Value: Sendable>: AnyServiceBox, @unchecked Sendable {
     @usableFromInline let value: Value
     let tearDownAction: (@Sendable (Value) async throws -> Void)?
 
-    init(
-        _ value: Value, name: String, slot: Int, builtInGeneration: Int, builtInAttempt: Int,
-        tearDown: (@Sendable (Value) async throws -> Void)?
-    ) {
+    init(_ value: Value, name: String, builtIn: BuildAttempt, tearDown: (@Sendable (Value) async throws -> Void)?) {
         self.value = value
         self.tearDownAction = tearDown
-        super.init(
-            typeID: ObjectIdentifier(Value.self), name: name, slot: slot, builtInGeneration: builtInGeneration,
-            builtInAttempt: builtInAttempt)
+        super.init(typeID: ObjectIdentifier(Value.self), name: name, builtIn: builtIn)
     }
 
     override var anyValue: any Sendable { value }

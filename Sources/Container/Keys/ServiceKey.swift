@@ -67,12 +67,15 @@ public struct AnyServiceKey: Sendable, Hashable, CustomStringConvertible {
 
 /// Remembers, per key instance, the slot of its service in the last layout it was used with.
 ///
-/// One atomic word: the layout's id in the high 32 bits, the slot in the low 32 bits
-/// (zero means "nothing cached"). Relaxed ordering is enough: the word is self-contained
-/// and a stale or missing entry only sends the lookup down the slow path.
+/// One atomic word: the layout's id in the high 32 bits, the slot in the low 32 bits. Layout
+/// ids are never reused (see ``ServiceLayout/id``), so a word that names a layout's id was
+/// recorded for that very layout. The empty word is all ones: its id, `UInt32.max`, is never
+/// given to a layout, and ``ServiceLayout/uncached`` (0) is never recorded. Relaxed ordering is
+/// enough: the word is self-contained and a stale or missing entry only sends the lookup down
+/// the slow path.
 @usableFromInline
 final class KeySlotCache: Sendable {
-    @usableFromInline let word = Atomic<UInt64>(0)
+    @usableFromInline let word = Atomic<UInt64>(UInt64.max)
 
     @usableFromInline init() {}
 

@@ -4,18 +4,27 @@ import Synchronization
 /// so a snapshot can store its values in an array indexed by slot.
 @usableFromInline
 final class ServiceLayout: Sendable {
-    /// Distinguishes layouts in key slot caches; never 0 (0 means "nothing cached").
+    /// Distinguishes layouts in key slot caches: unique for the life of the process, so a key's
+    /// cached (layout id, slot) pair can never be mistaken for a slot of another layout.
+    /// ``uncached`` (0) once the ids ran out: such a layout never uses the caches.
     @usableFromInline let id: UInt32
     /// The service names, by slot.
     let names: [String]
     /// Slot of each name.
     @usableFromInline let slots: [String: Int]
 
-    private static let nextID = Atomic<UInt32>(1)
+    /// The id of layouts made after the 2³²−2 cacheable ids were used up: lookups in them
+    /// always take the (correct, slower) lookup by name.
+    static let uncached: UInt32 = 0
+    /// The largest id ever given; `KeySlotCache`'s empty word decodes to `UInt32.max`, never given.
+    static let lastID = UInt32.max - 1
+    private static let issued = Atomic<UInt64>(0)
 
-    init(names: [String]) {
-        var id = Self.nextID.add(1, ordering: .relaxed).oldValue
-        if id == 0 { id = Self.nextID.add(1, ordering: .relaxed).oldValue }  // skipped on wrap-around
+    convenience init(names: [String]) {
+        self.init(names: names, id: Self.id(forLayoutNumber: Self.issued.add(1, ordering: .relaxed).newValue))
+    }
+
+    init(names: [String], id: UInt32) {
         self.id = id
         self.names = names
         var slots: [String: Int] = [:]
@@ -34,7 +43,13 @@ final class ServiceLayout: Sendable {
     @usableFromInline
     func slowSlot(of name: String, cache: KeySlotCache) -> Int? {
         guard let slot = slots[name] else { return nil }
-        cache.remember(slot: slot, for: id)
+        if id != Self.uncached { cache.remember(slot: slot, for: id) }
         return slot
+    }
+
+    /// The id of the `number`th layout of the process (1-based): its number while one is left,
+    /// then ``uncached``. A 64-bit count never wraps, so no id is ever given twice.
+    static func id(forLayoutNumber number: UInt64) -> UInt32 {
+        number <= UInt64(lastID) ? UInt32(number) : uncached
     }
 }

@@ -24,8 +24,18 @@ public protocol EntryPoint: Sendable {
     /// The services ``run(_:)`` reads, with the types it reads them as.
     var requirements: [AnyServiceKey] { get }
 
+    /// The scope the entry point runs in (DESIGN §9), or `nil` (the default) to run on the app
+    /// snapshot. A scoped entry point is run inside a scope instance
+    /// (``ServiceContainer/run(_:in:)``) and may require that scope's services and app services.
+    var scope: String? { get }
+
     /// Does the entry point's work with the services it declared.
     func run(_ services: ScopedServices) async throws -> Output
+}
+
+extension EntryPoint {
+    /// Runs on the app snapshot.
+    public var scope: String? { nil }
 }
 
 /// A view of a snapshot that exposes only the services an entry point declared.

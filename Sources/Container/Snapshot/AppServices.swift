@@ -13,19 +13,29 @@
 /// object (`===`). Holding an old snapshot after ``ServiceContainer/reset(invalidating:)``
 /// is allowed; it stays immutable, though values that have a teardown may have been torn down.
 public final class AppServices: Sendable {
-    /// The generation this snapshot belongs to.
+    /// The generation this snapshot belongs to (of the app, or of its scope instance).
     public let generation: Int
     /// How the build that produced this snapshot went, node by node.
     public let report: BuildReport
+    /// For a scope instance's snapshot: the instance (`"push#notification-42"`); `nil` for the app's.
+    public let scope: String?
+    /// For a scope instance's snapshot: the app generation it was built against (its app
+    /// services are that generation's values).
+    public let appGeneration: Int?
     @usableFromInline let layout: ServiceLayout
     @usableFromInline let values: ContiguousArray<AnyServiceBox>
 
-    init(generation: Int, report: BuildReport, layout: ServiceLayout, values: ContiguousArray<AnyServiceBox>) {
+    init(
+        generation: Int, report: BuildReport, layout: ServiceLayout, values: ContiguousArray<AnyServiceBox>,
+        scope: String? = nil, appGeneration: Int? = nil
+    ) {
         precondition(values.count == layout.names.count, "a snapshot must hold every service of its layout")
         self.generation = generation
         self.report = report
         self.layout = layout
         self.values = values
+        self.scope = scope
+        self.appGeneration = appGeneration
     }
 
     /// The names of every service in the snapshot, in graph order.
@@ -88,6 +98,7 @@ public final class AppServices: Sendable {
 
 extension AppServices: CustomStringConvertible {
     public var description: String {
-        "AppServices(generation: \(generation), services: [\(layout.names.joined(separator: ", "))])"
+        let scope = self.scope.map { "scope: \($0), app generation: \(appGeneration ?? 0), " } ?? ""
+        return "AppServices(\(scope)generation: \(generation), services: [\(layout.names.joined(separator: ", "))])"
     }
 }

@@ -1,3 +1,4 @@
+import Dispatch
 public import Synchronization
 
 #if canImport(Glibc)
@@ -8,62 +9,92 @@ public import Synchronization
     import Darwin
 #endif
 
-/// The published snapshot of a container: read without a lock on the hot path
-/// (`ServiceContainer.current`, the ready path of `start()`), replaced rarely (publish, reset).
+/// The published snapshot of a container and its generation: read without a lock on the hot
+/// path (`ServiceContainer.current`, `resolve(_:)`, the ready path of `start()`), replaced
+/// rarely (publish, reset).
 ///
 /// ## Why not a `Locked<AppServices?>`
 ///
 /// Every read of a mutex is two read-modify-writes on *one* shared cache line, so concurrent
 /// readers on different cores contend on it (and may fall into the futex). Here a read touches
 /// only a per-thread counter line, which no other reader writes, plus the snapshot's own
-/// reference count, which any API returning a strong reference must touch.
+/// reference count when the caller keeps the snapshot.
 ///
-/// ## The protocol (reader-counted deferred release)
+/// ## The protocol (reader-counted deferred release, two epochs)
 ///
 /// - `slot` owns one strong reference (+1) to the published snapshot, as an `Unmanaged` pointer.
-/// - `readers` are `shardCount` counters, one per 128-byte line. A thread uses the shard
-///   chosen by hashing its thread id (any choice is correct; distinct shards only avoid contention).
-/// - **Read**: `readers[s] += 1` (seq_cst) → `p = slot.load()` (seq_cst) → `retain(p)` →
-///   `readers[s] -= 1` (release; same shard `s` even if the thread was preempted in between).
-/// - **Write** (serialized by `writer`): `old = slot.exchange(new)` (seq_cst) → for every shard,
-///   wait until it is observed at 0 (seq_cst load) → `release(old)`.
+/// - `readers` are ``shardCount`` shards, one per 128-byte line, each holding two counters, one
+///   per epoch parity. A thread uses the shard chosen by hashing its thread id (any choice is
+///   correct; distinct shards only avoid contention). `epoch` is 0 or 1.
+/// - **Read**: `e = epoch` → `readers[s][e] += 1` → if `epoch != e`, undo and start again →
+///   `p = slot.load()` → use `p` (or retain it) → `readers[s][e] -= 1` (release). All the
+///   other operations are sequentially consistent.
+/// - **Replace** (``exchange(_:)``, under the coordinator's state lock): `old = slot.exchange(new)`.
+/// - **Retire** (``retire(_:)``, after that lock is released; retirements are serialized, see
+///   the bound below): `e = epoch` → `epoch = 1 - e` → wait until every shard's counter `e` is
+///   observed at 0 → `release(old)`.
 ///
-/// ## Why a reader never retains a freed snapshot
+/// ## Why a reader never uses a released snapshot
 ///
-/// Take a reader R whose load returned `old`, and the write W whose exchange X removed `old`
-/// from the slot (snapshots are fresh objects, so `old` is never stored again). All of R's
-/// increment I, its load L and X are seq_cst, so they lie in one total order S. L read `old`,
-/// so L precedes X in S, hence I precedes X, which precedes W's scan load C of R's shard.
-/// Because I precedes C in S, C reads a value at or after I in that counter's modification
-/// order. Every decrement comes after its own increment in that order, so the count is 0 at
-/// a point after I only if R's decrement D is already before it: C reading 0 means C reads
-/// from D or a later read-modify-write in D's release sequence, so D synchronizes with C.
-/// R's retain is sequenced before D, so it happens before W's `release(old)`: `old` still
-/// had W's +1 when R retained it. If C reads a non-zero count, W waits and reads again.
+/// Take a reader R whose load L returned `old`, its increment I of counter `e_R` and its
+/// validating epoch load V (I < V < L in the single total order S of seq_cst operations), and
+/// the exchange X that removed `old` (snapshots are fresh objects, never stored twice), so
+/// L < X. The retirement W of `old` flips the epoch at F > X, then scans at C > F.
+/// - If V read the parity that F flips away from (`e_R == e`), V < F, so I < C: C reads the
+///   counter at or after I in its modification order and reads 0 only once R's decrement D is
+///   before it, so D synchronizes with C and everything R did with `old` happens before
+///   `release(old)`.
+/// - Otherwise another flip F' (from `e_R`) lies between V and F; its retirement W' finished
+///   its scan C' > F' > V > I before W could flip (retirements are serialized, waits
+///   included): W' already waited for R to leave.
+/// A reader whose V follows F loads after X, so it never sees `old`.
 ///
-/// A reader whose increment comes after C in S loads after X, so it sees the new snapshot
-/// (or a later one), never `old`; the same argument then applies to whichever write
-/// removes what it loaded. Readers never wait; a write waits only for the readers that
-/// are inside their few-instruction section (longer only if such a reader's thread was
-/// preempted there; the writer yields the processor while it waits).
+/// ## The bound
+///
+/// Readers never wait. ``exchange(_:)`` never waits either, so the state lock is never held
+/// while readers are counted. ``retire(_:)`` waits only for the readers that were inside their
+/// few-instruction section when it flipped the epoch (readers arriving later count in the other
+/// epoch), and at most 1,024 loads per shard: a reader still inside after that had its thread
+/// preempted there, and the rest of the wait moves to a serial reclaimer queue (with every
+/// retirement after it, until it caught up). So a transition never blocks for more than
+/// about a microsecond per shard, and an old snapshot is released at the latest when the last
+/// reader that held it runs again (about one scheduling quantum).
 @usableFromInline
-// Sendable: `slot` and the shard counters are atomics, the counters' memory is allocated in
-// `init`, never reassigned and freed only in `deinit`; writes are serialized by the `writer`
-// lock; the reader-counting protocol above makes concurrent reads and writes safe.
+// Sendable: `slot`, `epoch`, `generationValue` and the shard counters are atomics; the
+// counters' memory is allocated in `init`, never reassigned and freed only in `deinit`;
+// retirements are serialized by the `writer` lock; the protocol above makes concurrent reads,
+// exchanges and retirements safe.
 final class SnapshotSlot: @unchecked Sendable {
 
-    /// Counters per slot: a power of two, so a hash picks one with a mask.
-    @usableFromInline static let shardCount = 32
-    /// `Atomic<Int>`s per shard: one counter and padding to 128 bytes (two cache lines,
-    /// so that the adjacent-line prefetcher does not pair two shards either).
+    /// Shards of the app's slot: a power of two, so a hash picks one with a mask. Scope
+    /// instances, many and short-lived, use one shard (a few readers each, 256 bytes).
+    static let appShards = 32
+    /// `Atomic<Int>`s per shard: the two epochs' counters and padding to 128 bytes (two cache
+    /// lines, so that the adjacent-line prefetcher does not pair two shards either).
     @usableFromInline static let shardStride = 16
 
     @usableFromInline let slot = Atomic<Unmanaged<AppServices>?>(nil)
+    @usableFromInline let epoch = Atomic<Int>(0)
     @usableFromInline let readers: UnsafeMutablePointer<Atomic<Int>>
-    private let writer = Locked<Void>(())
+    /// The coordinator's current generation, written under its state lock, read by anyone.
+    @usableFromInline let generationValue = Atomic<Int>(1)
+    /// Whether a ready snapshot may be returned to `start()` without visiting the state machine
+    /// (false when callers are traced: their `caller.joined` is stamped by the machine).
+    @usableFromInline let answersReadyInline: Bool
+    /// Serializes retirements: the epoch flips, and how many wait on the reclaimer.
+    private let writer = Locked<Int>(0)
 
-    init() {
-        let count = Self.shardCount * Self.shardStride
+    /// Shards of this slot (a power of two).
+    let shardCount: Int
+    /// `shardCount - 1`: a thread's hash masked with it picks its shard.
+    @usableFromInline let shardMask: Int
+
+    init(answersReadyInline: Bool, shards: Int = SnapshotSlot.appShards) {
+        precondition(shards > 0 && shards & (shards - 1) == 0, "a power of two")
+        self.answersReadyInline = answersReadyInline
+        self.shardCount = shards
+        self.shardMask = shards - 1
+        let count = shardCount * Self.shardStride
         let raw = UnsafeMutableRawPointer.allocate(
             byteCount: count * MemoryLayout<Atomic<Int>>.stride, alignment: 128)
         readers = raw.bindMemory(to: Atomic<Int>.self, capacity: count)
@@ -71,98 +102,179 @@ final class SnapshotSlot: @unchecked Sendable {
     }
 
     deinit {
-        // No reader can be running: each holds a strong reference to the owner of this slot.
+        // No reader can be running: each holds a strong reference to the owner of this slot,
+        // and every exchanged-out snapshot was retired by the transition that exchanged it.
         slot.load(ordering: .sequentiallyConsistent)?.release()
-        let count = Self.shardCount * Self.shardStride
+        let count = shardCount * Self.shardStride
         readers.deinitialize(count: count)
         readers.deallocate()
     }
 
+    /// The current generation (see ``generationValue``); readable without any lock.
+    @inlinable var generation: Int { generationValue.load(ordering: .relaxed) }
+
     /// The published snapshot, retained for the caller; `nil` when none is published.
     @inlinable
     func load() -> AppServices? {
-        let counter = readers + Self.shardIndex() * Self.shardStride
-        counter.pointee.wrappingAdd(1, ordering: .sequentiallyConsistent)
+        let ticket = enterReader()
         guard let pointer = slot.load(ordering: .sequentiallyConsistent) else {
-            counter.pointee.wrappingSubtract(1, ordering: .releasing)
+            leaveReader(ticket)
             return nil
         }
         // The retain must happen inside the counted section: it is an explicit `retain()`
         // (an opaque runtime call that the optimizer does not move past the atomic below).
         let retained = pointer.retain()
-        counter.pointee.wrappingSubtract(1, ordering: .releasing)
+        leaveReader(ticket)
         return retained.takeRetainedValue()
     }
 
-    /// Enters a reader section (see the protocol above) and returns the counter to leave by.
+    /// Runs `body` with the published snapshot, without retaining it; `nil` when none is published.
     ///
-    /// Between ``enterReader()`` and ``leaveReader(_:)`` the snapshot ``pointerInsideReader``
-    /// returned cannot be released, so it may be used without retaining it. The section must be
-    /// short, must not block and must never take a lock: ``store(_:)`` waits for readers while
-    /// its caller holds the coordinator's state lock, so a reader waiting for that lock would
-    /// deadlock both.
+    /// `body` runs inside a reader section: it must be short, must not block, must not take a
+    /// lock and must not keep the snapshot (return what it reads instead). A retirement waits
+    /// for the readers inside their section.
     @inlinable @inline(__always)
-    func enterReader() -> ReaderTicket {
-        let counter = readers + Self.shardIndex() * Self.shardStride
-        counter.pointee.wrappingAdd(1, ordering: .sequentiallyConsistent)
-        return ReaderTicket(counter: counter)
+    func withCurrent<Result, Failure: Error>(
+        _ body: (AppServices) throws(Failure) -> Result
+    ) throws(Failure) -> Result? {
+        let ticket = enterReader()
+        defer { leaveReader(ticket) }
+        guard let pointer = slot.load(ordering: .sequentiallyConsistent) else { return nil }
+        // (`_withUnsafeGuaranteedRef` rethrows untyped errors: carry the typed one out in a `Result`.)
+        let outcome = pointer._withUnsafeGuaranteedRef { snapshot in
+            Swift.Result { () throws(Failure) -> Result in try body(snapshot) }
+        }
+        return try outcome.get()
     }
 
-    /// The published snapshot, unretained; only valid inside a reader section.
+    /// Enters a reader section (see the protocol above) and returns the counter to leave by.
     @inlinable @inline(__always)
-    var pointerInsideReader: Unmanaged<AppServices>? { slot.load(ordering: .sequentiallyConsistent) }
+    func enterReader() -> ReaderTicket {
+        let shard = readers + (Self.threadHash() & shardMask) * Self.shardStride
+        while true {
+            let parity = epoch.load(ordering: .sequentiallyConsistent)
+            let counter = shard + parity
+            counter.pointee.wrappingAdd(1, ordering: .sequentiallyConsistent)
+            if epoch.load(ordering: .sequentiallyConsistent) == parity { return ReaderTicket(counter: counter) }
+            // A retirement flipped the epoch in between: count in the new one instead.
+            counter.pointee.wrappingSubtract(1, ordering: .releasing)
+        }
+    }
 
-    /// Leaves the reader section entered with `counter`.
+    /// Leaves the reader section entered with `ticket`.
     @inlinable @inline(__always)
     func leaveReader(_ ticket: ReaderTicket) {
         ticket.counter.pointee.wrappingSubtract(1, ordering: .releasing)
     }
 
-    /// Publishes `snapshot` (or clears the slot) and releases the previous snapshot once no
-    /// reader can still be retaining it.
-    func store(_ snapshot: AppServices?) {
-        writer.withLock { _ in
-            let new = snapshot.map { Unmanaged.passRetained($0) }
-            guard let old = slot.exchange(new, ordering: .sequentiallyConsistent) else { return }
-            waitForReaders()
-            old.release()
-        }
+    /// Publishes `snapshot` (or clears the slot) and returns the snapshot it replaced, which the
+    /// caller must pass to ``retire(_:)`` after releasing its own locks. Never waits.
+    func exchange(_ snapshot: AppServices?) -> RetiredSnapshot? {
+        let new = snapshot.map { Unmanaged.passRetained($0) }
+        return slot.exchange(new, ordering: .sequentiallyConsistent).map(RetiredSnapshot.init)
     }
 
-    /// Returns once every shard was observed at zero after the exchange.
-    private func waitForReaders() {
-        for shard in 0..<Self.shardCount {
-            let counter = readers + shard * Self.shardStride
+    /// Releases a snapshot ``exchange(_:)`` replaced, once no reader can still be using it.
+    /// Call it without holding any lock a reader might wait for.
+    ///
+    /// Never blocks for long: when a reader is still inside its section after a short spin (its
+    /// thread was preempted there), the rest of the wait and the release move to the serial
+    /// ``reclaimer`` queue, and so do the retirements that follow until it caught up (each flip
+    /// must wait for the previous one's readers, see above).
+    func retire(_ retired: RetiredSnapshot) {
+        let released = writer.withLock { backlog -> Bool in
+            guard backlog == 0 else {
+                backlog += 1
+                Self.reclaimer.async { [self] in finish(retired) }
+                return false
+            }
+            let parity = flip()
+            if waitForReaders(parity: parity, spins: 1_024) { return true }
+            backlog += 1
+            Self.reclaimer.async { [self] in
+                _ = waitForReaders(parity: parity, spins: nil)
+                release(retired)
+            }
+            return false
+        }
+        if released { retired.pointer.release() }
+    }
+
+    /// The serial queue that finishes retirements held up by a preempted reader.
+    private static let reclaimer = DispatchQueue(label: "ServiceContainer.SnapshotSlot.reclaimer")
+
+    /// Flips the epoch and returns the parity readers must leave.
+    private func flip() -> Int {
+        let parity = epoch.load(ordering: .sequentiallyConsistent)
+        epoch.store(1 - parity, ordering: .sequentiallyConsistent)
+        return parity
+    }
+
+    /// On the reclaimer: a retirement queued behind a backlog.
+    private func finish(_ retired: RetiredSnapshot) {
+        let parity = writer.withLock { _ in flip() }
+        _ = waitForReaders(parity: parity, spins: nil)
+        release(retired)
+    }
+
+    /// On the reclaimer: releases and shrinks the backlog.
+    private func release(_ retired: RetiredSnapshot) {
+        retired.pointer.release()
+        writer.withLock { $0 -= 1 }
+    }
+
+    /// Waits until the reclaimer finished every retirement handed to it; for tests.
+    func _drainRetirements() { Self.reclaimer.sync {} }
+
+    /// Sets the generation the hot path reports; called under the coordinator's state lock.
+    func setGeneration(_ generation: Int) {
+        generationValue.store(generation, ordering: .relaxed)
+    }
+
+    /// Whether every shard's counter of `parity` was observed at zero after the flip, within
+    /// `spins` loads per shard (`nil`: however long it takes).
+    private func waitForReaders(parity: Int, spins limit: Int?) -> Bool {
+        for shard in 0..<shardCount {
+            let counter = readers + shard * Self.shardStride + parity
             var spins = 0
             while counter.pointee.load(ordering: .sequentiallyConsistent) != 0 {
                 spins += 1
+                if let limit, spins > limit { return false }
                 // A reader's section is a few instructions; a long wait means its thread was
                 // preempted inside it, so give the processor away instead of spinning on.
                 if spins > 64 { _ = sched_yield() }
             }
         }
+        return true
     }
 
     /// A per-thread hash: distinct threads usually get distinct shards. Correctness does not
     /// depend on it, only contention does.
     @usableFromInline @inline(__always)
-    static func shardIndex() -> Int {
+    static func threadHash() -> Int {
         let thread = UInt64(UInt(bitPattern: threadIdentity()))
         // Fibonacci hashing of the thread's control-block address, keeping the top bits.
         let hash = (thread >> 12) &* 0x9E37_79B9_7F4A_7C15
-        return Int(truncatingIfNeeded: hash >> 59) & (shardCount - 1)
+        return Int(truncatingIfNeeded: hash >> 59)
     }
 
     @usableFromInline @inline(__always)
     static func threadIdentity() -> Int {
-        #if canImport(Glibc) || canImport(Musl)
-            Int(bitPattern: UInt(pthread_self()))
-        #elseif canImport(Darwin)
+        #if canImport(Glibc)
+            Int(bitPattern: UInt(pthread_self()))  // pthread_t is an integer in glibc
+        #elseif canImport(Musl) || canImport(Darwin)  // a pointer in musl and Darwin
             Int(bitPattern: pthread_self())
         #else
             0
         #endif
     }
+}
+
+/// A snapshot taken out of a ``SnapshotSlot`` and not yet released (see ``SnapshotSlot/retire(_:)``).
+struct RetiredSnapshot: @unchecked Sendable {
+    // Sendable: the pointer is a +1 reference owned by this value and handed to exactly one
+    // `retire` call; `AppServices` itself is Sendable.
+    let pointer: Unmanaged<AppServices>
 }
 
 /// The counter a reader section was entered with, to leave by (see ``SnapshotSlot/enterReader()``).

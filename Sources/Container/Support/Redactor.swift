@@ -1,36 +1,183 @@
-import Synchronization
-
-/// Replaces secret strings (secret options, session tokens) with a placeholder in any
-/// text the runtime prints: error messages in traces, reports and errors.
+/// Hides secrets (options marked secret, session tokens), and every fragment of them, in any
+/// text the runtime prints: error messages in traces, reports, errors and config errors.
 ///
-/// Secrets are registered from the graph's options at validation and by providers at run
-/// time (``ProviderContext/registerSecret(_:)``).
+/// Secrets are registered from the graph's options at validation and by providers at run time
+/// (``ProviderContext/registerSecret(_:)``).
+///
+/// ## The rule
+///
+/// A secret is replaced by ``placeholder`` wherever it occurs, and so is each of its
+/// **fragments**: every maximal run of letters, digits and `_`, and every `_`-separated part
+/// of such a run, of at least ``minimumFragmentLength`` (4) characters (see
+/// ``fragments(of:)``). Errors quote pieces of what they were given (SQLite says
+/// `no such column: api_key_77` about a secret migration's SQL; a server may echo a token
+/// without its `tok_` prefix), so hiding only the whole value is not enough:
+///
+/// ```swift
+/// let redactor = Redactor(secrets: ["INSERT INTO audit SELECT api_key_77 FROM t"])
+/// redactor.redact("no such column: api_key_77")   // "no such column: <redacted>"
+/// ```
+///
+/// - Matching is exact on the text's UTF-8 bytes (case-sensitive, not Unicode-normalized),
+///   also inside longer words; overlapping and adjacent matches become one placeholder.
+/// - Pieces shorter than four characters (`t`, `sk`, `42`) are not hidden on their own: they
+///   carry little of a secret and would blank out ordinary words. A whole secret is hidden
+///   whatever its length.
+/// - A fragment is hidden everywhere it occurs in redacted text, also where it is an
+///   ordinary word: a secret SQL text hides `SELECT` in every error message. Over-hiding is
+///   the price of never showing a piece of a secret.
+/// - Only text that passes through the redactor is covered: the runtime redacts every error
+///   message it stores or traces. Service names, entry-point ids and file names are never
+///   secret.
+///
+/// ## Cost
+///
+/// The secrets and fragments are compiled into Aho–Corasick automata, in time linear in their
+/// total length: those given at creation once, on the first ``redact(_:)``; those registered
+/// later (a token per generation) into a second, small one, rebuilt on the first
+/// ``redact(_:)`` after a registration. A redaction then reads each byte of the text once per
+/// automaton, however many secrets there are, and returns the text untouched (no copy) when
+/// nothing matches.
 public final class Redactor: Sendable {
     /// What a secret is replaced with.
     public static let placeholder = "<redacted>"
 
-    private let secrets: Locked<Set<String>>
+    /// The shortest run of letters, digits and `_` of a secret that is hidden on its own.
+    public static let minimumFragmentLength = 4
 
-    /// Creates a redactor that knows `secrets`.
+    /// A set of secrets and, once built, its automaton.
+    private struct Tier {
+        var secrets: Set<String> = []
+        /// Bumped by every new secret, so an automaton built from an older set is not stored.
+        var version = 0
+        /// The automaton of ``secrets``; `nil` until built, and again after a registration.
+        var matcher: SecretMatcher?
+    }
+
+    /// Two tiers, so that registering a token does not rebuild the automaton of every secret
+    /// of the graph: the secrets given at creation (built once), and those registered later
+    /// (few: a token per generation; rebuilt after each registration).
+    private struct State {
+        var initial: Tier
+        var registered = Tier()
+    }
+
+    private let state: Locked<State>
+
+    /// Creates a redactor that knows `secrets`; empty strings are ignored.
     public init(secrets: some Sequence<String> = []) {
-        self.secrets = Locked(Set(secrets.filter { !$0.isEmpty }))
+        state = Locked(State(initial: Tier(secrets: Set(secrets.filter { !$0.isEmpty }))))
     }
 
     /// Adds a secret; empty strings are ignored.
     public func register(_ secret: String) {
         guard !secret.isEmpty else { return }
-        _ = secrets.withLock { $0.insert(secret) }
+        state.withLock { state in
+            guard !state.initial.secrets.contains(secret), state.registered.secrets.insert(secret).inserted else {
+                return
+            }
+            state.registered.version += 1
+            state.registered.matcher = nil
+        }
     }
 
-    /// `text` with every known secret replaced by ``placeholder``.
+    /// `text` with every known secret and every fragment of one replaced by ``placeholder``.
     public func redact(_ text: String) -> String {
-        let known = secrets.withLock { $0 }
-        guard !known.isEmpty else { return text }
-        var result = text
-        // Longest first, so a secret that contains another is replaced whole.
-        for secret in known.sorted(by: { $0.count > $1.count }) where result.contains(secret) {
-            result = result.replacing(secret, with: Self.placeholder)
+        guard !text.isEmpty else { return text }
+        let (initial, registered) = (matcher(\.initial), matcher(\.registered))
+        guard initial != nil || registered != nil else { return text }
+        var contiguous = text
+        let redacted: String? = contiguous.withUTF8 { bytes in
+            let ranges = Self.union(
+                initial?.coveredRanges(in: bytes) ?? [], registered?.coveredRanges(in: bytes) ?? [])
+            guard !ranges.isEmpty else { return nil }
+            var result: [UInt8] = []
+            result.reserveCapacity(bytes.count)
+            var copied = 0
+            for range in ranges {
+                result.append(contentsOf: bytes[copied..<range.lowerBound])
+                result.append(contentsOf: Self.placeholder.utf8)
+                copied = range.upperBound
+            }
+            result.append(contentsOf: bytes[copied...])
+            return String(decoding: result, as: UTF8.self)
         }
-        return result
+        return redacted ?? text
+    }
+
+    /// The fragments of `secret` that are hidden on their own, in order: its maximal runs of
+    /// letters, digits and `_`, and the `_`-separated parts of those runs, of at least
+    /// ``minimumFragmentLength`` characters.
+    ///
+    /// `"CREATE TABLE t (api_key_77 TEXT)"` has the fragments `CREATE`, `TABLE`, `api_key_77`
+    /// and `TEXT`; `"tok_9c1e77ab"` has `tok_9c1e77ab` and `9c1e77ab`.
+    public static func fragments(of secret: String) -> [String] {
+        var fragments: [String] = []
+        func keep(_ run: Substring.UnicodeScalarView) {
+            guard run.count >= minimumFragmentLength else { return }
+            fragments.append(String(run))
+            guard run.contains("_") else { return }
+            for part in run.split(separator: "_") where part.count >= minimumFragmentLength {
+                fragments.append(String(part))
+            }
+        }
+        let scalars = Substring(secret).unicodeScalars
+        var start = scalars.startIndex
+        for index in scalars.indices where !isWordScalar(scalars[index]) {
+            keep(scalars[start..<index])
+            start = scalars.index(after: index)
+        }
+        keep(scalars[start...])
+        return fragments
+    }
+
+    /// Letters, digits and `_`: what identifiers, words, numbers and tokens are made of.
+    private static func isWordScalar(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.isAlphabetic || scalar.properties.numericType != nil || scalar == "_"
+    }
+
+    /// The automaton of a tier, built if missing or stale; `nil` when the tier has no secret.
+    private func matcher(_ tier: WritableKeyPath<State, Tier>) -> SecretMatcher? {
+        let (cached, secrets, version) = state.withLock { state in
+            let tier = state[keyPath: tier]
+            return (tier.matcher, tier.matcher == nil ? tier.secrets : [], tier.version)
+        }
+        if let cached { return cached.isEmpty ? nil : cached }
+        // Built outside the lock: other redactions keep going meanwhile (they build their own
+        // copy at worst; only one built from the newest set is kept).
+        var patterns = Set<String>()
+        for secret in secrets {
+            patterns.insert(secret)
+            patterns.formUnion(Self.fragments(of: secret))
+        }
+        let matcher = SecretMatcher(patterns: patterns.map { Array($0.utf8) })
+        state.withLock { state in
+            if state[keyPath: tier].version == version { state[keyPath: tier].matcher = matcher }
+        }
+        return matcher.isEmpty ? nil : matcher
+    }
+
+    /// The union of two ordered lists of disjoint ranges, overlapping and adjacent ones merged.
+    private static func union(_ first: [Range<Int>], _ second: [Range<Int>]) -> [Range<Int>] {
+        guard !first.isEmpty else { return second }
+        guard !second.isEmpty else { return first }
+        var merged: [Range<Int>] = []
+        var (left, right) = (0, 0)
+        while left < first.count || right < second.count {
+            let next: Range<Int>
+            if right == second.count || (left < first.count && first[left].lowerBound <= second[right].lowerBound) {
+                next = first[left]
+                left += 1
+            } else {
+                next = second[right]
+                right += 1
+            }
+            if let last = merged.last, last.upperBound >= next.lowerBound {
+                merged[merged.count - 1] = last.lowerBound..<max(last.upperBound, next.upperBound)
+            } else {
+                merged.append(next)
+            }
+        }
+        return merged
     }
 }

@@ -1,25 +1,38 @@
 /// One transition of the container: a build, a node, a caller, a reset or a teardown.
 ///
-/// Events carry a monotonic timestamp (since the container was created), the generation
-/// and the attempt they belong to. Their JSON Lines form is documented in
-/// `docs/trace-format.md` (version 1).
+/// Events carry a monotonic timestamp (since the container was created), the build attempt
+/// (generation and attempt) they belong to and, for a scope instance's events, the instance's
+/// label. Their JSON Lines form is documented in `docs/trace-format.md` (version 1).
 public struct TraceEvent: Sendable, Hashable, CustomStringConvertible {
     /// Time since the container was created (monotonic clock).
     public let time: Duration
-    /// The generation the event belongs to.
-    public let generation: Int
-    /// The build attempt within the generation.
-    public let attempt: Int
+    /// The generation and attempt the event belongs to.
+    public let build: BuildAttempt
+    /// The scope instance the event belongs to, e.g. `"push#notification-42"` (the scope's name
+    /// and the instance's id); `nil` for the app's own events (DESIGN §9).
+    public let scope: String?
     /// What happened.
     public let kind: Kind
 
     /// Creates an event.
-    public init(time: Duration, generation: Int, attempt: Int, kind: Kind) {
+    ///
+    /// - Parameters:
+    ///   - time: time since the container was created.
+    ///   - build: the generation and attempt the event belongs to.
+    ///   - scope: the scope instance's label (`"scene#window-1"`), or `nil` for an app event.
+    ///   - kind: what happened.
+    public init(time: Duration, build: BuildAttempt, scope: String? = nil, kind: Kind) {
         self.time = time
-        self.generation = generation
-        self.attempt = attempt
+        self.build = build
+        self.scope = scope
         self.kind = kind
     }
+
+    /// The generation the event belongs to (``build``'s).
+    public var generation: Int { build.generation }
+
+    /// The build attempt within the generation (``build``'s).
+    public var attempt: Int { build.attempt }
 
     /// What happened; the JSON Lines `event` names are given per case.
     public enum Kind: Sendable, Hashable {
@@ -41,8 +54,8 @@ public struct TraceEvent: Sendable, Hashable, CustomStringConvertible {
         case nodeReused(node: String)
         /// `snapshot.published`
         case snapshotPublished(services: Int)
-        /// `build.failed`
-        case buildFailed(failure: FailureKind, roots: [String])
+        /// `build.failed`: `exhausted` when it used the generation's last allowed attempt.
+        case buildFailed(failure: FailureKind, roots: [String], exhausted: Bool)
         /// `build.cancelled`: a reset or shutdown stopped the build; it will never publish.
         case buildCancelled
         /// `caller.joined`: a caller asked for the services and found the container in `state`.
@@ -51,12 +64,16 @@ public struct TraceEvent: Sendable, Hashable, CustomStringConvertible {
         case callerResumed(caller: String, result: CallerResult)
         /// `caller.cancelled`
         case callerCancelled(caller: String)
-        /// `generation.reset`: `invalidated` is `nil` when every service was invalidated.
-        case generationReset(from: Int, to: Int, invalidated: [String]?)
+        /// `generation.reset`: a reset or a reload started a new generation.
+        case generationReset(GenerationChange)
         /// `node.tornDown`: `error` is set when the teardown failed.
         case nodeTornDown(node: String, error: String?)
         /// `container.shutdown`
         case containerShutdown
+        /// `scope.opened`: the scope instance named by the event's ``TraceEvent/scope`` was opened.
+        case scopeOpened
+        /// `scope.closed`: the scope instance named by the event's ``TraceEvent/scope`` was closed.
+        case scopeClosed
 
         /// The event's name in the JSON Lines format, e.g. `node.started`.
         public var name: String {
@@ -78,6 +95,8 @@ public struct TraceEvent: Sendable, Hashable, CustomStringConvertible {
             case .generationReset: "generation.reset"
             case .nodeTornDown: "node.tornDown"
             case .containerShutdown: "container.shutdown"
+            case .scopeOpened: "scope.opened"
+            case .scopeClosed: "scope.closed"
             }
         }
 
@@ -109,7 +128,43 @@ public struct TraceEvent: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var description: String { "[\(time.formattedMilliseconds) g\(generation)a\(attempt)] \(kind.name)" }
+    /// `[1.25ms g1 a1] node.started`, with the scope after the build when there is one.
+    public var description: String {
+        "[\(time.formattedMilliseconds) \(build)\(scope.map { " " + $0 } ?? "")] \(kind.name)"
+    }
+}
+
+/// What a `generation.reset` event says changed.
+public struct GenerationChange: Sendable, Hashable {
+    /// The generation retired.
+    public let from: Int
+    /// The new generation.
+    public let to: Int
+    /// The services invalidated (rebuilt in the new generation); `nil` when all were.
+    public let invalidated: [String]?
+    /// A reset or a reload.
+    public let reason: ResetReport.Reason
+    /// For a reload: services the new graph adds, removes, and changes (provider, options,
+    /// dependencies, lifetime, timeout, retry or failure).
+    public let added: [String]
+    /// See ``added``.
+    public let removed: [String]
+    /// See ``added``.
+    public let changed: [String]
+
+    /// Creates a change.
+    public init(
+        from: Int, to: Int, invalidated: [String]?, reason: ResetReport.Reason = .reset, added: [String] = [],
+        removed: [String] = [], changed: [String] = []
+    ) {
+        self.from = from
+        self.to = to
+        self.invalidated = invalidated
+        self.reason = reason
+        self.added = added
+        self.removed = removed
+        self.changed = changed
+    }
 }
 
 /// The state a caller found the container in when it called `start()`.
@@ -120,8 +175,12 @@ public enum CallerState: String, Sendable, Hashable {
     case running
     /// A snapshot was ready: returned at once.
     case ready
-    /// The container had failed permanently: the failure was returned at once.
+    /// The container had failed permanently (or used every attempt of its budget): the
+    /// failure was returned at once.
     case failed
+    /// The last attempt failed and the next is not allowed yet (``BuildPolicy/retryAfter``):
+    /// the last failure was returned at once, without a build.
+    case waiting
     /// The container was shut down.
     case shutDown
 }

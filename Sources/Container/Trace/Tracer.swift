@@ -6,6 +6,9 @@
 /// the `snapshot.published` it saw), but the sinks run after that lock is released:
 /// ``deliver(_:)`` buffers an event until every earlier one was delivered. Sinks are
 /// called one at a time under the trace's own delivery lock, never under the state lock.
+///
+/// A scope instance's coordinator gets a tracer from ``scoped(_:)``: the same sinks, clock and
+/// order as the app's, with every event labelled with the instance (DESIGN §9).
 final class Tracer: Sendable {
     /// An event with its place in the trace.
     struct Stamped: Sendable {
@@ -22,14 +25,35 @@ final class Tracer: Sendable {
     /// Whether any sink listens; when not, callers skip building events.
     let isEnabled: Bool
     let origin: ContinuousClock.Instant
+    /// The scope instance this tracer's events belong to unless a call names one; `nil` for the app.
+    let scope: String?
     /// The next sequence number; timestamps are taken under the same lock, so they grow with it.
-    private let sequencer = Locked<UInt64>(0)
-    private let delivery = Locked<Delivery>(Delivery())
+    /// Shared with every tracer made by ``scoped(_:)``, so one container has one order.
+    private let sequencer: Locked<UInt64>
+    private let delivery: Locked<Delivery>
 
     init(sinks: [any TraceSink], origin: ContinuousClock.Instant = .now) {
         self.sinks = sinks
         self.isEnabled = !sinks.isEmpty
         self.origin = origin
+        self.scope = nil
+        self.sequencer = Locked(0)
+        self.delivery = Locked(Delivery())
+    }
+
+    private init(sharing tracer: Tracer, scope: String) {
+        self.sinks = tracer.sinks
+        self.isEnabled = tracer.isEnabled
+        self.origin = tracer.origin
+        self.scope = scope
+        self.sequencer = tracer.sequencer
+        self.delivery = tracer.delivery
+    }
+
+    /// A tracer for the scope instance labelled `scope` (`"push#notification-42"`): its events
+    /// carry that label and take their place in this tracer's order.
+    func scoped(_ scope: String) -> Tracer {
+        Tracer(sharing: self, scope: scope)
     }
 
     /// Time since the container was created.
@@ -37,15 +61,20 @@ final class Tracer: Sendable {
 
     /// Gives events their sequence numbers and timestamps; every stamped event must then be
     /// passed to ``deliver(_:)``, or later events would wait for it forever.
-    func stamp(_ kinds: [(kind: TraceEvent.Kind, generation: Int, attempt: Int)]) -> [Stamped] {
+    ///
+    /// - Parameters:
+    ///   - kinds: the events, each with the build attempt it belongs to.
+    ///   - scope: the scope instance they belong to; `nil` means this tracer's own ``scope``.
+    func stamp(_ kinds: [(kind: TraceEvent.Kind, build: BuildAttempt)], scope: String? = nil) -> [Stamped] {
         guard isEnabled, !kinds.isEmpty else { return [] }
+        let scope = scope ?? self.scope
         return sequencer.withLock { next in
             let time = ContinuousClock.now - origin
             return kinds.map { item in
                 defer { next += 1 }
                 return Stamped(
                     sequence: next,
-                    event: TraceEvent(time: time, generation: item.generation, attempt: item.attempt, kind: item.kind))
+                    event: TraceEvent(time: time, build: item.build, scope: scope, kind: item.kind))
             }
         }
     }
@@ -62,9 +91,9 @@ final class Tracer: Sendable {
         }
     }
 
-    /// Stamps and delivers one event at once.
-    func emit(_ kind: TraceEvent.Kind, generation: Int, attempt: Int) {
+    /// Stamps and delivers one event at once; `scope` as in ``stamp(_:scope:)``.
+    func emit(_ kind: TraceEvent.Kind, build: BuildAttempt, scope: String? = nil) {
         guard isEnabled else { return }
-        deliver(stamp([(kind, generation, attempt)]))
+        deliver(stamp([(kind, build)], scope: scope))
     }
 }

@@ -8,8 +8,9 @@ import Container
 public enum DemoCommand {
     /// The `--help` text.
     public static let usage = """
-        USAGE: container-demo [--config PATH] [--scenario NAME] [--trace FORMAT]
+        USAGE: container-demo [--config PATH] [--data-dir PATH] [--scenario NAME] [--trace FORMAT]
                               [--callers N] [--retries N] [--output FILE] [--no-color]
+               container-demo --version
 
         Runs a service graph the way an app starts: several entry points (launch, scene,
         deep link, push) ask for the services concurrently, the container builds the
@@ -17,6 +18,11 @@ public enum DemoCommand {
 
         OPTIONS:
           --config PATH      The config file to run (default: Configs/app.json).
+          --data-dir PATH    The folder for the files a config run writes: the config's
+                             "$data" path root, where Configs/app.json keeps its SQLite
+                             database (it counts the launches). Created when missing;
+                             printed at the start of the run. Default, outside the
+                             repository: \(DemoDataFolder.defaultPath)
           --scenario NAME    The story to tell (default: cold-start):
                                cold-start  \(DemoScenario.coldStart.summary)
                                transient   \(DemoScenario.transient.summary)
@@ -27,7 +33,9 @@ public enum DemoCommand {
                              --config runs with cold-start (and all, for its cold start);
                              the other stories use built-in graphs.
           --trace FORMAT     text (default), jsonl (JSON Lines v1, see docs/trace-format.md),
-                             dot (Graphviz), mermaid (flowchart), gantt (Mermaid gantt).
+                             dot (Graphviz), mermaid (flowchart), gantt (Mermaid gantt),
+                             perfetto (Chrome trace JSON: open it in ui.perfetto.dev or
+                             chrome://tracing; a track per caller, a span per node run).
           --callers N        N generic callers race besides the config's entry points
                              (default: 0, or 4 when the config lists no entry points).
           --retries N        After a transient build failure, the callers call start()
@@ -37,6 +45,7 @@ public enum DemoCommand {
           --no-color         No ANSI colours (they are used only on a terminal, and never
                              when NO_COLOR is set).
           -h, --help         Show this help.
+          --version          Print the version (container-demo \(ContainerVersion.current)) and exit.
 
         EXIT STATUS:
           0  a snapshot was published (with a story: the story behaved as it says)
@@ -44,8 +53,10 @@ public enum DemoCommand {
           2  invalid config or usage; config errors are listed on standard error
         """
 
-    private static let valueOptions = ["--config", "--scenario", "--trace", "--callers", "--retries", "--output"]
-    private static let flagOptions = ["--no-color", "--help", "-h"]
+    private static let valueOptions = [
+        "--config", "--data-dir", "--scenario", "--trace", "--callers", "--retries", "--output",
+    ]
+    private static let flagOptions = ["--no-color", "--help", "-h", "--version"]
 
     /// Parses the arguments (without the program name).
     ///
@@ -66,7 +77,11 @@ public enum DemoCommand {
             }
             if flagOptions.contains(name) {
                 guard inlineValue == nil else { throw UsageError("\(name) takes no value") }
-                if name == "--no-color" { options.noColor = true } else { options.showHelp = true }
+                switch name {
+                case "--no-color": options.noColor = true
+                case "--version": options.showVersion = true
+                default: options.showHelp = true
+                }
                 continue
             }
             guard valueOptions.contains(name) else {
@@ -90,6 +105,9 @@ public enum DemoCommand {
             case "--config":
                 guard !value.isEmpty else { throw UsageError("--config needs a file path") }
                 options.configPath = value
+            case "--data-dir":
+                guard !value.isEmpty else { throw UsageError("--data-dir needs a folder path") }
+                options.dataDirectory = value
             case "--scenario":
                 guard let scenario = DemoScenario(name: value) else {
                     throw unknownValue(value, of: name, among: (DemoScenario.stories + [.all]).map(\.name))
@@ -109,11 +127,16 @@ public enum DemoCommand {
                 options.outputPath = value
             }
         }
-        if options.configPath != nil && options.scenario != .coldStart && options.scenario != .all && !options.showHelp
-        {
+        let runsConfig = options.scenario == .coldStart || options.scenario == .all
+        if options.configPath != nil && !runsConfig && !options.showHelp {
             throw UsageError(
                 "--config runs the cold-start race; the '\(options.scenario.name)' story uses its own built-in "
                     + "graph. Drop --config, or use --scenario cold-start")
+        }
+        if options.dataDirectory != nil && !runsConfig && !options.showHelp {
+            throw UsageError(
+                "--data-dir holds the files of config runs; the '\(options.scenario.name)' story uses a built-in "
+                    + "graph that writes none. Drop --data-dir, or use --scenario cold-start")
         }
         return options
     }

@@ -8,6 +8,9 @@ public struct DemoOptions: Sendable, Hashable {
     /// `--config PATH`: the services to run; `nil` means ``defaultConfigPath`` (with a built-in
     /// app graph as a fallback when that file does not exist).
     public var configPath: String?
+    /// `--data-dir PATH`: the folder for the files a config run writes (the config's `$data` path
+    /// root); `nil` means ``DemoDataFolder/defaultPath``, outside the working tree.
+    public var dataDirectory: String?
     /// `--trace`: how to print the trace.
     public var trace: TraceFormat
     /// `--scenario`: which story to tell.
@@ -23,14 +26,17 @@ public struct DemoOptions: Sendable, Hashable {
     public var noColor: Bool
     /// `--help`: print the usage and exit.
     public var showHelp: Bool
+    /// `--version`: print ``ContainerVersion/current`` and exit.
+    public var showVersion: Bool
 
     /// Options with every default: the cold-start story of `Configs/app.json`, as a text timeline.
     public init(
         configPath: String? = nil, trace: TraceFormat = .text, scenario: DemoScenario = .coldStart,
         callers: Int? = nil, retries: Int? = nil, outputPath: String? = nil, noColor: Bool = false,
-        showHelp: Bool = false
+        showHelp: Bool = false, dataDirectory: String? = nil, showVersion: Bool = false
     ) {
         self.configPath = configPath
+        self.dataDirectory = dataDirectory
         self.trace = trace
         self.scenario = scenario
         self.callers = callers
@@ -38,5 +44,6 @@ public struct DemoOptions: Sendable, Hashable {
         self.outputPath = outputPath
         self.noColor = noColor
         self.showHelp = showHelp
+        self.showVersion = showVersion
     }
 }

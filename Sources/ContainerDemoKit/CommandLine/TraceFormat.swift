@@ -15,9 +15,12 @@ public struct TraceFormat: Sendable, Hashable, CustomStringConvertible {
     public static let mermaid = TraceFormat("mermaid")
     /// A Mermaid gantt chart of every build's timeline.
     public static let gantt = TraceFormat("gantt")
+    /// Chrome trace-event JSON, for Perfetto (ui.perfetto.dev) and `chrome://tracing`: a track
+    /// per caller, a span per build and per node run.
+    public static let perfetto = TraceFormat("perfetto")
 
     /// Every format, in the order `--help` lists them.
-    public static let all: [TraceFormat] = [.text, .jsonl, .dot, .mermaid, .gantt]
+    public static let all: [TraceFormat] = [.text, .jsonl, .dot, .mermaid, .gantt, .perfetto]
 
     /// The format called `name`, if any.
     public init?(name: String) {
@@ -28,6 +31,10 @@ public struct TraceFormat: Sendable, Hashable, CustomStringConvertible {
     /// Whether the output is meant for programs (everything but `text`): the demo keeps it
     /// free of commentary, which goes to standard error instead.
     public var isMachineReadable: Bool { self != .text }
+
+    /// Whether several runs make one document (a JSON object) rather than one document each:
+    /// `--scenario all` writes it once, after the last run.
+    var isSingleDocument: Bool { self == .perfetto }
 
     public var description: String { name }
 }

@@ -107,10 +107,10 @@ enum CallerRace {
 
     /// The distinct builds seen by `results` plus the published snapshot's, ordered by generation and attempt.
     static func reports(_ results: [RaceResult], published: AppServices?) -> [BuildReport] {
-        var byAttempt: [String: BuildReport] = [:]
+        var byAttempt: [BuildAttempt: BuildReport] = [:]
         for report in results.flatMap(\.failedBuilds) + (published.map { [$0.report] } ?? []) {
-            byAttempt["\(report.generation).\(report.attempt)"] = report
+            byAttempt[report.build] = report
         }
-        return byAttempt.values.sorted { ($0.generation, $0.attempt) < ($1.generation, $1.attempt) }
+        return byAttempt.values.sorted { $0.build < $1.build }
     }
 }

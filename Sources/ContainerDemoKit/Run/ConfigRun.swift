@@ -16,7 +16,10 @@ enum ConfigRun {
         // Shut down like an app would, so the trace ends with the teardowns (reverse order).
         _ = try? await container.shutdown()
         let events = recorder.events
-        let narrative = results.count > 12 ? summarize(results) : results.map(\.line)
+        // The container redacts what it traces and reports; what callers print (an entry
+        // point's own error, which may quote a secret option such as a database path) is ours.
+        let redactor = Redactor(secrets: config.secrets)
+        let narrative = (results.count > 12 ? summarize(results) : results.map(\.line)).map(redactor.redact)
         let entryNames = config.entryPoints.map(\.id)
         let who =
             entryNames.isEmpty

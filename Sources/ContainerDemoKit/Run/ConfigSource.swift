@@ -4,12 +4,16 @@ import Plugins
 /// Loads a config file through the `Plugins` module's loader and its standard plugins.
 enum ConfigSource {
     /// The config at `path`, or every problem the loader found (its full list, for standard error).
-    static func load(path: String, registry: ProviderRegistry = .standard) -> Result<LoadedConfig, ConfigProblem> {
+    /// `pathRoots` are the folders its path options may start at (`$data/...`).
+    static func load(
+        path: String, registry: ProviderRegistry = .standard, pathRoots: [String: String]
+    ) -> Result<LoadedConfig, ConfigProblem> {
         do {
-            let config = try ConfigLoader.load(path: path, registry: registry)
+            let config = try ConfigLoader.load(path: path, registry: registry, pathRoots: pathRoots)
             return .success(
                 LoadedConfig(
-                    file: config.file, graph: config.graph, policy: config.policy, entryPoints: config.entryPoints))
+                    file: config.file, graph: config.graph, policy: config.policy, entryPoints: config.entryPoints,
+                    secrets: config.specs.flatMap(\.options.secretStrings)))
         } catch {
             return .failure(ConfigProblem(description: error.description))
         }

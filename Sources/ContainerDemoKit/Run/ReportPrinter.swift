@@ -1,4 +1,5 @@
 import Container
+import ContainerTrace
 
 /// Turns a ``ScenarioReport`` into text: the trace in the chosen format, and the commentary
 /// (what the callers did, whether the story held).
@@ -16,14 +17,28 @@ struct ReportPrinter: Sendable {
             let fields = labelled ? [(name: "scenario", value: report.scenario.name)] : []
             return report.events.map { JSONLinesTraceSink.line(for: $0, fields: fields) + "\n" }.joined()
         case .dot:
-            return DOTRenderer(title: report.scenario.name).render(graph, report: report.reports.last)
+            return DOTRenderer(title: report.scenario.name).render(
+                graph, report: report.reports.last, trace: report.events)
         case .mermaid:
-            return label(report) + MermaidFlowchartRenderer().render(graph, report: report.reports.last)
+            return label(report)
+                + MermaidFlowchartRenderer().render(graph, report: report.reports.last, trace: report.events)
         case .gantt:
-            return label(report) + MermaidGanttRenderer(title: report.title).render(report.reports)
+            return label(report)
+                + MermaidGanttRenderer(title: report.title).render(report.reports, trace: report.events)
+        case .perfetto:
+            return perfetto([report])
         default:
             return text(report)
         }
+    }
+
+    /// The Chrome trace JSON of `reports`, one document: each run's app process is named after
+    /// its scenario when several runs share the file.
+    func perfetto(_ reports: [ScenarioReport]) -> String {
+        let runs = reports.map { report in
+            (name: labelled ? "container (\(report.scenario.name))" : "container", events: report.events)
+        }
+        return PerfettoRenderer().render(runs: runs)
     }
 
     private func label(_ report: ScenarioReport) -> String {

@@ -23,26 +23,36 @@ public func runDemo(_ options: DemoOptions, output: DemoOutput) async -> Int32 {
         output.write(DemoCommand.usage + "\n")
         return 0
     }
+    if options.showVersion {
+        output.write("container-demo \(ContainerVersion.current)\n")
+        return 0
+    }
     let scenarios = options.scenario == .all ? DemoScenario.stories : [options.scenario]
     let printer = ReportPrinter(
         format: options.trace, colors: output.colors && !options.noColor && options.outputPath == nil,
         labelled: scenarios.count > 1)
     let commentaryGoesToError = options.trace.isMachineReadable && options.outputPath == nil
+    let note = commentaryGoesToError ? output.writeError : output.write
     var trace = ""
+    var reports: [ScenarioReport] = []
     var status: Int32 = 0
     for scenario in scenarios {
         let report: ScenarioReport
-        switch await run(scenario, options, output: output) {
+        switch await run(scenario, options, output: output, note: note) {
         case .success(let made): report = made
         case .failure(let problem):
             output.writeError(problem.description + (problem.description.hasSuffix("\n") ? "" : "\n"))
             return 2
         }
-        let text = printer.trace(report)
-        if options.outputPath == nil {
-            output.write(text + (options.trace == .text ? "\n" : ""))
-        } else {
-            trace += text
+        reports.append(report)
+        // A single-document format (one JSON object) is written once, after the last run.
+        if !options.trace.isSingleDocument {
+            let text = printer.trace(report)
+            if options.outputPath == nil {
+                output.write(text + (options.trace == .text ? "\n" : ""))
+            } else {
+                trace += text
+            }
         }
         if options.trace.isMachineReadable {
             let commentary = "=== \(report.title) ===\n" + printer.commentary(report)
@@ -50,6 +60,10 @@ public func runDemo(_ options: DemoOptions, output: DemoOutput) async -> Int32 {
         }
         if let verdict = printer.verdict(report) { output.writeError(verdict) }
         if status == 0 { status = report.exitCode }
+    }
+    if options.trace.isSingleDocument {
+        let document = printer.perfetto(reports)
+        if options.outputPath == nil { output.write(document) } else { trace = document }
     }
     if let path = options.outputPath {
         guard FileManager.default.createFile(atPath: path, contents: Data(trace.utf8)) else {
@@ -62,10 +76,10 @@ public func runDemo(_ options: DemoOptions, output: DemoOutput) async -> Int32 {
 }
 
 /// Runs one scenario: the config run for cold start when a config is given or the default
-/// config exists; a built-in story otherwise.
-private func run(_ scenario: DemoScenario, _ options: DemoOptions, output: DemoOutput) async
-    -> Result<ScenarioReport, ConfigProblem>
-{
+/// config exists; a built-in story otherwise. `note` receives commentary (the data folder).
+private func run(
+    _ scenario: DemoScenario, _ options: DemoOptions, output: DemoOutput, note: (String) -> Void
+) async -> Result<ScenarioReport, ConfigProblem> {
     let retries = options.retries ?? (scenario == .transient ? 1 : 0)
     let callers = options.callers ?? 0
     switch scenario {
@@ -75,19 +89,23 @@ private func run(_ scenario: DemoScenario, _ options: DemoOptions, output: DemoO
             output.writeError("note: \(path) not found; running the built-in app graph instead\n")
             return .success(await ColdStartStory.run(callers: callers, retries: retries))
         }
-        switch ConfigSource.load(path: path) {
-        case .success(let config):
-            if config.entryPoints.isEmpty && options.callers == 0 {
-                return .failure(
-                    ConfigProblem(
-                        description:
-                            "container-demo: \(config.file) lists no entry points and --callers is 0, so nobody would "
-                            + "ask for the services; pass --callers N (N >= 1) or add \"entryPoints\" to the config"))
-            }
-            return .success(await ConfigRun.run(config, callers: options.callers, retries: retries))
-        case .failure(let problem):
-            return .failure(problem)
+        let folder = DemoDataFolder.absolutePath(options.dataDirectory)
+        let config: LoadedConfig
+        switch ConfigSource.load(path: path, pathRoots: DemoDataFolder.pathRoots(folder)) {
+        case .success(let loaded): config = loaded
+        case .failure(let problem): return .failure(problem)
         }
+        if config.entryPoints.isEmpty && options.callers == 0 {
+            return .failure(
+                ConfigProblem(
+                    description:
+                        "container-demo: \(config.file) lists no entry points and --callers is 0, so nobody would "
+                        + "ask for the services; pass --callers N (N >= 1) or add \"entryPoints\" to the config"))
+        }
+        if let problem = DemoDataFolder.create(folder) { return .failure(problem) }
+        // Printed before anything runs, so a user knows where the database goes.
+        note("data folder: \(folder) (the config's $data; choose another with --data-dir PATH)\n")
+        return .success(await ConfigRun.run(config, callers: options.callers, retries: retries))
     case .transient: return .success(await TransientStory.run(callers: callers, retries: retries))
     case .permanent: return .success(await PermanentStory.run(callers: callers, retries: retries))
     case .logout: return .success(await LogoutStory.run(callers: callers, retries: retries))

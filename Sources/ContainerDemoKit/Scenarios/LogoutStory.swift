@@ -45,7 +45,7 @@ enum LogoutStory {
 
         let events = stage.events
         let resetEvent = events.compactMap { event -> (Int, Int, [String]?)? in
-            if case .generationReset(let from, let to, let invalidated) = event.kind { return (from, to, invalidated) }
+            if case .generationReset(let change) = event.kind { return (change.from, change.to, change.invalidated) }
             return nil
         }.first
         let tornDown = events.filter { $0.generation == 1 }.nodes("node.tornDown")

@@ -42,7 +42,7 @@ enum PermanentStory {
         let events = stage.events
         let firstBuild = events.of(generation: 1, attempt: 1)
         let failure = firstBuild.compactMap { event -> FailureKind? in
-            if case .buildFailed(let failure, _) = event.kind { return failure }
+            if case .buildFailed(let failure, _, _) = event.kind { return failure }
             return nil
         }.first
         let retryJoin = eventsAfterRetry.joinStates.last { $0.caller == "retry-button" }

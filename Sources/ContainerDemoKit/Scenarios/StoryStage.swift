@@ -51,7 +51,8 @@ struct StoryStage: Sendable {
 extension [TraceEvent] {
     /// Events of one generation and attempt.
     func of(generation: Int, attempt: Int) -> [TraceEvent] {
-        filter { $0.generation == generation && $0.attempt == attempt }
+        let build = BuildAttempt(generation: generation, attempt: attempt)
+        return filter { $0.build == build }
     }
 
     /// How many events have the given JSON Lines name.

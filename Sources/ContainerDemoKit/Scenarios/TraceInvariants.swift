@@ -14,21 +14,10 @@ enum TraceInvariants {
         ]
     }
 
-    private struct AttemptID: Hashable, Comparable, CustomStringConvertible {
-        let generation: Int
-        let attempt: Int
-        static func < (lhs: Self, rhs: Self) -> Bool { (lhs.generation, lhs.attempt) < (rhs.generation, rhs.attempt) }
-        var description: String { "generation \(generation) attempt \(attempt)" }
-    }
-
-    private static func id(_ event: TraceEvent) -> AttemptID {
-        AttemptID(generation: event.generation, attempt: event.attempt)
-    }
-
     /// Rule §2.1: at most one `build.started` per generation and attempt, however many callers.
     static func oneBuildPerAttempt(_ events: [TraceEvent]) -> StoryCheck {
-        var builds: [AttemptID: Int] = [:]
-        for event in events where event.kind == .buildStarted { builds[id(event), default: 0] += 1 }
+        var builds: [BuildAttempt: Int] = [:]
+        for event in events where event.kind == .buildStarted { builds[event.build, default: 0] += 1 }
         let repeated = builds.filter { $0.value > 1 }.keys.sorted()
         return StoryCheck(
             "at most one build per attempt, however many callers", repeated.isEmpty,
@@ -37,10 +26,10 @@ enum TraceInvariants {
 
     /// Rule §3.3: in every build, every node ends in exactly one outcome.
     static func oneOutcomePerNode(_ events: [TraceEvent], graph: ServiceGraph) -> StoryCheck {
-        let built = Set(events.filter { $0.kind == .buildStarted }.map(id))
-        var outcomes: [AttemptID: [String: Int]] = [:]
+        let built = Set(events.filter { $0.kind == .buildStarted }.map(\.build))
+        var outcomes: [BuildAttempt: [String: Int]] = [:]
         for event in events where event.kind.isTerminalNodeEvent {
-            outcomes[id(event), default: [:]][event.kind.node ?? "", default: 0] += 1
+            outcomes[event.build, default: [:]][event.kind.node ?? "", default: 0] += 1
         }
         var problems: [String] = []
         for attempt in built.sorted() {
@@ -60,17 +49,17 @@ enum TraceInvariants {
 
     /// Rule §3.2: a node starts only after every dependency has a value in the same build.
     static func dependenciesFirst(_ events: [TraceEvent], graph: ServiceGraph) -> StoryCheck {
-        var ready: [AttemptID: Set<String>] = [:]
+        var ready: [BuildAttempt: Set<String>] = [:]
         var problems: [String] = []
         for event in events {
             switch event.kind {
             case .nodeSucceeded(let node, _), .nodeReused(let node):
-                ready[id(event), default: []].insert(node)
+                ready[event.build, default: []].insert(node)
             case .nodeStarted(let node):
-                let have = ready[id(event)] ?? []
+                let have = ready[event.build] ?? []
                 let missing = (graph.dependencies(of: node) ?? []).filter { !have.contains($0) }
                 if !missing.isEmpty {
-                    problems.append("\(node) started before \(missing.joined(separator: ", ")) in \(id(event))")
+                    problems.append("\(node) started before \(missing.joined(separator: ", ")) in \(event.build)")
                 }
             default:
                 break

@@ -15,7 +15,7 @@ enum TransientStory {
         let first = events.of(generation: 1, attempt: 1)
         let second = events.of(generation: 1, attempt: 2)
         let firstFailure = first.compactMap { event -> (FailureKind, [String])? in
-            if case .buildFailed(let failure, let roots) = event.kind { return (failure, roots) }
+            if case .buildFailed(let failure, let roots, _) = event.kind { return (failure, roots) }
             return nil
         }.first
         let kept = ["configuration", "database", "analytics"]

@@ -16,6 +16,8 @@ struct ConfigDecoder {
     let baseDirectory: String
     let registry: ProviderRegistry
     let root: JSONNode
+    /// Folders the app names for `$root/...` path options (``ServiceOptions/pathRoots``).
+    var pathRoots: [String: String] = [:]
     var issues: [ConfigError.Issue] = []
     /// Services whose provider could not be read: graph issues about their type are noise.
     private var unresolved = Set<String>()
@@ -165,7 +167,7 @@ struct ConfigDecoder {
             }
         }
 
-        var options = ServiceOptions(baseDirectory: baseDirectory)
+        var options = ServiceOptions(baseDirectory: baseDirectory, pathRoots: pathRoots)
         if let node = fields["options"] {
             if case .object(let members) = node.value {
                 reportDuplicateKeys(members, at: path + ".options")

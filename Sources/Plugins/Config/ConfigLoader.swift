@@ -16,7 +16,14 @@ public import Foundation
 /// types and unknown keys (with the key path and a "did you mean"), providers and entry
 /// points against the registry, each provider's options, and the graph itself (missing
 /// dependencies, cycles, duplicate names, entry points reading undeclared services or
-/// services of another type). Relative paths in options resolve against the config file's folder.
+/// services of another type). Relative paths in options resolve against the config file's folder;
+/// a path option starting with `$name/` starts at the folder the app supplies as `pathRoots[name]`:
+///
+/// ```swift
+/// // "options": { "path": "$data/app.sqlite" }: the database goes to Application Support,
+/// // not next to the config file inside the read-only app bundle.
+/// let config = try ConfigLoader.load(path: configPath, pathRoots: ["data": applicationSupport.path])
+/// ```
 ///
 /// Every number and size in the format is bounded (``ConfigLimits``; `Configs/README.md`,
 /// "Limits"), the text must be well-formed UTF-8, and names may not hold control characters:
@@ -32,10 +39,12 @@ public enum ConfigLoader {
     /// - Parameters:
     ///   - path: the config file; relative paths start at the current directory.
     ///   - registry: the providers and entry points the file may name; the standard set by default.
+    ///   - pathRoots: folders path options may start at as `$name/...` (``ServiceOptions/pathRoots``).
     /// - Throws: ``ConfigError`` with every problem found.
-    public static func load(path: String, registry: ProviderRegistry = .standard) throws(ConfigError) -> ContainerConfig
-    {
-        try load(bytes: ConfigFile.contents(of: path), file: path, registry: registry)
+    public static func load(
+        path: String, registry: ProviderRegistry = .standard, pathRoots: [String: String] = [:]
+    ) throws(ConfigError) -> ContainerConfig {
+        try load(bytes: ConfigFile.contents(of: path), file: path, registry: registry, pathRoots: pathRoots)
     }
 
     /// Loads a config from its bytes (UTF-8 JSON), at most ``ConfigLimits/maxFileBytes`` of them.
@@ -44,9 +53,10 @@ public enum ConfigLoader {
     ///   - data: the file's contents.
     ///   - file: the file's path, used in messages and as the base of relative paths in options.
     ///   - registry: the providers and entry points the file may name; the standard set by default.
+    ///   - pathRoots: folders path options may start at as `$name/...` (``ServiceOptions/pathRoots``).
     /// - Throws: ``ConfigError`` with every problem found.
     public static func load(
-        data: Data, file: String, registry: ProviderRegistry = .standard
+        data: Data, file: String, registry: ProviderRegistry = .standard, pathRoots: [String: String] = [:]
     ) throws(ConfigError) -> ContainerConfig {
         guard data.count <= ConfigLimits.maxFileBytes else {
             throw ConfigError(
@@ -59,11 +69,11 @@ public enum ConfigLoader {
                         location: ConfigLocation(file: file, line: 1, column: 1))
                 ])
         }
-        return try load(bytes: [UInt8](data), file: file, registry: registry)
+        return try load(bytes: [UInt8](data), file: file, registry: registry, pathRoots: pathRoots)
     }
 
     private static func load(
-        bytes: [UInt8], file: String, registry: ProviderRegistry
+        bytes: [UInt8], file: String, registry: ProviderRegistry, pathRoots: [String: String]
     ) throws(ConfigError) -> ContainerConfig {
         let root: JSONNode
         do {
@@ -81,6 +91,7 @@ public enum ConfigLoader {
         }
         let baseDirectory = URL(fileURLWithPath: file).deletingLastPathComponent().standardizedFileURL.path
         var decoder = ConfigDecoder(file: file, baseDirectory: baseDirectory, registry: registry, root: root)
+        decoder.pathRoots = pathRoots
         return try decoder.load()
     }
 
@@ -90,10 +101,11 @@ public enum ConfigLoader {
     ///   - text: the JSON text.
     ///   - file: the file's path, used in messages and as the base of relative paths in options.
     ///   - registry: the providers and entry points the file may name; the standard set by default.
+    ///   - pathRoots: folders path options may start at as `$name/...` (``ServiceOptions/pathRoots``).
     /// - Throws: ``ConfigError`` with every problem found.
     public static func load(
-        text: String, file: String, registry: ProviderRegistry = .standard
+        text: String, file: String, registry: ProviderRegistry = .standard, pathRoots: [String: String] = [:]
     ) throws(ConfigError) -> ContainerConfig {
-        try load(data: Data(text.utf8), file: file, registry: registry)
+        try load(data: Data(text.utf8), file: file, registry: registry, pathRoots: pathRoots)
     }
 }

@@ -16,9 +16,9 @@ public struct ConfigurationProvider: ServiceProvider {
     /// Creates the provider.
     public init() {}
 
-    /// Requires a string `path`.
+    /// Requires a string `path` (with a known path root, if any).
     public func validate(options: ServiceOptions) throws {
-        _ = try options.string("path")
+        _ = try options.path("path")
     }
 
     /// Reads and decodes the settings file.

@@ -1,6 +1,21 @@
-internal import CSQLite
 import Container
 internal import Synchronization
+
+// Apple SDKs ship SQLite as the `SQLite3` module; elsewhere the `CSQLite` system library wraps
+// the system's libsqlite3 (see Package.swift).
+#if canImport(SQLite3)
+    internal import SQLite3
+#else
+    internal import CSQLite
+#endif
+
+#if canImport(Glibc)
+    internal import Glibc
+#elseif canImport(Musl)
+    internal import Musl
+#elseif canImport(Darwin)
+    internal import Darwin
+#endif
 
 /// A SQLite database opened by the `sqlite` provider: one connection, in WAL mode, with
 /// versioned migrations applied.
@@ -8,6 +23,14 @@ internal import Synchronization
 /// Every call is serialized by ``connection`` (a `Mutex` around the `sqlite3` handle), so the
 /// database can be shared by every entry point of a snapshot. ``close()`` is idempotent; any
 /// call after it throws.
+///
+/// A file the database creates is readable and writable by its owner only (`0600`), and so
+/// are SQLite's `-wal`, `-shm` and `-journal` files next to it (SQLite gives them the
+/// database file's permissions). An existing file keeps its permissions.
+///
+/// Waiting for another connection's lock is bounded by the busy timeout (5 s by default).
+/// Work started through ``open(path:migrations:busyTimeout:)`` or ``withCancellation(_:)``
+/// also ends as soon as the calling task is cancelled (a node's `timeoutMs`, a reset).
 ///
 /// ```swift
 /// let rows = try database.query("SELECT user_id FROM sessions ORDER BY id DESC LIMIT 1")
@@ -20,6 +43,9 @@ public final class Database: Sendable {
     public let appliedMigrations: [Migration]
     /// SQLite's journal mode after opening: `wal` for files, `memory` for `:memory:`.
     public let journalMode: String
+    /// The longest a statement waits for another connection's lock before failing with
+    /// `SQLITE_BUSY` (a transient ``DatabaseError``).
+    public let busyTimeout: Duration
 
     /// The `sqlite3` handle; `nil` once closed. Every use of the handle happens inside this
     /// lock, which is why `Database` can be `Sendable` without `@unchecked`.
@@ -27,19 +53,31 @@ public final class Database: Sendable {
 
     /// Opens (creating if needed) the database at `path`, switches it to WAL mode and applies
     /// the `migrations` not yet recorded in `schema_migrations`.
+    ///
+    /// Blocks the calling thread while it waits for locks (up to `busyTimeout` per wait); use
+    /// ``open(path:migrations:busyTimeout:)`` from a task that may be cancelled.
     /// - Throws: ``DatabaseError``; the handle is closed again when opening or migrating fails.
-    public init(path: String, migrations: [Migration] = Migration.standard) throws(DatabaseError) {
-        var handle: OpaquePointer?
+    public init(
+        path: String, migrations: [Migration] = Migration.standard, busyTimeout: Duration = .seconds(5)
+    ) throws(DatabaseError) {
+        createOwnerOnly(path)
+        var opened: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-        let status = sqlite3_open_v2(path, &handle, flags, nil)
-        guard status == SQLITE_OK, let handle else {
-            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
-            sqlite3_close_v2(handle)
+        let status = sqlite3_open_v2(path, &opened, flags, nil)
+        guard status == SQLITE_OK, let handle = opened else {
+            let message = opened.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close_v2(opened)
             throw DatabaseError(code: status, message: "cannot open: \(message)", path: path)
         }
+        // Wait for other connections (another process, a test) instead of failing at once.
+        sqlite3_busy_timeout(handle, SQLiteCancellation.milliseconds(busyTimeout))
+        let cancellation = SQLiteCancellation.current
         do throws(DatabaseError) {
-            // Wait for other connections (another process, a test) instead of failing at once.
-            sqlite3_busy_timeout(handle, 5_000)
+            if let cancellation, !cancellation.attach(handle, busyTimeout: busyTimeout) {
+                throw DatabaseError(code: SQLITE_INTERRUPT, message: "cancelled before opening", path: path)
+            }
+            // Detached before the handle is closed below or shared: see SQLiteCancellation.
+            defer { cancellation?.detach(handle, busyTimeout: busyTimeout) }
             let mode = try Self.query(handle, path: path, "PRAGMA journal_mode=WAL", [])
             self.journalMode = mode.first?["journal_mode"]?.string ?? "unknown"
             try Self.exec(handle, path: path, "PRAGMA foreign_keys=ON")
@@ -49,7 +87,26 @@ public final class Database: Sendable {
             throw error
         }
         self.path = path
+        self.busyTimeout = busyTimeout
         self.connection = Locked(handle)
+    }
+
+    /// Opens the database like ``init(path:migrations:busyTimeout:)``, ending its waits and
+    /// migrations as soon as the calling task is cancelled: the `sqlite` provider's way, so
+    /// that a node's `timeoutMs` holds even while another connection locks the file.
+    ///
+    /// The blocking work runs on a Dispatch thread of its own, not on the Swift concurrency
+    /// pool (one thread per core), whose threads must stay free to run the timers and
+    /// cancellations that end such waits. The task waits for the work to end, so a cancelled
+    /// open has closed its connection when this throws.
+    /// - Throws: ``DatabaseError``, or `CancellationError` when the task was cancelled first
+    ///   (nothing is committed then: the migrations' transaction rolled back, the handle is closed).
+    public static func open(
+        path: String, migrations: [Migration] = Migration.standard, busyTimeout: Duration = .seconds(5)
+    ) async throws -> Database {
+        try await SQLiteCancellation.run {
+            try Database(path: path, migrations: migrations, busyTimeout: busyTimeout)
+        }
     }
 
     deinit {
@@ -71,7 +128,7 @@ public final class Database: Sendable {
             return sqlite3_close_v2(open)
         }
         guard status == SQLITE_OK else {
-            throw DatabaseError(code: status, message: "closing failed (result code \(status))", path: path)
+            throw DatabaseError(code: status, message: "closing failed", path: path)
         }
     }
 
@@ -99,9 +156,27 @@ public final class Database: Sendable {
         try query("SELECT COALESCE(MAX(version), 0) AS version FROM schema_migrations").first?["version"]?.int ?? 0
     }
 
+    /// Runs `work` (calls of this database) so that the calling task's cancellation ends its
+    /// waits for locks and its statements at once, instead of after the busy timeout.
+    ///
+    /// Like ``open(path:migrations:busyTimeout:)``, `work` runs on a Dispatch thread of its own;
+    /// the cancellation is not kept by the connection: later calls run normally.
+    ///
+    /// ```swift
+    /// let rows = try await database.withCancellation { try $0.query("SELECT token FROM sessions") }
+    /// ```
+    /// - Throws: what `work` throws, or `CancellationError` when the task was cancelled and
+    ///   `work` failed. A result `work` returns despite a late cancellation is returned.
+    public func withCancellation<Result: Sendable>(
+        _ work: @escaping @Sendable (Database) throws -> Result
+    ) async throws -> Result {
+        try await SQLiteCancellation.run { try work(self) }
+    }
+
     private func withHandle<Result: Sendable>(
         _ body: (OpaquePointer) throws(DatabaseError) -> Result
     ) throws(DatabaseError) -> Result {
+        let cancellation = SQLiteCancellation.current
         let outcome: Swift.Result<Result, DatabaseError> = connection.withLock { handle in
             guard let open = handle else {
                 return .failure(
@@ -110,6 +185,11 @@ public final class Database: Sendable {
                         message: "the database is closed (its generation was torn down); "
                             + "read the database from a current snapshot", path: path))
             }
+            if let cancellation, !cancellation.attach(open, busyTimeout: busyTimeout) {
+                return .failure(DatabaseError(code: SQLITE_INTERRUPT, message: "cancelled", path: path))
+            }
+            // Detached while the lock is still held: nobody can close the handle before.
+            defer { cancellation?.detach(open, busyTimeout: busyTimeout) }
             do throws(DatabaseError) {
                 return .success(try body(open))
             } catch {
@@ -118,118 +198,20 @@ public final class Database: Sendable {
         }
         return try outcome.get()
     }
+}
 
-    // MARK: SQLite calls, always made with the lock held (or before the handle is shared)
-
-    /// `SQLITE_TRANSIENT`: SQLite copies bound text and blobs before the call returns.
-    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-
-    private static func error(_ handle: OpaquePointer, path: String, _ context: String) -> DatabaseError {
-        DatabaseError(
-            code: sqlite3_errcode(handle), message: "\(context): \(String(cString: sqlite3_errmsg(handle)))",
-            path: path)
-    }
-
-    /// Runs `sql`, which may hold several statements without parameters.
-    private static func exec(_ handle: OpaquePointer, path: String, _ sql: String) throws(DatabaseError) {
-        guard sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else {
-            throw error(handle, path: path, "statement failed")
-        }
-    }
-
-    private static func query(
-        _ handle: OpaquePointer, path: String, _ sql: String, _ arguments: [SQLiteValue]
-    ) throws(DatabaseError) -> [[String: SQLiteValue]] {
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
-            throw error(handle, path: path, "cannot prepare statement")
-        }
-        defer { sqlite3_finalize(statement) }
-        for (offset, argument) in arguments.enumerated() {
-            let index = Int32(offset + 1)
-            let status: Int32
-            switch argument {
-            case .null: status = sqlite3_bind_null(statement, index)
-            case .integer(let value): status = sqlite3_bind_int64(statement, index, value)
-            case .real(let value): status = sqlite3_bind_double(statement, index, value)
-            case .text(let value): status = sqlite3_bind_text(statement, index, value, -1, transient)
-            case .blob(let bytes):
-                status = bytes.withUnsafeBytes {
-                    sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), transient)
-                }
-            }
-            guard status == SQLITE_OK else { throw error(handle, path: path, "cannot bind parameter \(index)") }
-        }
-        var rows: [[String: SQLiteValue]] = []
-        while true {
-            let status = sqlite3_step(statement)
-            if status == SQLITE_DONE { return rows }
-            guard status == SQLITE_ROW else { throw error(handle, path: path, "statement failed") }
-            var row: [String: SQLiteValue] = [:]
-            for column in 0..<sqlite3_column_count(statement) {
-                let name = String(cString: sqlite3_column_name(statement, column))
-                switch sqlite3_column_type(statement, column) {
-                case SQLITE_INTEGER: row[name] = .integer(sqlite3_column_int64(statement, column))
-                case SQLITE_FLOAT: row[name] = .real(sqlite3_column_double(statement, column))
-                case SQLITE_TEXT: row[name] = .text(String(cString: sqlite3_column_text(statement, column)))
-                case SQLITE_BLOB:
-                    let count = Int(sqlite3_column_bytes(statement, column))
-                    if let base = sqlite3_column_blob(statement, column) {
-                        row[name] = .blob([UInt8](UnsafeRawBufferPointer(start: base, count: count)))
-                    } else {
-                        row[name] = .blob([])
-                    }
-                default: row[name] = .null
-                }
-            }
-            rows.append(row)
-        }
-    }
-
-    /// Applies the migrations not yet recorded, all in one `BEGIN IMMEDIATE` transaction so that
-    /// two connections racing on a fresh file cannot both apply the same version.
-    private static func migrate(
-        _ handle: OpaquePointer, path: String, _ migrations: [Migration]
-    ) throws(DatabaseError) -> [Migration] {
-        try exec(handle, path: path, "BEGIN IMMEDIATE")
-        do throws(DatabaseError) {
-            // No UNIQUE constraint on `version`, on purpose: if a migration were ever applied
-            // twice, the table would show it instead of hiding it behind a constraint error.
-            try exec(
-                handle, path: path,
-                """
-                CREATE TABLE IF NOT EXISTS schema_migrations (
-                    version INTEGER NOT NULL,
-                    name TEXT NOT NULL,
-                    applied_at TEXT NOT NULL
-                )
-                """)
-            let done = Set(
-                try query(handle, path: path, "SELECT version FROM schema_migrations", [])
-                    .compactMap { $0["version"]?.int })
-            var applied: [Migration] = []
-            for migration in migrations.sorted(by: { $0.version < $1.version }) where !done.contains(migration.version)
-            {
-                do throws(DatabaseError) {
-                    try exec(handle, path: path, migration.sql)
-                } catch {
-                    throw DatabaseError(
-                        code: error.code,
-                        message: "migration \(migration.version) '\(migration.name)' failed: \(error.message)",
-                        path: path)
-                }
-                _ = try query(
-                    handle, path: path,
-                    "INSERT INTO schema_migrations (version, name, applied_at) "
-                        + "VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
-                    [.integer(Int64(migration.version)), .text(migration.name)])
-                applied.append(migration)
-            }
-            try exec(handle, path: path, "COMMIT")
-            return applied
-        } catch {
-            sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
-            throw error
-        }
-    }
+/// Creates `path` empty with owner-only permissions (`0600`) when it does not exist.
+///
+/// SQLite would create it `0644` minus the umask, readable by every user, and it gives the
+/// `-wal`, `-shm` and `-journal` files the database file's permissions: creating the file
+/// first protects all of them. `O_EXCL` leaves an existing file (and its permissions) alone;
+/// when creating fails for another reason, SQLite's open reports it.
+private func createOwnerOnly(_ path: String) {
+    // `:memory:` and "" (a private temporary database) are not files; `file:` would be a URI.
+    guard !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") else { return }
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+    guard descriptor >= 0 else { return }
+    // Whatever the umask.
+    _ = fchmod(descriptor, 0o600)
+    _ = close(descriptor)
 }

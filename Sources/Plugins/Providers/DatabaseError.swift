@@ -2,13 +2,20 @@ public import Container
 
 /// A SQLite call failed.
 ///
-/// Classified by SQLite's result code: a busy or locked database and I/O errors are
-/// transient (another process may be holding the file); everything else (a bad path,
-/// bad SQL in a migration, a closed database) is permanent.
+/// Classified by SQLite's result code: a busy or locked database, an interrupted statement and
+/// I/O errors are transient (another connection may be holding the file; a later `start()`
+/// tries again); everything else (a bad path, bad SQL in a migration, a corrupt file, a closed
+/// database) is permanent. ``hint`` says how to recover; ``description`` includes it.
+///
+/// ```text
+/// database '/data/app.sqlite': cannot prepare statement: file is not a database [SQLITE_NOTADB]; the file
+/// is damaged or is not a SQLite database: restore it from a backup, or move it away together with its
+/// -wal and -shm files so that the next start creates an empty one (then reset())
+/// ```
 public struct DatabaseError: ClassifiedError, Sendable, CustomStringConvertible {
     /// SQLite's primary result code (`SQLITE_BUSY` is 5), or -1 for errors of this wrapper.
     public let code: Int32
-    /// What happened, with SQLite's own message.
+    /// What happened, with SQLite's own message (withheld for a secret migration).
     public let message: String
     /// The database file.
     public let path: String
@@ -20,14 +27,53 @@ public struct DatabaseError: ClassifiedError, Sendable, CustomStringConvertible 
         self.path = path
     }
 
-    /// Transient for `SQLITE_BUSY` (5), `SQLITE_LOCKED` (6) and `SQLITE_IOERR` (10); otherwise permanent.
+    /// Transient for `SQLITE_BUSY` (5), `SQLITE_LOCKED` (6), `SQLITE_INTERRUPT` (9) and
+    /// `SQLITE_IOERR` (10); otherwise permanent.
     public var failureKind: FailureKind {
         switch code & 0xFF {
-        case 5, 6, 10: .transient
+        case 5, 6, 9, 10: .transient
         default: .permanent
         }
     }
 
-    /// `database 'path': message`.
-    public var description: String { "database '\(path)': \(message)" }
+    /// The name of SQLite's result code, e.g. `SQLITE_BUSY`; `nil` for this wrapper's own errors.
+    public var codeName: String? {
+        guard code >= 0 else { return nil }
+        let primary = Int(code & 0xFF)
+        if primary < Self.codeNames.count { return "SQLITE_" + Self.codeNames[primary] }
+        return primary == 100 ? "SQLITE_ROW" : primary == 101 ? "SQLITE_DONE" : "SQLite result code \(code)"
+    }
+
+    /// How to recover, by result code; `nil` when the message says enough.
+    public var hint: String? {
+        switch code & 0xFF {
+        case 5, 6:
+            "another connection holds a lock on the database; the failure is transient: a later start() tries "
+                + "again (raise the sqlite service's busyTimeoutMs to wait longer)"
+        case 9: "the work was interrupted (cancelled); the failure is transient: a later start() tries again"
+        case 10: "an I/O error; the failure is transient: a later start() tries again"
+        case 11, 26:
+            "the file is damaged or is not a SQLite database: restore it from a backup, or move it away together "
+                + "with its -wal and -shm files so that the next start creates an empty one (then reset())"
+        case 3, 8: "check that the file and its folder are writable by this process"
+        case 13: "the disk is full; free some space, then reset()"
+        case 14: "check that the folder exists and that this process may create files in it"
+        default: nil
+        }
+    }
+
+    /// `database 'path': message [SQLITE_X]; hint`.
+    public var description: String {
+        var text = "database '\(path)': \(message)"
+        if let codeName { text += " [\(codeName)]" }
+        if let hint { text += "; " + hint }
+        return text
+    }
+
+    /// Primary result codes 0 to 28, by number.
+    private static let codeNames = [
+        "OK", "ERROR", "INTERNAL", "PERM", "ABORT", "BUSY", "LOCKED", "NOMEM", "READONLY", "INTERRUPT", "IOERR",
+        "CORRUPT", "NOTFOUND", "FULL", "CANTOPEN", "PROTOCOL", "EMPTY", "SCHEMA", "TOOBIG", "CONSTRAINT", "MISMATCH",
+        "MISUSE", "NOLFS", "AUTH", "FORMAT", "RANGE", "NOTADB", "NOTICE", "WARNING",
+    ]
 }

@@ -12,12 +12,17 @@ public struct Migration: Sendable, Hashable {
     public let name: String
     /// The SQL to run (several statements are allowed).
     public let sql: String
+    /// Whether the migration is secret (the `migrations` option is in `secretOptions`): when it
+    /// fails, its error reports the version and SQLite's result code only, never SQLite's
+    /// message, which quotes the SQL, nor the name.
+    public let isSecret: Bool
 
     /// Creates a migration.
-    public init(version: Int, name: String, sql: String) {
+    public init(version: Int, name: String, sql: String, isSecret: Bool = false) {
         self.version = version
         self.name = name
         self.sql = sql
+        self.isSecret = isSecret
     }
 
     /// The built-in schema used when a `sqlite` service lists no `migrations`: a `sessions`
@@ -45,7 +50,8 @@ public struct Migration: Sendable, Hashable {
     ]
 
     /// Reads the `migrations` option: a list of `{"version": 1, "name": "...", "sql": "..."}`
-    /// with unique versions; ``standard`` when the option is absent.
+    /// with unique versions; ``standard`` when the option is absent. When the option is secret,
+    /// every migration read is (``isSecret``).
     /// - Throws: ``Container/OptionError`` naming the offending entry.
     public static func list(from options: ServiceOptions) throws(OptionError) -> [Migration] {
         guard let raw = options["migrations"] else { return standard }
@@ -79,7 +85,8 @@ public struct Migration: Sendable, Hashable {
             guard versions.insert(version).inserted else {
                 throw .invalid("\(key).version", "version \(version) is listed twice; each version must be unique")
             }
-            result.append(Migration(version: version, name: name, sql: sql))
+            let isSecret = options.secretKeys.contains("migrations")
+            result.append(Migration(version: version, name: name, sql: sql, isSecret: isSecret))
         }
         return result.sorted { $0.version < $1.version }
     }

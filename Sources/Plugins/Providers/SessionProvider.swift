@@ -21,12 +21,14 @@ public struct SessionProvider: ServiceProvider {
         _ = try options.string("database", default: "database")
     }
 
-    /// Reads the latest session row.
+    /// Reads the latest session row; the run's cancellation (its timeout) ends the read.
     public func make(_ context: ProviderContext) async throws -> Session {
         let name = try context.options.string("database", default: "database")
         let database = try context[ServiceKey<Database>(name)]
-        let rows = try database.query(
-            "SELECT user_id, token, created_at FROM sessions ORDER BY id DESC LIMIT 1")
+        // Cancellable: a node timeout ends a wait for another connection's lock at once.
+        let rows = try await database.withCancellation { database in
+            try database.query("SELECT user_id, token, created_at FROM sessions ORDER BY id DESC LIMIT 1")
+        }
         guard let row = rows.first, let userID = row["user_id"]?.string, let token = row["token"]?.string else {
             return .signedOut
         }

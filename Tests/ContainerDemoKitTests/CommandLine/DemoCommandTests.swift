@@ -1,3 +1,4 @@
+import Container
 import ContainerDemoKit
 import TestSupport
 import Testing
@@ -11,6 +12,8 @@ struct DemoCommandTests {
         #expect(options.scenario == .coldStart)
         #expect(options.trace == .text)
         #expect(options.configPath == nil)
+        #expect(options.dataDirectory == nil)
+        #expect(!options.showVersion)
     }
 
     @Test("every option, in both spellings")
@@ -28,6 +31,9 @@ struct DemoCommandTests {
         #expect(try DemoCommand.parse(["--scenario", "logout"]).scenario == .logout)
         #expect(try DemoCommand.parse(["--trace", "gantt"]).trace == .gantt)
         #expect(try DemoCommand.parse(["-h"]).showHelp)
+        #expect(try DemoCommand.parse(["--data-dir", "/tmp/d"]).dataDirectory == "/tmp/d")
+        #expect(try DemoCommand.parse(["--data-dir=my data", "--scenario", "all"]).dataDirectory == "my data")
+        #expect(try DemoCommand.parse(["--version"]).showVersion)
     }
 
     @Test(
@@ -42,6 +48,10 @@ struct DemoCommandTests {
             (["app.json"], "did you mean '--config app.json'"),
             (["--config", "x.json", "--scenario", "logout"], "built-in graph"),
             (["--no-color=yes"], "takes no value"),
+            (["--version=2"], "takes no value"),
+            (["--data-dir", "/tmp/d", "--scenario", "logout"], "writes none"),
+            (["--data-dir="], "--data-dir needs a folder path"),
+            (["--data-dri", "x"], "did you mean '--data-dir'"),
         ])
     func usageErrors(arguments: [String], message: String) {
         #expect {
@@ -62,6 +72,17 @@ struct DemoCommandTests {
         #expect(await DemoCommand.main(["--trace", "svg"], output: bad.output()) == 2)
         #expect(bad.standardError.contains("unknown --trace value 'svg'"))
         #expect(bad.standardOutput.isEmpty)
+    }
+
+    @Test("--version prints the package version and exits 0; --help documents it and --data-dir")
+    func version() async {
+        let capture = CapturedOutput()
+        #expect(await DemoCommand.main(["--version"], output: capture.output()) == 0)
+        #expect(capture.standardOutput == "container-demo \(ContainerVersion.current)\n")
+        #expect(capture.standardError.isEmpty)
+        #expect(DemoCommand.usage.contains("--version          Print the version"))
+        #expect(DemoCommand.usage.contains("--data-dir PATH"))
+        #expect(DemoCommand.usage.contains(DemoDataFolder.defaultPath))
     }
 
     @Test("colours only on a terminal without NO_COLOR")

@@ -46,7 +46,7 @@ struct ScenarioTests {
         let second = report.events.inBuild(1, 2)
         #expect(first.named("build.started").count == 1)
         #expect(second.named("build.started").count == 1)
-        #expect(first.contains { $0.kind == .buildFailed(failure: .transient, roots: ["session"]) })
+        #expect(first.contains { $0.kind == .buildFailed(failure: .transient, roots: ["session"], exhausted: false) })
         #expect(first.nodeNames("node.skipped") == ["feed"])
         #expect(Set(second.nodeNames("node.reused")) == ["configuration", "database", "analytics"])
         #expect(Set(second.nodeNames("node.started")) == ["session", "feed"])
@@ -68,9 +68,11 @@ struct ScenarioTests {
         let report = await PermanentStory.run(callers: 0, retries: 0)
         expectStoryHeld(report)
         let events = report.events
-        #expect(events.contains { $0.kind == .buildFailed(failure: .permanent, roots: ["database"]) })
+        #expect(events.contains { $0.kind == .buildFailed(failure: .permanent, roots: ["database"], exhausted: false) })
         let failedJoin = events.firstIndex { $0.kind == .callerJoined(caller: "retry-button", state: .failed) }
-        let reset = events.firstIndex { $0.kind == .generationReset(from: 1, to: 2, invalidated: nil) }
+        let reset = events.firstIndex {
+            $0.kind == .generationReset(GenerationChange(from: 1, to: 2, invalidated: nil))
+        }
         #expect(failedJoin != nil)
         #expect(reset != nil)
         if let failedJoin, let reset {
@@ -91,7 +93,10 @@ struct ScenarioTests {
         let report = await LogoutStory.run(callers: 2, retries: 0)
         expectStoryHeld(report)
         let events = report.events
-        #expect(events.contains { $0.kind == .generationReset(from: 1, to: 2, invalidated: ["session", "feed"]) })
+        #expect(
+            events.contains {
+                $0.kind == .generationReset(GenerationChange(from: 1, to: 2, invalidated: ["session", "feed"]))
+            })
         let torn = events.nodeNames("node.tornDown")
         #expect(torn == ["feed", "session"])
         // Reverse dependency order, in general: nothing is torn down after one of its dependencies.

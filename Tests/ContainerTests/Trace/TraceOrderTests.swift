@@ -75,8 +75,8 @@ struct TraceOrderTests {
             var resetFrom = Set<Int>()
             for event in recorder.events {
                 switch event.kind {
-                case .generationReset(let from, _, _):
-                    resetFrom.insert(from)
+                case .generationReset(let change):
+                    resetFrom.insert(change.from)
                 case .callerJoined(let caller, let state):
                     #expect(joined[caller] == nil, "\(caller) joined twice")
                     joined[caller] = event.generation

@@ -1,9 +1,11 @@
 import Container
+import ContainerTrace
 import Foundation
 import Plugins
 
 // Loads this package's config with the standard plugins plus our own, runs the config's
-// entry points concurrently (they share one build), prints their summaries and exits 0.
+// entry points concurrently (they share one build), prints their summaries and the build
+// (traced, drawn by ContainerTrace's timeline renderer) and exits 0.
 // Usage: swift run --package-path Examples/CustomPlugin [CustomPlugin] [config.json]
 
 let packageDirectory = URL(fileURLWithPath: #filePath)
@@ -29,7 +31,8 @@ do {
     exit(2)
 }
 
-let container = ServiceContainer(graph: config.graph, policy: config.policy)
+let recorder = TraceRecorder()
+let container = ServiceContainer(graph: config.graph, policy: config.policy, trace: [recorder])
 do {
     let summaries = try await withThrowingTaskGroup(of: (Int, String).self) { group in
         for (index, entryPoint) in config.entryPoints.enumerated() {
@@ -40,6 +43,7 @@ do {
         return results.sorted { $0.0 < $1.0 }.map(\.1)
     }
     for summary in summaries { print(summary) }
+    print(TimelineRenderer().renderSummary(recorder.events), terminator: "")
     let report = try await container.shutdown()
     print("torn down: \(report.tornDown.map(\.service).joined(separator: ", "))")
 } catch {

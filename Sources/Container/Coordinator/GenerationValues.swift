@@ -1,0 +1,78 @@
+/// The values of the current generation that outlive one build attempt: those kept after a
+/// transient failure for the next attempt (DESIGN §2 rule 3), carried over by a partial reset
+/// or a reload (§5, §11), and the provider runs each node has had in the generation.
+///
+/// A plain value. Every operation that ends values' lives returns them, so the coordinator
+/// queues each for teardown exactly once.
+struct GenerationValues {
+    /// The generation being built or published.
+    private(set) var generation = 1
+    /// The graph of the generation (a reload replaces it).
+    private(set) var graph: ServiceGraph
+    /// Values of the generation, by slot of `graph`.
+    private(set) var kept: [Int: AnyServiceBox] = [:]
+    /// Provider runs of each node in the generation's finished attempts, by slot.
+    private(set) var runs: [Int: Int] = [:]
+
+    init(graph: ServiceGraph) { self.graph = graph }
+
+    /// Keeps what an attempt made and counts its runs.
+    mutating func keep(_ built: [Int: AnyServiceBox], report: BuildReport) {
+        kept.merge(built) { _, new in new }
+        for (slot, node) in report.nodes.enumerated() where node.runs > 0 { runs[slot, default: 0] += node.runs }
+    }
+
+    /// Ends the values this generation built (a permanent failure: nothing can use them any
+    /// more); values carried over from earlier generations stay.
+    mutating func retireBuiltInThisGeneration() -> [AnyServiceBox] {
+        let retired = kept.filter { $0.value.builtInGeneration == generation }
+        for slot in retired.keys { kept[slot] = nil }
+        return Array(retired.values)
+    }
+
+    /// Starts the next generation of the same graph; `invalidated` slots and their dependents
+    /// are retired (`nil`: all), the other values carry over. Returns the retired slots and values.
+    mutating func advance(invalidating invalidated: Set<Int>?) -> (slots: Set<Int>, values: [AnyServiceBox]) {
+        let slots = invalidated.map { graph.closure(ofDependentsOf: $0) } ?? Set(0..<graph.builtCount)
+        var values: [AnyServiceBox] = []
+        for slot in slots { if let box = kept.removeValue(forKey: slot) { values.append(box) } }
+        generation += 1
+        runs = [:]
+        return (slots, values)
+    }
+
+    /// Starts the next generation on `newGraph`: the values of `carried` (new slot to old slot)
+    /// move to their new slots, every other value is retired and returned.
+    mutating func advance(to newGraph: ServiceGraph, carrying carried: [Int: Int]) -> [AnyServiceBox] {
+        var moved: [Int: AnyServiceBox] = [:]
+        for (newSlot, oldSlot) in carried { if let box = kept.removeValue(forKey: oldSlot) { moved[newSlot] = box } }
+        let retired = Array(kept.values)
+        kept = moved
+        graph = newGraph
+        generation += 1
+        runs = [:]
+        return retired
+    }
+
+    /// Ends every value (shutdown, close).
+    mutating func retireAll() -> [AnyServiceBox] {
+        defer { kept = [:] }
+        return Array(kept.values)
+    }
+
+    /// The names of the services this graph builds (a scope part's external app services aside).
+    var builtNames: [String] { Array(graph.serviceNames[..<graph.builtCount]) }
+
+    /// The names of `slots`, in slot order.
+    func names(of slots: some Sequence<Int>) -> [String] { slots.sorted().map { graph.nodes[$0].name } }
+
+    /// Broken invariants: kept values are of this graph's services and not from the future.
+    func invariantViolations() -> [String] {
+        kept.compactMap { slot, box in
+            if slot >= graph.nodes.count || graph.nodes[slot].name != box.name {
+                return "value of \(box.name) kept in slot \(slot)"
+            }
+            return box.builtInGeneration > generation ? "value of \(box.name) from a later generation" : nil
+        }
+    }
+}

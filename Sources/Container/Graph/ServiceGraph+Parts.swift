@@ -1,0 +1,44 @@
+extension ServiceGraph {
+    /// The part of a validated graph that one coordinator builds (DESIGN §9): for the app, its
+    /// app services; for a scope, the scope's services followed by the app services they depend
+    /// on or the scope's entry points read (`reads`), as external nodes whose values come from
+    /// the app snapshot. Validation guarantees that app services depend only on app services
+    /// and scoped ones only on their own scope's and app services.
+    static func part(of nodes: [Node], scope: String?, reads: Set<String>) -> ServiceGraph {
+        let own = nodes.indices.filter { nodes[$0].lifetime.scope == scope }
+        var newSlot = [Int: Int]()
+        for (slot, old) in own.enumerated() { newSlot[old] = slot }
+        var externals: [Int] = []
+        if scope != nil {
+            let needed = Set(own.flatMap { nodes[$0].dependencies }.filter { nodes[$0].lifetime == .app })
+            externals = nodes.indices.filter {
+                needed.contains($0) || (reads.contains(nodes[$0].name) && nodes[$0].lifetime == .app)
+            }
+            for (offset, old) in externals.enumerated() { newSlot[old] = own.count + offset }
+        }
+        var partNodes: [Node] = []
+        partNodes.reserveCapacity(own.count + externals.count)
+        for old in own {
+            let node = nodes[old]
+            partNodes.append(
+                Node(
+                    name: node.name, provider: node.provider, dependencies: node.dependencies.map { newSlot[$0]! },
+                    dependencyNames: node.dependencyNames, options: node.options, timeout: node.timeout,
+                    retry: node.retry, defaultFailure: node.defaultFailure, location: node.location,
+                    lifetime: node.lifetime))
+        }
+        for old in externals {
+            let node = nodes[old]
+            partNodes.append(
+                Node(
+                    name: node.name, provider: node.provider, dependencies: [], dependencyNames: [],
+                    options: node.options, timeout: nil, retry: .none, defaultFailure: nil, location: node.location,
+                    lifetime: .app, isExternal: true))
+        }
+        return ServiceGraph(
+            nodes: partNodes, scopeNames: [], builtCount: own.count, scope: scope, appOnly: nil, scopeParts: [:])
+    }
+
+    /// The names of the app services a scope's part uses (its external nodes).
+    var externalNames: Set<String> { Set(nodes[builtCount...].map(\.name)) }
+}

@@ -1,0 +1,36 @@
+extension ServiceOptions {
+    /// Resolves `$root` or `$root/rest` against ``pathRoots``.
+    ///
+    /// A config file ships read-only inside an app bundle, so its own folder is the wrong place
+    /// for a database: the app names its writable folders instead (`"data"` for Application
+    /// Support) and the config says `"$data/app.sqlite"`.
+    func resolveRooted(_ raw: String, option: String) throws(OptionError) -> String {
+        let afterDollar = raw.dropFirst()
+        let name = String(afterDollar.prefix { $0 != "/" })
+        let rest = afterDollar.dropFirst(name.count).drop { $0 == "/" }
+        guard !name.isEmpty else {
+            throw .invalid(
+                option,
+                "'\(raw)' starts with '$' but names no path root; write '$name/...' with a root the app supplies "
+                    + "(e.g. '$data/app.sqlite'), or './\(raw)' for a file whose name starts with '$'")
+        }
+        guard let root = pathRoots[name] else {
+            throw .invalid(option, Self.unknownRootMessage(name, in: raw, known: pathRoots.keys))
+        }
+        if rest.isEmpty { return root }
+        return root.hasSuffix("/") ? root + rest : root + "/" + rest
+    }
+
+    private static func unknownRootMessage(
+        _ name: String, in raw: String, known: Dictionary<String, String>.Keys
+    ) -> String {
+        guard !known.isEmpty else {
+            return "'\(raw)' starts at the path root '$\(name)', but the app supplies no path roots; pass "
+                + "pathRoots: [\"\(name)\": folder] when loading the config, or write a path relative to the "
+                + "config file"
+        }
+        let hint = NameSuggestion.closest(to: name, among: known).map { "; did you mean '$\($0)'?" } ?? ""
+        let supplied = known.sorted().map { "$" + $0 }.joined(separator: ", ")
+        return "unknown path root '$\(name)' in '\(raw)'\(hint) (path roots the app supplies: \(supplied))"
+    }
+}

@@ -1,0 +1,94 @@
+/// The app's open scope instances (DESIGN §9): an app reset supersedes those that use a retired
+/// service before its own teardown starts, and its teardown waits for theirs; the app's
+/// shutdown closes them all first.
+final class ScopeRegistry: Sendable {
+    private struct State {
+        /// Open instances by label, and their labels in the order they were opened.
+        var open: [String: ScopeInstance] = [:]
+        var order: [String] = []
+        /// Set by the app's shutdown: no instance opens any more.
+        var closed = false
+        /// Supersessions not yet awaited by an app teardown.
+        var supersessions: [Completion] = []
+    }
+
+    private let state = Locked(State())
+    /// The graph the app was created (or last reloaded) with, all lifetimes.
+    private let declaredGraph: Locked<ServiceGraph>
+
+    init(declared: ServiceGraph) { declaredGraph = Locked(declared) }
+
+    /// The whole declared graph (app and scopes).
+    var declared: ServiceGraph { declaredGraph.withLock { $0 } }
+
+    /// Replaces the declared graph (a reload).
+    func setDeclared(_ graph: ServiceGraph) { declaredGraph.withLock { $0 = graph } }
+
+    /// The labels of the open instances, in the order they were opened.
+    var openLabels: [String] { state.withLock { $0.order } }
+
+    /// Adds an instance.
+    /// - Throws: `.scopeAlreadyOpen`, or `.shutDown` after the app's shutdown began.
+    func register(_ instance: ScopeInstance, generation: Int) throws(ContainerError) {
+        let refusal = state.withLock { state -> ContainerError? in
+            if state.closed { return .shutDown(generation: generation) }
+            if state.open[instance.label] != nil { return .scopeAlreadyOpen(instance.label) }
+            state.open[instance.label] = instance
+            state.order.append(instance.label)
+            return nil
+        }
+        if let refusal { throw refusal }
+    }
+
+    /// Removes a closed instance.
+    func remove(_ label: String) {
+        state.withLock { state in
+            guard state.open.removeValue(forKey: label) != nil else { return }
+            state.order.removeAll { $0 == label }
+        }
+    }
+
+    /// Supersedes, now, every open instance that uses one of `retired`: its build can never
+    /// publish after this returns. Its teardown runs on; ``awaitSupersessions()`` waits for it.
+    func supersede(using retired: Set<String>) {
+        guard !retired.isEmpty else { return }
+        let affected = state.withLock { state in
+            state.order.compactMap { state.open[$0] }.filter { !$0.binding.uses.isDisjoint(with: retired) }
+        }
+        for instance in affected {
+            let done = Completion()
+            state.withLock { $0.supersessions.append(done) }
+            instance.storage.beginReset(invalidating: nil) { result in
+                guard case .failure = result else { return done.complete() }
+                // Refused: the instance is closing. Its values are torn down by its close, which
+                // the app's teardown must wait for just the same.
+                Task {
+                    await instance.closed.wait()
+                    done.complete()
+                }
+            }
+        }
+    }
+
+    /// Returns once the teardowns of every instance superseded so far are done.
+    func awaitSupersessions() async {
+        let pending = state.withLock { state in
+            defer { state.supersessions = [] }
+            return state.supersessions
+        }
+        for completion in pending { await completion.wait() }
+    }
+
+    /// Refuses new instances and closes every open one (the app's shutdown, §9).
+    func closeAll() async {
+        let instances = state.withLock { state in
+            state.closed = true
+            return state.order.compactMap { state.open[$0] }
+        }
+        for instance in instances {
+            _ = try? await instance.close()
+            // Closed by someone else meanwhile: its teardown may still run; it goes first all the same.
+            await instance.closed.wait()
+        }
+    }
+}

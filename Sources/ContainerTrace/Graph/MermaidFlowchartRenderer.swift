@@ -1,0 +1,79 @@
+public import Container
+
+/// Renders a service graph as a Mermaid flowchart, each node coloured by its outcome in a
+/// build and labelled with its duration; each scope instance of a trace is a `subgraph`.
+///
+/// Nodes get generated ids (`n0`, `n1`, ... in declaration order; `s0n0`, ... inside scope
+/// instances) and quoted labels in which every character Mermaid treats specially is written
+/// as an entity code (`#34;` for `"`), so any service name works.
+///
+/// ```swift
+/// print(MermaidFlowchartRenderer().render(container.graph, report: services.report))
+/// ```
+public struct MermaidFlowchartRenderer: Sendable {
+    /// `LR` (left to right, the default) or `TD` (top down).
+    public var direction: String
+
+    /// A renderer drawing in `direction` (`LR` or `TD`).
+    public init(direction: String = "LR") {
+        self.direction = direction == "TD" || direction == "TB" ? direction : "LR"
+    }
+
+    /// The flowchart of `graph` with the outcomes of `report` (or uncoloured when `nil`), and one
+    /// `subgraph` per scope instance of `trace`.
+    ///
+    /// - Parameters:
+    ///   - graph: the services and their dependencies.
+    ///   - report: a build of that graph; nodes it lacks are drawn as "not built".
+    ///   - trace: the run's events; each scope instance in it (events with a `scope`) becomes a
+    ///     subgraph titled with the instance, holding the nodes its builds ran, coloured by their
+    ///     outcome in its latest build. Empty (the default) for the app alone.
+    public func render(_ graph: ServiceGraph, report: BuildReport?, trace: [TraceEvent] = []) -> String {
+        let scopes = ScopeInstances(trace)
+        let names = graph.serviceNames.filter { !scopes.scopedOnly.contains($0) }
+        var ids: [String: String] = [:]
+        for (index, name) in names.enumerated() { ids[name] = "n\(index)" }
+        var lines = ["flowchart \(direction)"]
+        var classes: [String: [String]] = [:]
+        for name in names {
+            let id = ids[name] ?? name
+            let style = OutcomeStyle(report?.node(name))
+            let label =
+                TraceText.mermaidEscaped(name) + (report == nil ? "" : "<br/>" + TraceText.mermaidEscaped(style.label))
+            lines.append("    \(id)[\"\(label)\"]")
+            if report != nil { classes[style.name, default: []].append(id) }
+        }
+        for name in names {
+            for dependency in graph.dependencies(of: name) ?? [] {
+                guard let from = ids[dependency], let to = ids[name] else { continue }
+                lines.append("    \(from) --> \(to)")
+            }
+        }
+        for (index, instance) in scopes.instances.enumerated() {
+            var scoped: [String: String] = [:]
+            lines.append("    subgraph s\(index)[\"\(TraceText.mermaidEscaped(instance.label))\"]")
+            for (number, name) in instance.nodeNames.enumerated() {
+                let id = "s\(index)n\(number)"
+                scoped[name] = id
+                let style = OutcomeStyle(traced: instance.latest(name))
+                let label = TraceText.mermaidEscaped(name) + "<br/>" + TraceText.mermaidEscaped(style.label)
+                lines.append("        \(id)[\"\(label)\"]")
+                classes[style.name, default: []].append(id)
+            }
+            lines.append("    end")
+            for name in instance.nodeNames {
+                for dependency in graph.dependencies(of: name) ?? [] {
+                    guard let from = scoped[dependency] ?? ids[dependency], let to = scoped[name] else { continue }
+                    lines.append("    \(from) --> \(to)")
+                }
+            }
+        }
+        for styleName in OutcomeStyle.allNames {
+            guard let members = classes[styleName] else { continue }
+            let colours = OutcomeStyle.colours(of: styleName)
+            lines.append("    classDef \(styleName) fill:\(colours.fill),stroke:\(colours.stroke)")
+            lines.append("    class \(members.joined(separator: ",")) \(styleName)")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
