@@ -60,6 +60,20 @@ struct ConfigLimitsTests {
         #expect(config.specs.first?.retry.multiplier == 100)
     }
 
+    @Test func lowerBoundsKeepTheirMessages() throws {
+        let error = try #require(
+            loadError(
+                service(
+                    """
+                    "timeoutMs": 0, "retry": { "maxAttempts": 2, "initialDelayMs": -1, "multiplier": 0.5 }
+                    """)))
+        #expect(error.codes == [.invalidValue, .invalidValue, .invalidValue])
+        let text = error.description
+        #expect(text.contains("services[0].timeoutMs: must be greater than 0 (milliseconds); remove it for no timeout"))
+        #expect(text.contains("services[0].retry.initialDelayMs: must not be negative"))
+        #expect(text.contains("services[0].retry.multiplier: must be at least 1"))
+    }
+
     @Test func simulatedDurationIsBounded() throws {
         // durationMs of Int.max slept for ever.
         for value in ["3600001", "9223372036854775807"] {

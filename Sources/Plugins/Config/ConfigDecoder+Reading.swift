@@ -108,7 +108,7 @@ extension ConfigDecoder {
         return result.count == items.count ? result : nil
     }
 
-    /// A number (integer or not), finite, not negative and at most `limit`'s bound.
+    /// A number (integer or not), finite and within `limit`'s bounds.
     mutating func number(
         _ node: JSONNode, at path: @autoclosure () -> String, limit: NumberLimit
     ) -> Double? {
@@ -120,10 +120,8 @@ extension ConfigDecoder {
             report(.wrongType, "must be a number, found \(node.typeName)", at: path(), node.position)
             return nil
         }
-        guard number >= limit.minimum else {
-            report(
-                .invalidValue, "must be at least \(limit.minimumText), found \(node.describedValue)", at: path(),
-                node.position)
+        guard limit.minimumIncluded ? number >= limit.minimum : number > limit.minimum else {
+            report(.invalidValue, limit.belowMinimum, at: path(), node.position)
             return nil
         }
         guard number.isFinite, number <= limit.maximum else {
@@ -195,8 +193,11 @@ extension JSONNode {
 
 /// The bounds of one number of the format, with the words its messages use.
 struct NumberLimit {
+    /// The smallest value, and whether it is allowed itself.
     let minimum: Double
-    let minimumText: String
+    let minimumIncluded: Bool
+    /// The message for a value below it.
+    let belowMinimum: String
     let maximum: Double
     let maximumText: String
     /// The ``ConfigLimits`` member that documents it.
@@ -206,17 +207,19 @@ struct NumberLimit {
 
     /// `timeoutMs`.
     static let timeout = NumberLimit(
-        minimum: 0, minimumText: "0", maximum: Double(ConfigLimits.maxTimeoutMs),
-        maximumText: "\(ConfigLimits.maxTimeoutMs) ms, one hour", name: "ConfigLimits.maxTimeoutMs",
+        minimum: 0, minimumIncluded: false,
+        belowMinimum: "must be greater than 0 (milliseconds); remove it for no timeout",
+        maximum: Double(ConfigLimits.maxTimeoutMs), maximumText: "\(ConfigLimits.maxTimeoutMs) ms, one hour",
+        name: "ConfigLimits.maxTimeoutMs",
         fix: "a node that may take longer should not block start-up; remove timeoutMs for no timeout")
     /// `retry.initialDelayMs` and `retry.maxDelayMs`.
     static let delay = NumberLimit(
-        minimum: 0, minimumText: "0", maximum: Double(ConfigLimits.maxRetryDelayMs),
-        maximumText: "\(ConfigLimits.maxRetryDelayMs) ms, one day", name: "ConfigLimits.maxRetryDelayMs",
-        fix: "use a shorter delay")
+        minimum: 0, minimumIncluded: true, belowMinimum: "must not be negative",
+        maximum: Double(ConfigLimits.maxRetryDelayMs), maximumText: "\(ConfigLimits.maxRetryDelayMs) ms, one day",
+        name: "ConfigLimits.maxRetryDelayMs", fix: "use a shorter delay")
     /// `retry.multiplier`.
     static let multiplier = NumberLimit(
-        minimum: 1, minimumText: "1", maximum: Double(ConfigLimits.maxRetryMultiplier),
-        maximumText: "\(ConfigLimits.maxRetryMultiplier)", name: "ConfigLimits.maxRetryMultiplier",
-        fix: "maxDelayMs caps the delay anyway; use a smaller factor")
+        minimum: 1, minimumIncluded: true, belowMinimum: "must be at least 1",
+        maximum: Double(ConfigLimits.maxRetryMultiplier), maximumText: "\(ConfigLimits.maxRetryMultiplier)",
+        name: "ConfigLimits.maxRetryMultiplier", fix: "maxDelayMs caps the delay anyway; use a smaller factor")
 }

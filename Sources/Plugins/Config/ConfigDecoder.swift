@@ -192,16 +192,8 @@ struct ConfigDecoder {
         }
 
         var timeout: Duration?
-        if let node = fields["timeoutMs"],
-            let value = number(node, at: path + ".timeoutMs", limit: .timeout)
-        {
-            if value > 0 {
-                timeout = .milliseconds(value)
-            } else {
-                report(
-                    .invalidValue, "must be greater than 0 (milliseconds); remove it for no timeout",
-                    at: path + ".timeoutMs", node.position)
-            }
+        if let node = fields["timeoutMs"], let value = number(node, at: path + ".timeoutMs", limit: .timeout) {
+            timeout = .milliseconds(value)
         }
         let retry = fields["retry"].map { decodeRetry($0, at: path + ".retry") } ?? RetryPolicy.none
         let failure = fields["failure"].flatMap { failureKind($0, at: path + ".failure") }
