@@ -122,7 +122,9 @@ struct ConfigLimitsTests {
     }
 
     @Test func longStringsAndDeepNestingAreRejectedWithTheirPosition() throws {
-        let text = String(repeating: "x", count: ConfigLimits.maxStringBytes + 1)
+        let longest = String(repeating: "x", count: ConfigLimits.maxStringBytes)
+        _ = try ConfigLoader.load(text: service("\"description\": \"\(longest)\""), file: "test.json")
+        let text = longest + "x"
         let long = try #require(loadError(service("\"description\": \"\(text)\"")))
         #expect(long.codes == [.limitExceeded])
         #expect(

@@ -256,7 +256,8 @@ struct JSONParser {
             let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""):
-                guard index - startIndex <= Self.maxStringBytes else {
+                // The bytes between the quotes, as written (an escape counts its characters).
+                guard index - startIndex - 1 <= Self.maxStringBytes else {
                     throw error(
                         "the string is \(index - startIndex - 1) bytes long, over the limit of \(Self.maxStringBytes) "
                             + "bytes (ConfigLimits.maxStringBytes); keep long texts in a file the service reads",
