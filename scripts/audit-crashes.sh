@@ -21,6 +21,7 @@ cd "$(dirname "$0")/.."
 
 mode="${1:-audit}"
 allowlist=scripts/crash-allowlist.txt
+command -v perl >/dev/null || { echo "audit-crashes: needs perl (Debian: perl-base)" >&2; exit 2; }
 
 find Sources -name '*.swift' | sort | perl -e '
 use strict;

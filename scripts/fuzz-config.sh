@@ -12,7 +12,8 @@
 # Exits 0 when the run ends without a finding; otherwise non-zero, printing the path of the
 # input that crashed, hung (over 10 s) or used over 2 GB. Replay one with:
 #   .build/fuzz/config-fuzzer <path>
-# Needs SQLite's headers and library (Debian: libsqlite3-dev), like the package.
+# Needs a Linux Swift toolchain (its clang runtime has libFuzzer) and SQLite's headers and library
+# (Debian: libsqlite3-dev), like the package.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,8 +39,8 @@ flags=(
 # Rebuilds a module only when one of its sources is newer than its object file.
 build_module() {
     local name="$1" object="$modules/$1.o"
-    local sources
-    mapfile -t sources < <(find "Sources/$name" -name '*.swift' | sort)
+    local sources=() source
+    while IFS= read -r source; do sources+=("$source"); done < <(find "Sources/$name" -name '*.swift' | sort)
     if [[ -f "$object" ]] && [[ -z "$(find "Sources/$name" -name '*.swift' -newer "$object")" ]]; then
         return
     fi
