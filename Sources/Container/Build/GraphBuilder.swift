@@ -176,7 +176,7 @@ final class GraphBuilder: Sendable {
                 run: run,
                 runInGeneration: (earlierRuns[slot] ?? 0) + run, dependencies: dependencies,
                 declared: node.dependencyNames, redactor: redactor, scopeInstance: scopeInstance,
-                parameters: parameters)
+                parameters: parameters, groups: node.groups)
             do {
                 // Without a timeout the provider is called directly: one async frame less per node.
                 let box =

@@ -469,6 +469,36 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, BuildHandle> {
         for entry in ended.waiters { record(.callerResumed(caller: entry.label, result: result), ended.attempt) }
     }
 
+    // MARK: Status
+
+    /// The machine's part of ``ContainerStatus``.
+    func status(openScopes: [String]) -> ContainerStatus {
+        let state: ContainerStatus.State
+        var failure: ContainerError?
+        var nextAttemptAt: Duration?
+        switch phase {
+        case .idle: state = .idle
+        case .running: state = .running
+        case .ready: state = .ready
+        case .backingOff(_, let allowedAt, let lastFailure):
+            state = .waiting
+            failure = lastFailure
+            nextAttemptAt = allowedAt
+        case .failed(let error):
+            state = .failed
+            failure = error
+        case .draining: state = .shuttingDown
+        case .shutDown: state = .shutDown
+        }
+        if failure == nil, let lastReport, !lastReport.succeeded, !lastReport.wasCancelled {
+            failure = .buildFailed(lastReport)
+        }
+        return ContainerStatus(
+            state: state, generation: generation, attempt: currentAttempt.attempt, lastBuild: lastReport,
+            lastFailure: failure, nextAttemptAt: nextAttemptAt, openScopes: openScopes, waitingCallers: callers.count,
+            unreportedTeardowns: jobs.unreported)
+    }
+
     // MARK: Invariants
 
     /// Every broken invariant of the machine and its parts; empty when it is consistent.

@@ -140,15 +140,28 @@ final class CoordinatorStorage: Sendable {
         perform(action)
     }
 
-    func reload(
-        _ graph: ServiceGraph, carrying: [Int: Int], change: GenerationChange
-    ) async throws(ContainerError) -> ResetReport {
-        try await withOperation { done in
-            perform(
-                transition { machine, _ in
-                    machine.reloadRequested(graph: graph, carrying: carrying, change: change, waiter: done)
-                })
-        }
+    /// Moves to a new generation on `graph` (a part of a reloaded graph): the services of
+    /// `changes.carriedOver` keep their values, the others are rebuilt. Calls `done` with the
+    /// report once the retired values are torn down.
+    func beginReload(_ graph: ServiceGraph, changes: GraphChanges, then done: @escaping OperationWaiter) {
+        let carriedNames = Set(changes.carriedOver)
+        perform(
+            transition { machine, _ in
+                let old = machine.values.graph
+                var carrying: [Int: Int] = [:]
+                for slot in 0..<graph.builtCount where carriedNames.contains(graph.nodes[slot].name) {
+                    if let oldSlot = old.layout.slots[graph.nodes[slot].name], oldSlot < old.builtCount {
+                        carrying[slot] = oldSlot
+                    }
+                }
+                let rebuilt = (0..<graph.builtCount).filter { carrying[$0] == nil }.map { graph.nodes[$0].name }
+                let own = Set(graph.serviceNames[..<graph.builtCount]).union(old.serviceNames[..<old.builtCount])
+                let change = GenerationChange(
+                    from: machine.generation, to: machine.generation + 1, invalidated: rebuilt, reason: .reload,
+                    added: changes.added.filter(own.contains), removed: changes.removed.filter(own.contains),
+                    changed: changes.changed.filter(own.contains))
+                return machine.reloadRequested(graph: graph, carrying: carrying, change: change, waiter: done)
+            })
     }
 
     /// Shuts down; a running build may finish until `deadline` (`nil`: cancelled at once).
@@ -174,7 +187,7 @@ final class CoordinatorStorage: Sendable {
     }
 
     /// Runs `begin` with a completion that resumes this call.
-    private func withOperation(
+    func withOperation(
         _ begin: (@escaping OperationWaiter) -> Void
     ) async throws(ContainerError) -> ResetReport {
         let result = await withCheckedContinuation { continuation in
@@ -182,6 +195,9 @@ final class CoordinatorStorage: Sendable {
         }
         return try result.get()
     }
+
+    /// The coordinator's status (see ``ContainerStatus``).
+    func status(openScopes: [String]) -> ContainerStatus { machine.withLock { $0.status(openScopes: openScopes) } }
 
     /// Runs `body` while holding the state lock; for tests that check what does not need it.
     func _withStateLock<Result>(_ body: () -> Result) -> Result { machine.withLock { _ in body() } }
@@ -255,9 +271,11 @@ final class CoordinatorStorage: Sendable {
         var appGeneration: Int?
         if let binding {
             // A scope instance never assumes the app is ready: it joins (or starts) its build.
-            switch await binding.appSnapshot() {
-            case .success(let app):
-                external = binding.externalValues(of: ticket.graph, from: app)
+            switch await binding.appSnapshot().flatMap({ app in
+                binding.externalValues(of: ticket.graph, from: app).map { (app, $0) }
+            }) {
+            case .success(let (app, values)):
+                external = values
                 appGeneration = app.generation
             case .failure(let error):
                 finish(transition { machine, _ in machine.upstreamFailed(id: ticket.id, error: error) })

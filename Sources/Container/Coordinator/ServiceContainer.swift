@@ -101,8 +101,8 @@ public final class ServiceContainer: Sendable {
                     + "or run(_:scopeID:parameters:)")
         }
         let snapshot = try await start(as: entryPoint.id)
-        return try await entryPoint.run(
-            ScopedServices(snapshot, reader: entryPoint.id, requirements: entryPoint.requirements))
+        return try await RunningEntryPoint.run(
+            entryPoint, with: ScopedServices(snapshot, reader: entryPoint.id, requirements: entryPoint.requirements))
     }
 
     /// Starts a new generation.

@@ -35,14 +35,17 @@ public struct ProviderContext: Sendable {
     public let scopeInstance: String?
     /// The scope instance's parameters.
     let parameters: ScopeParameters
+    /// The groups the node depends on: members' positions in ``dependencies``.
+    let groups: [String: [Int]]
 
     init(
         serviceName: String, slot: Int, options: ServiceOptions, generation: Int, attempt: Int, run: Int,
         runInGeneration: Int? = nil, dependencies: [AnyServiceBox?], declared: [String], redactor: Redactor,
-        scopeInstance: String? = nil, parameters: ScopeParameters = ScopeParameters()
+        scopeInstance: String? = nil, parameters: ScopeParameters = ScopeParameters(), groups: [String: [Int]] = [:]
     ) {
         self.scopeInstance = scopeInstance
         self.parameters = parameters
+        self.groups = groups
         precondition(dependencies.count == declared.count, "one value (or nil) per declared dependency")
         self.serviceName = serviceName
         self.options = options
@@ -72,6 +75,27 @@ public struct ProviderContext: Sendable {
             throw .typeMismatch(key.name, expected: Value.self, actual: box.valueType)
         }
         return value
+    }
+
+    /// The values of every member of `group`, in declaration order (DESIGN §10).
+    /// - Throws: ``ServiceLookupError`` when the node does not depend on the group
+    ///   (`"group:<name>"` in its dependsOn) or a member's value has another type.
+    public func group<Value>(_ group: ServiceGroup<Value>) throws(ServiceLookupError) -> [Value] {
+        guard let positions = groups[group.name] else {
+            throw .undeclared(group.dependency, reader: "service '\(serviceName)'", declared: declared)
+        }
+        var values: [Value] = []
+        values.reserveCapacity(positions.count)
+        for position in positions {
+            guard let box = dependencies[position] else {
+                throw .undeclared(declared[position], reader: "service '\(serviceName)'", declared: declared)
+            }
+            guard let value = box.anyValue as? Value else {
+                throw .typeMismatch(declared[position], expected: Value.self, actual: box.valueType)
+            }
+            values.append(value)
+        }
+        return values
     }
 
     /// Reads a declared dependency; the same as ``resolve(_:)``.

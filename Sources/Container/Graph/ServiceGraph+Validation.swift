@@ -66,6 +66,10 @@ extension ServiceGraph {
                 Self.resolveDependencies(
                     of: specs[position], slots: slotOfName, suggestions: &suggestions, issues: &issues))
         }
+        let groups = Self.resolveGroups(
+            specs: specs, accepted: accepted, providers: providers, dependencies: &dependencies, issues: &issues)
+        Self.checkTypedEdges(
+            specs: specs, accepted: accepted, providers: providers, dependencies: dependencies, issues: &issues)
         Self.findCycles(names: accepted.map { specs[$0].name }, dependencies: dependencies) {
             specs[accepted[$0]].location
         }.forEach { issues.append($0) }
@@ -89,7 +93,7 @@ extension ServiceGraph {
                     dependencyNames: dependencies[slot].map { specs[accepted[$0]].name },
                     options: specs[position].options, timeout: specs[position].timeout, retry: specs[position].retry,
                     defaultFailure: specs[position].defaultFailure, location: specs[position].location,
-                    lifetime: specs[position].lifetime))
+                    lifetime: specs[position].lifetime, groups: groups[slot]))
         }
         self.init(nodes: nodes, scopeNames: scoping.names, scopeReads: scoping.reads)
     }
@@ -140,6 +144,8 @@ extension ServiceGraph {
         // set per service. Long lists (more than 16) still use a set, to stay linear.
         var seen: Set<String>? = spec.dependsOn.count > 16 ? [] : nil
         for (index, dependency) in spec.dependsOn.enumerated() {
+            // Groups are expanded to their members by `resolveGroups`.
+            if ServiceGroups.parse(dependency) != nil { continue }
             // Built only for a message: most services have no problem to report.
             var location: ConfigLocation? { spec.location?.appending("dependsOn").appending("[\(index)]") }
             let isDuplicate =

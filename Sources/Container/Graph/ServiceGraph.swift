@@ -28,14 +28,19 @@ public final class ServiceGraph: Sendable {
         /// In a scope's part: an app service whose value comes from the app snapshot the scope
         /// instance is built on; it is never built, kept or torn down by the scope.
         let isExternal: Bool
+        /// The groups the node depends on: their members' positions in ``dependencies``, in
+        /// declaration order.
+        let groups: [String: [Int]]
 
         init(
             name: String, provider: AnyServiceProvider, dependencies: [Int], dependencyNames: [String],
             options: ServiceOptions, timeout: Duration?, retry: RetryPolicy, defaultFailure: FailureKind?,
-            location: ConfigLocation?, lifetime: Lifetime = .app, isExternal: Bool = false
+            location: ConfigLocation?, lifetime: Lifetime = .app, isExternal: Bool = false,
+            groups: [String: [Int]] = [:]
         ) {
             self.lifetime = lifetime
             self.isExternal = isExternal
+            self.groups = groups
             self.name = name
             self.provider = provider
             self.dependencies = dependencies

@@ -79,6 +79,27 @@ final class ScopeRegistry: Sendable {
         for completion in pending { await completion.wait() }
     }
 
+    /// After a reload of the app to `graph`: rebuilds the open instances of the scopes it
+    /// changed on their new parts, and closes those of the scopes it removed.
+    func reload(_ graph: ServiceGraph, changes: GraphChanges) async -> (reloaded: [String], closed: [String]) {
+        let instances = state.withLock { state in state.order.compactMap { state.open[$0] } }
+        var reloaded: [String] = []
+        var closed: [String] = []
+        for instance in instances {
+            if changes.removedScopes.contains(instance.scope) {
+                _ = try? await instance.close()
+                closed.append(instance.label)
+            } else if changes.changedScopes.contains(instance.scope), let part = graph.scopeParts[instance.scope] {
+                instance.binding.setUses(part.externalNames)
+                await withCheckedContinuation { continuation in
+                    instance.storage.beginReload(part, changes: changes) { _ in continuation.resume() }
+                }
+                reloaded.append(instance.label)
+            }
+        }
+        return (reloaded, closed)
+    }
+
     /// Refuses new instances and closes every open one (the app's shutdown, §9).
     func closeAll() async {
         let instances = state.withLock { state in

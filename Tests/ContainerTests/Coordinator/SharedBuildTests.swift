@@ -128,6 +128,7 @@ struct SharedBuildTests {
             Issue.record("b should have failed")
             return
         }
-        #expect(failure.message.contains("service 'b' read service 'a' without declaring it"))
+        #expect(failure.message.contains("service 'b' read 'a' without declaring it"))
+        #expect(failure.message.contains("add \"a\" to its dependsOn"))
     }
 }
