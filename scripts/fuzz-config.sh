@@ -36,21 +36,27 @@ flags=(
     -I "$modules" -Xcc -fmodule-map-file=Sources/CSQLite/module.modulemap
 )
 
-# Rebuilds a module only when one of its sources is newer than its object file.
+# Rebuilds a module when one of its sources, or a module it imports (named after it), is newer
+# than its object file: a stale object could disagree with its dependency's layout (ASan then
+# reports reads past a witness table).
 build_module() {
     local name="$1" object="$modules/$1.o"
-    local sources=() source
+    shift
+    local sources=() source fresh=yes dependency
     while IFS= read -r source; do sources+=("$source"); done < <(find "Sources/$name" -name '*.swift' | sort)
-    if [[ -f "$object" ]] && [[ -z "$(find "Sources/$name" -name '*.swift' -newer "$object")" ]]; then
-        return
-    fi
+    [[ -f "$object" ]] || fresh=no
+    [[ $fresh == yes && -n "$(find "Sources/$name" -name '*.swift' -newer "$object")" ]] && fresh=no
+    for dependency in "$@"; do
+        [[ $fresh == yes && "$modules/$dependency.o" -nt "$object" ]] && fresh=no
+    done
+    [[ $fresh == yes ]] && return
     echo "fuzz: compiling $name (${#sources[@]} files)"
     swiftc "${flags[@]}" -module-name "$name" -wmo -c "${sources[@]}" -o "$object" \
         -emit-module -emit-module-path "$modules/$name.swiftmodule"
 }
 
 build_module Container
-build_module Plugins
+build_module Plugins Container
 echo "fuzz: linking $work/config-fuzzer"
 # gold warns about every ASan helper symbol ("Cannot export local symbol"): noise, dropped.
 swiftc "${flags[@]}" -module-name ConfigFuzzer Fuzz/ConfigFuzzer/main.swift \
