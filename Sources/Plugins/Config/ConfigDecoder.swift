@@ -18,16 +18,7 @@ struct ConfigDecoder {
     let root: JSONNode
     /// Folders the app names for `$root/...` path options (``ServiceOptions/pathRoots``).
     var pathRoots: [String: String] = [:]
-    /// The position of every value in the file, by key path. Only messages need it, so it is
-    /// built on the first problem reported: a valid file never pays for a key path per value.
-    private lazy var positions: [String: SourcePosition] = {
-        var positions: [String: SourcePosition] = [:]
-        root.forEach(path: "") { path, node in
-            if positions[path] == nil { positions[path] = node.position }
-        }
-        return positions
-    }()
-    private var issues: [ConfigError.Issue] = []
+    var issues: [ConfigError.Issue] = []
     /// Services whose provider could not be read: graph issues about their type are noise.
     private var unresolved = Set<String>()
 
@@ -52,6 +43,15 @@ struct ConfigDecoder {
         var specs: [ServiceSpec] = []
         if let services = top["services"] {
             if case .array(let items) = services.value {
+                guard items.count <= ConfigLimits.maxServices else {
+                    // Validating a graph this large is the cost the limit exists to avoid.
+                    report(
+                        .limitExceeded,
+                        "\(items.count) services are over the limit of \(ConfigLimits.maxServices) "
+                            + "(ConfigLimits.maxServices); split the graph into several configs",
+                        at: "services", services.position)
+                    throw error()
+                }
                 for (index, item) in items.enumerated() {
                     if let spec = decodeService(item, at: "services[\(index)]") { specs.append(spec) }
                 }
@@ -83,9 +83,13 @@ struct ConfigDecoder {
             let right = SourcePosition(line: rhs.element.location.line ?? 1, column: rhs.element.location.column ?? 1)
             return left == right ? lhs.offset < rhs.offset : left < right
         }.map {
-            ConfigError.Issue(
-                code: $0.element.code, message: redactor.redact($0.element.message),
-                location: $0.element.location)
+            // Control characters of the input are shown as escapes: they could rewrite a terminal.
+            var location = $0.element.location
+            location.keyPath = location.keyPath.map(NameRules.escapingControlCharacters)
+            return ConfigError.Issue(
+                code: $0.element.code,
+                message: NameRules.escapingControlCharacters(redactor.redact($0.element.message)),
+                location: location)
         }
         return ConfigError(file: file, issues: sorted)
     }
@@ -142,7 +146,7 @@ struct ConfigDecoder {
 
         var providerID: String?
         if let providerNode = fields["provider"] {
-            providerID = string(providerNode, at: path + ".provider")
+            providerID = identifier(providerNode, at: path + ".provider", what: "provider id")
         } else {
             let known = registry.providers.keys.sorted().joined(separator: ", ")
             report(
@@ -152,7 +156,15 @@ struct ConfigDecoder {
 
         var dependsOn: [String] = []
         if let node = fields["dependsOn"] {
-            dependsOn = strings(node, at: path + ".dependsOn", what: "a list of service names") ?? []
+            if case .array(let items) = node.value, items.count > ConfigLimits.maxDependencies {
+                report(
+                    .limitExceeded,
+                    "\(items.count) dependencies are over the limit of \(ConfigLimits.maxDependencies) per service "
+                        + "(ConfigLimits.maxDependencies); depend on a service that groups them",
+                    at: path + ".dependsOn", node.position)
+            } else {
+                dependsOn = strings(node, at: path + ".dependsOn", what: "a list of service names") ?? []
+            }
         }
 
         var options = ServiceOptions(baseDirectory: baseDirectory, pathRoots: pathRoots)
@@ -167,23 +179,21 @@ struct ConfigDecoder {
         if let node = fields["secretOptions"],
             let secrets = strings(node, at: path + ".secretOptions", what: "a list of option names")
         {
+            // Made on the first unknown name only; sorted, so that ties are decided the same every run.
+            var suggestions: NameSuggestion.Index?
             for (index, secret) in secrets.enumerated() where options.values[secret] == nil {
-                var message = "secretOptions names '\(secret)', which is not an option of service '\(name)'"
-                message += NameSuggestion.hint(for: secret, among: options.values.keys)
+                var message =
+                    "secretOptions names '\(NameRules.visible(secret))', which is not an option of service '\(name)'"
+                if suggestions == nil { suggestions = NameSuggestion.Index(options.values.keys.sorted()) }
+                message += suggestions?.closest(to: secret).map { "; did you mean '\($0)'?" } ?? ""
                 report(.invalidValue, message, at: path + ".secretOptions[\(index)]", nil)
             }
             options.secretKeys = Set(secrets)
         }
 
         var timeout: Duration?
-        if let node = fields["timeoutMs"], let value = milliseconds(node, at: path + ".timeoutMs") {
-            if value > 0 {
-                timeout = .milliseconds(value)
-            } else {
-                report(
-                    .invalidValue, "must be greater than 0 (milliseconds); remove it for no timeout",
-                    at: path + ".timeoutMs", node.position)
-            }
+        if let node = fields["timeoutMs"], let value = number(node, at: path + ".timeoutMs", limit: .timeout) {
+            timeout = .milliseconds(value)
         }
         let retry = fields["retry"].map { decodeRetry($0, at: path + ".retry") } ?? RetryPolicy.none
         let failure = fields["failure"].flatMap { failureKind($0, at: path + ".failure") }
@@ -202,14 +212,8 @@ struct ConfigDecoder {
 
     private mutating func decodeRetry(_ node: JSONNode, at path: String) -> RetryPolicy {
         // Shorthand: "retry": 3 means three runs with no delay.
-        if case .int(let attempts) = node.value {
-            guard attempts >= 1 else {
-                report(
-                    .invalidValue, "must be at least 1 (the number of runs, the first included)", at: path,
-                    node.position)
-                return .none
-            }
-            return RetryPolicy(maxAttempts: attempts)
+        if case .int = node.value {
+            return attempts(node, at: path).map { RetryPolicy(maxAttempts: $0) } ?? .none
         }
         guard
             let fields = members(
@@ -218,31 +222,41 @@ struct ConfigDecoder {
         else { return .none }
         var policy = RetryPolicy.none
         if let node = fields["maxAttempts"] {
-            if case .int(let attempts) = node.value, attempts >= 1 {
-                policy.maxAttempts = attempts
-            } else {
-                report(
-                    node.isInt ? .invalidValue : .wrongType,
-                    "must be an integer of at least 1 (runs, the first included), found \(node.describedValue)",
-                    at: path + ".maxAttempts", node.position)
-            }
+            if let attempts = attempts(node, at: path + ".maxAttempts") { policy.maxAttempts = attempts }
         } else {
             report(.missingKey, "missing required key 'maxAttempts'", at: path, node.position)
         }
-        if let node = fields["initialDelayMs"], let value = nonNegative(node, at: path + ".initialDelayMs") {
+        if let node = fields["initialDelayMs"], let value = number(node, at: path + ".initialDelayMs", limit: .delay) {
             policy.initialDelay = .milliseconds(value)
         }
-        if let node = fields["maxDelayMs"], let value = nonNegative(node, at: path + ".maxDelayMs") {
+        if let node = fields["maxDelayMs"], let value = number(node, at: path + ".maxDelayMs", limit: .delay) {
             policy.maxDelay = .milliseconds(value)
         }
-        if let node = fields["multiplier"], let value = milliseconds(node, at: path + ".multiplier") {
-            if value >= 1 {
-                policy.multiplier = value
-            } else {
-                report(.invalidValue, "must be at least 1", at: path + ".multiplier", node.position)
-            }
+        if let node = fields["multiplier"], let value = number(node, at: path + ".multiplier", limit: .multiplier) {
+            policy.multiplier = value
         }
         return policy
+    }
+
+    /// `maxAttempts`: an integer from 1 to ``ConfigLimits/maxRetryAttempts``.
+    private mutating func attempts(_ node: JSONNode, at path: @autoclosure () -> String) -> Int? {
+        guard case .int(let attempts) = node.value, attempts >= 1 else {
+            report(
+                node.isInt ? .invalidValue : .wrongType,
+                "must be an integer of at least 1 (runs, the first included), found \(node.describedValue)",
+                at: path(), node.position)
+            return nil
+        }
+        guard attempts <= ConfigLimits.maxRetryAttempts else {
+            report(
+                .limitExceeded,
+                "\(attempts) runs are over the limit of \(ConfigLimits.maxRetryAttempts) "
+                    + "(ConfigLimits.maxRetryAttempts); use at most \(ConfigLimits.maxRetryAttempts), with a delay "
+                    + "(initialDelayMs, multiplier) to wait out longer outages",
+                at: path(), node.position)
+            return nil
+        }
+        return attempts
     }
 
     private mutating func decodeEntryPoints(_ node: JSONNode?) -> ([any EntryPoint], [ServiceRequirement]) {
@@ -254,8 +268,22 @@ struct ConfigDecoder {
         var entryPoints: [any EntryPoint] = []
         var requirements: [ServiceRequirement] = []
         let known = registry.entryPoints.keys.sorted()
+        guard ids.count <= ConfigLimits.maxEntryPoints else {
+            report(
+                .limitExceeded,
+                "\(ids.count) entry points are over the limit of \(ConfigLimits.maxEntryPoints) "
+                    + "(ConfigLimits.maxEntryPoints); list each entry point once",
+                at: "entryPoints", node.position)
+            return ([], [])
+        }
         for (index, id) in ids.enumerated() {
             let path = "entryPoints[\(index)]"
+            if let problem = NameRules.problem(with: id) {
+                report(
+                    .invalidName, "entry point id '\(NameRules.visible(id))' \(problem)", at: path,
+                    items[index].position)
+                continue
+            }
             guard let entryPoint = registry.entryPoint(id) else {
                 var message = "unknown entry point '\(id)'"
                 message += NameSuggestion.hint(for: id, among: known)
@@ -288,7 +316,7 @@ struct ConfigDecoder {
         }
         var keyPath = issue.location?.keyPath ?? ""
         if issue.code == .invalidOptions, let option = Self.optionName(in: issue.message),
-            positions[keyPath + "." + option] != nil
+            root.node(at: keyPath + "." + option) != nil
         {
             // Point at the offending option itself, e.g. `services[3].options.outcomes[1]`.
             keyPath += "." + option
@@ -311,192 +339,7 @@ struct ConfigDecoder {
     }
 
     /// The position of `keyPath`, or of its nearest enclosing value that has one.
-    private mutating func position(of keyPath: String) -> SourcePosition {
-        var path = Substring(keyPath)
-        while !path.isEmpty {
-            if let position = positions[String(path)] { return position }
-            guard let cut = path.lastIndex(where: { $0 == "." || $0 == "[" }) else { break }
-            path = path[..<cut]
-        }
-        return positions[""] ?? .start
-    }
-
-    // MARK: Typed reading
-
-    private mutating func report(
-        _ code: ConfigError.Code, _ message: String, at keyPath: String, _ position: SourcePosition?
-    ) {
-        let position = position ?? self.position(of: keyPath)
-        issues.append(
-            ConfigError.Issue(
-                code: code, message: message,
-                location: ConfigLocation(
-                    file: file, keyPath: keyPath.isEmpty ? nil : keyPath, line: position.line,
-                    column: position.column)))
-    }
-
-    /// The first value of each allowed key of an object; reports unknown and duplicate keys.
-    private mutating func members(
-        of node: JSONNode, at path: String, expected: String, allowed: [String]
-    ) -> Fields? {
-        guard case .object(let members) = node.value else {
-            report(.wrongType, "must be \(expected), found \(node.typeName)", at: path, node.position)
-            return nil
-        }
-        reportDuplicateKeys(members, at: path)
-        var result = Fields(allowed: allowed)
-        for member in members {
-            guard let slot = allowed.firstIndex(of: member.key) else {
-                let memberPath = path.isEmpty ? member.key : path + "." + member.key
-                var message = "unknown key '\(member.key)'"
-                if let suggestion = NameSuggestion.closest(to: member.key, among: allowed) {
-                    message += "; did you mean '\(suggestion)'?"
-                } else {
-                    message += "; the keys allowed here are: \(allowed.joined(separator: ", "))"
-                }
-                report(.unknownKey, message, at: memberPath, member.keyPosition)
-                continue
-            }
-            if result.values[slot] == nil { result.values[slot] = member.value }
-        }
-        return result
-    }
-
-    private mutating func reportDuplicateKeys(_ members: [JSONNode.Member], at path: @autoclosure () -> String) {
-        // Objects in a config have a handful of keys: comparing each key with the earlier ones
-        // is cheaper than hashing them all into a dictionary, and finds the same first occurrence.
-        guard members.count > 16 else {
-            for (index, member) in members.enumerated() {
-                guard let first = members[..<index].first(where: { $0.key == member.key }) else { continue }
-                reportDuplicate(member, first: first.keyPosition, at: path())
-            }
-            return
-        }
-        var seen: [String: SourcePosition] = [:]
-        for member in members {
-            if let first = seen[member.key] {
-                reportDuplicate(member, first: first, at: path())
-            } else {
-                seen[member.key] = member.keyPosition
-            }
-        }
-    }
-
-    private mutating func reportDuplicate(_ member: JSONNode.Member, first: SourcePosition, at path: String) {
-        let memberPath = path.isEmpty ? member.key : path + "." + member.key
-        report(
-            .duplicateKey,
-            "key '\(member.key)' appears twice in this object (first at line \(first.line)); remove one",
-            at: memberPath, member.keyPosition)
-    }
-
-    // The typed readers take their key path as an autoclosure: it is built only for a message,
-    // not for every value of a valid file.
-
-    private mutating func string(_ node: JSONNode, at path: @autoclosure () -> String) -> String? {
-        guard case .string(let value) = node.value else {
-            report(.wrongType, "must be a string, found \(node.typeName)", at: path(), node.position)
-            return nil
-        }
-        return value
-    }
-
-    private mutating func bool(_ node: JSONNode, at path: @autoclosure () -> String) -> Bool? {
-        guard case .bool(let value) = node.value else {
-            report(.wrongType, "must be true or false, found \(node.typeName)", at: path(), node.position)
-            return nil
-        }
-        return value
-    }
-
-    private mutating func strings(_ node: JSONNode, at path: @autoclosure () -> String, what: String) -> [String]? {
-        guard case .array(let items) = node.value else {
-            var message = "must be \(what) (an array of strings), found \(node.typeName)"
-            if case .string(let single) = node.value { message += "; write [\"\(single)\"]" }
-            report(.wrongType, message, at: path(), node.position)
-            return nil
-        }
-        var result: [String] = []
-        result.reserveCapacity(items.count)
-        for (index, item) in items.enumerated() {
-            if let value = string(item, at: path() + "[\(index)]") { result.append(value) }
-        }
-        return result.count == items.count ? result : nil
-    }
-
-    /// The largest duration or factor a config may give (about 31 years in milliseconds): larger
-    /// values are mistakes, and could not be represented as a `Duration`.
-    static let largestNumber = 1e12
-
-    /// A number (integer or not), finite and at most ``largestNumber`` in size.
-    private mutating func milliseconds(_ node: JSONNode, at path: @autoclosure () -> String) -> Double? {
-        let number: Double
-        switch node.value {
-        case .int(let value): number = Double(value)
-        case .double(let value): number = value
-        default:
-            report(.wrongType, "must be a number, found \(node.typeName)", at: path(), node.position)
-            return nil
-        }
-        guard number.isFinite, abs(number) <= Self.largestNumber else {
-            report(
-                .invalidValue, "must be at most 1000000000000, found \(node.describedValue)", at: path(), node.position)
-            return nil
-        }
-        return number
-    }
-
-    private mutating func nonNegative(_ node: JSONNode, at path: @autoclosure () -> String) -> Double? {
-        guard let value = milliseconds(node, at: path()) else { return nil }
-        guard value >= 0 else {
-            report(.invalidValue, "must not be negative", at: path(), node.position)
-            return nil
-        }
-        return value
-    }
-
-    private mutating func failureKind(_ node: JSONNode, at path: @autoclosure () -> String) -> FailureKind? {
-        guard let word = string(node, at: path()) else { return nil }
-        if let kind = FailureKind(rawValue: word) { return kind }
-        var message = "unknown failure kind '\(word)'"
-        if let suggestion = NameSuggestion.closest(to: word, among: ["transient", "permanent"]) {
-            message += "; did you mean '\(suggestion)'?"
-        } else {
-            message += "; use \"transient\" or \"permanent\""
-        }
-        report(.invalidValue, message, at: path(), node.position)
-        return nil
-    }
-}
-
-/// The first value of each allowed key of one object, stored by the key's index in the
-/// allowed list: a few string compares instead of a dictionary per object.
-private struct Fields {
-    let allowed: [String]
-    var values: [JSONNode?]
-
-    init(allowed: [String]) {
-        self.allowed = allowed
-        self.values = Array(repeating: nil, count: allowed.count)
-    }
-
-    subscript(key: String) -> JSONNode? {
-        guard let slot = allowed.firstIndex(of: key) else { return nil }
-        return values[slot]
-    }
-}
-
-extension JSONNode {
-    fileprivate var isInt: Bool {
-        if case .int = value { return true }
-        return false
-    }
-
-    /// The value for a message: the number itself, or its type.
-    fileprivate var describedValue: String {
-        if case .int(let value) = value { return String(value) }
-        return typeName
-    }
+    func position(of keyPath: String) -> SourcePosition { root.position(of: keyPath) }
 }
 
 /// Stands in for a service whose `provider` key is missing or malformed, so that the rest of

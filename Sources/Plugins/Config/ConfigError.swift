@@ -60,6 +60,8 @@ public struct ConfigError: Error, Sendable, CustomStringConvertible {
         public static let invalidValue = Code("invalidValue")
         /// `entryPoints` names an entry point the registry does not have.
         public static let unknownEntryPoint = Code("unknownEntryPoint")
+        /// A value or the file goes past a documented bound of the format (``ConfigLimits``).
+        public static let limitExceeded = Code("limitExceeded")
 
         /// Two services have the same name.
         public static let duplicateService = Code(GraphError.Code.duplicateService)
@@ -77,7 +79,7 @@ public struct ConfigError: Error, Sendable, CustomStringConvertible {
         public static let typeMismatch = Code(GraphError.Code.typeMismatch)
         /// A provider rejected a service's options.
         public static let invalidOptions = Code(GraphError.Code.invalidOptions)
-        /// A service name is empty.
+        /// A name is empty, too long or holds a control character (``Container/NameRules``).
         public static let invalidName = Code(GraphError.Code.invalidName)
 
         /// The config code of a graph problem.

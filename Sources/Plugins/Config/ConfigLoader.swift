@@ -24,8 +24,17 @@ public import Foundation
 /// // not next to the config file inside the read-only app bundle.
 /// let config = try ConfigLoader.load(path: configPath, pathRoots: ["data": applicationSupport.path])
 /// ```
+///
+/// Every number and size in the format is bounded (``ConfigLimits``; `Configs/README.md`,
+/// "Limits"), the text must be well-formed UTF-8, and names may not hold control characters:
+/// a file past a bound is rejected with the place, the limit and the fix, in time and memory
+/// linear in its size, whether it is valid or not.
 public enum ConfigLoader {
     /// Reads and loads the config file at `path`.
+    ///
+    /// A path that is not a readable regular file (missing, a directory, a device or FIFO,
+    /// unreadable) or a file larger than ``ConfigLimits/maxFileBytes`` is rejected before it is
+    /// read, with an error that says which.
     ///
     /// - Parameters:
     ///   - path: the config file; relative paths start at the current directory.
@@ -35,26 +44,10 @@ public enum ConfigLoader {
     public static func load(
         path: String, registry: ProviderRegistry = .standard, pathRoots: [String: String] = [:]
     ) throws(ConfigError) -> ContainerConfig {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            let reason =
-                FileManager.default.fileExists(atPath: path)
-                ? "it exists but cannot be read; check its permissions"
-                : "there is no such file (relative paths start at \(FileManager.default.currentDirectoryPath))"
-            throw ConfigError(
-                file: path,
-                issues: [
-                    ConfigError.Issue(
-                        code: .unreadableFile, message: "cannot read the config file: \(reason)",
-                        location: ConfigLocation(file: path, line: 1, column: 1))
-                ])
-        }
-        return try load(data: data, file: path, registry: registry, pathRoots: pathRoots)
+        try load(bytes: ConfigFile.contents(of: path), file: path, registry: registry, pathRoots: pathRoots)
     }
 
-    /// Loads a config from its bytes (UTF-8 JSON).
+    /// Loads a config from its bytes (UTF-8 JSON), at most ``ConfigLimits/maxFileBytes`` of them.
     ///
     /// - Parameters:
     ///   - data: the file's contents.
@@ -65,15 +58,34 @@ public enum ConfigLoader {
     public static func load(
         data: Data, file: String, registry: ProviderRegistry = .standard, pathRoots: [String: String] = [:]
     ) throws(ConfigError) -> ContainerConfig {
-        let root: JSONNode
-        do {
-            root = try JSONParser.parse([UInt8](data))
-        } catch {
+        guard data.count <= ConfigLimits.maxFileBytes else {
             throw ConfigError(
                 file: file,
                 issues: [
                     ConfigError.Issue(
-                        code: .syntax, message: "invalid JSON: \(error.message)",
+                        code: .limitExceeded,
+                        message: "the config is \(data.count) bytes, over the limit of \(ConfigLimits.maxFileBytes) "
+                            + "bytes (16 MiB, ConfigLimits.maxFileBytes); split it into smaller configs",
+                        location: ConfigLocation(file: file, line: 1, column: 1))
+                ])
+        }
+        return try load(bytes: [UInt8](data), file: file, registry: registry, pathRoots: pathRoots)
+    }
+
+    private static func load(
+        bytes: [UInt8], file: String, registry: ProviderRegistry, pathRoots: [String: String]
+    ) throws(ConfigError) -> ContainerConfig {
+        let root: JSONNode
+        do {
+            root = try JSONParser.parse(bytes)
+        } catch {
+            let isLimit = error.kind == .limit
+            throw ConfigError(
+                file: file,
+                issues: [
+                    ConfigError.Issue(
+                        code: isLimit ? .limitExceeded : .syntax,
+                        message: isLimit ? error.message : "invalid JSON: \(error.message)",
                         location: ConfigLocation(file: file, line: error.position.line, column: error.position.column))
                 ])
         }
