@@ -5,10 +5,11 @@ internal import Foundation
 /// problem with its position, then runs the core graph validator and merges its issues.
 struct ConfigDecoder {
     static let supportedVersion = 1
-    static let topLevelKeys = ["version", "description", "policy", "services", "entryPoints"]
-    static let policyKeys = ["failFast", "unclassifiedFailure"]
+    static let topLevelKeys = ["version", "description", "policy", "scopes", "services", "entryPoints"]
+    static let policyKeys = ["failFast", "unclassifiedFailure", "maxAttempts", "retryAfterMs", "retryAfterMaxMs"]
     static let serviceKeys = [
-        "name", "provider", "dependsOn", "options", "secretOptions", "timeoutMs", "retry", "failure", "description",
+        "name", "provider", "dependsOn", "options", "secretOptions", "timeoutMs", "retry", "failure", "scope", "group",
+        "description",
     ]
     static let retryKeys = ["maxAttempts", "initialDelayMs", "multiplier", "maxDelayMs"]
 
@@ -40,6 +41,7 @@ struct ConfigDecoder {
 
         checkVersion(top["version"])
         let policy = decodePolicy(top["policy"])
+        let scopes = top["scopes"].flatMap { strings($0, at: "scopes", what: "a list of scope names") } ?? []
         var specs: [ServiceSpec] = []
         if let services = top["services"] {
             if case .array(let items) = services.value {
@@ -67,7 +69,7 @@ struct ConfigDecoder {
 
         var graph: ServiceGraph?
         do {
-            graph = try ServiceGraph(specs, registry: registry, requirements: requirements)
+            graph = try ServiceGraph(specs, registry: registry, requirements: requirements, scopes: scopes)
         } catch {
             for issue in error.issues { add(graphIssue: issue) }
         }
@@ -128,6 +130,26 @@ struct ConfigDecoder {
             let kind = failureKind(node, at: "policy.unclassifiedFailure")
         {
             policy.classifier = kind == .permanent ? .permanentUnlessClassified : .default
+        }
+        // The attempt budget (DESIGN §11).
+        if let node = fields["maxAttempts"] {
+            if case .int(let attempts) = node.value, attempts >= 1, attempts <= BuildPolicy.maximumAttempts {
+                policy.maxAttempts = attempts
+            } else {
+                report(
+                    node.isInt ? .limitExceeded : .wrongType,
+                    "must be an integer from 1 to \(BuildPolicy.maximumAttempts) (BuildPolicy.maximumAttempts): the "
+                        + "builds one generation may have; found \(node.describedValue)",
+                    at: "policy.maxAttempts", node.position)
+            }
+        }
+        if let node = fields["retryAfterMs"], let value = number(node, at: "policy.retryAfterMs", limit: .delay) {
+            policy.retryAfter = Backoff(initialDelay: .milliseconds(value), maxDelay: policy.retryAfter.maxDelay)
+        }
+        if let node = fields["retryAfterMaxMs"],
+            let value = number(node, at: "policy.retryAfterMaxMs", limit: .delay)
+        {
+            policy.retryAfter.maxDelay = .milliseconds(value)
         }
         return policy
     }
@@ -197,17 +219,26 @@ struct ConfigDecoder {
         }
         let retry = fields["retry"].map { decodeRetry($0, at: path + ".retry") } ?? RetryPolicy.none
         let failure = fields["failure"].flatMap { failureKind($0, at: path + ".failure") }
+        // Scope names are checked against the declared `scopes` by the graph validator.
+        let scope = fields["scope"].flatMap { identifier($0, at: path + ".scope", what: "scope name") }
+        let group = fields["group"].flatMap { identifier($0, at: path + ".group", what: "group name") }
 
         guard let providerID else {
             // Keep the service in the graph so dependencies on it are not misreported.
             unresolved.insert(name)
-            return ServiceSpec(
+            var spec = ServiceSpec(
                 name: name, provider: UnresolvedProvider(), dependsOn: dependsOn, options: options,
                 location: location)
+            spec.lifetime = scope.map { .scope($0) } ?? .app
+            spec.group = group
+            return spec
         }
-        return ServiceSpec(
+        var spec = ServiceSpec(
             name: name, provider: providerID, dependsOn: dependsOn, options: options, timeout: timeout, retry: retry,
             defaultFailure: failure, location: location)
+        spec.lifetime = scope.map { .scope($0) } ?? .app
+        spec.group = group
+        return spec
     }
 
     private mutating func decodeRetry(_ node: JSONNode, at path: String) -> RetryPolicy {
