@@ -1,5 +1,5 @@
+import ContainerTesting
 import Synchronization
-import TestSupport
 import Testing
 
 @testable import Container
@@ -79,7 +79,7 @@ struct HotPathTests {
             }
         }
 
-        try await withTimeout(30, "4 readers to read a snapshot") {
+        try await withTimeout(.seconds(30), "4 readers to read a snapshot") {
             var announced = 0
             for await _ in firstReads {
                 announced += 1

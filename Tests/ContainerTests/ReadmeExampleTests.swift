@@ -1,5 +1,5 @@
 import Container
-import TestSupport
+import ContainerTesting
 import Testing
 
 // The README's "services in code" example, compiled and run as it is printed there.

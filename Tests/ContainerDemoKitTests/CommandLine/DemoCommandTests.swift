@@ -1,6 +1,6 @@
 import Container
 import ContainerDemoKit
-import TestSupport
+import ContainerTesting
 import Testing
 
 @Suite("Command line parsing")

@@ -1,4 +1,5 @@
 import ContainerDemoKit
+import ContainerTesting
 import Foundation
 import Plugins
 import TestSupport

@@ -1,5 +1,5 @@
+import ContainerTesting
 import Foundation
-import TestSupport
 
 /// A folder under the system's temporary directory holding generated config files; removed by `remove()`.
 struct TemporaryFolder {

@@ -1,5 +1,6 @@
 import Container
 import ContainerDemoKit
+import ContainerTesting
 import Foundation
 import TestSupport
 import Testing

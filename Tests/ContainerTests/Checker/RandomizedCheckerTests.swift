@@ -1,5 +1,5 @@
+import ContainerTesting
 import Foundation
-import TestSupport
 import Testing
 
 @testable import Container

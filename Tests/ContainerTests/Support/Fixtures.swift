@@ -1,4 +1,4 @@
-import TestSupport
+import ContainerTesting
 
 @testable import Container
 
@@ -27,26 +27,18 @@ extension ServiceKey where Value == Made {
     static func made(_ name: String) -> ServiceKey<Made> { ServiceKey(name) }
 }
 
-/// Per-node call counters for a graph of `Made` values.
-final class CallLog: Sendable {
-    private let counters: [String: Counter]
-    init(_ names: [String]) { counters = Dictionary(uniqueKeysWithValues: names.map { ($0, Counter()) }) }
-    func record(_ name: String) { counters[name]!.increment() }
-    func calls(_ name: String) -> Int { counters[name]!.count }
-}
-
-/// A spec whose provider counts its calls, then runs `body` (default: nothing).
+/// A spec whose provider logs its name to `log` (so `log.count(of: name)` counts its calls),
+/// then runs `body` (default: nothing) and makes a ``Made``.
 func countedSpec(
-    _ name: String, dependsOn: [String] = [], log: CallLog, timeout: Duration? = nil, retry: RetryPolicy = .none,
+    _ name: String, dependsOn: [String] = [], log: OrderLog, timeout: Duration? = nil, retry: RetryPolicy = .none,
     defaultFailure: FailureKind? = nil,
     body: @escaping @Sendable (ProviderContext) async throws -> Void = { _ in },
     tearDown: (@Sendable (Made) async throws -> Void)? = nil
 ) -> ServiceSpec {
-    ServiceSpec(
-        .made(name), dependsOn: dependsOn, timeout: timeout, retry: retry, defaultFailure: defaultFailure,
+    .counting(
+        .made(name), dependsOn: dependsOn, timeout: timeout, retry: retry, defaultFailure: defaultFailure, log: log,
         tearDown: tearDown
     ) { context in
-        log.record(name)
         try await body(context)
         return Made(name: name, generation: context.generation)
     }

@@ -1,4 +1,5 @@
 import Container
+import ContainerTesting
 import ContainerTrace
 import Foundation
 import TestSupport

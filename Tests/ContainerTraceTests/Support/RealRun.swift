@@ -1,6 +1,6 @@
 import Container
+import ContainerTesting
 import Synchronization
-import TestSupport
 import Testing
 
 /// A real container run with a trace: a transient failure and its retry, a reset, a caller
@@ -35,25 +35,25 @@ enum RealRun {
         let recorder = TraceRecorder()
         let joins = JoinSignal()
         let runsOfB = Counter()
-        let holdInG2 = CancellableGate()
-        let holdInG3 = CancellableGate()
+        let holdInG2 = Gate()
+        let holdInG3 = Gate()
         let startedInG3 = Gate()
         let container = try ServiceContainer(
             [
                 ServiceSpec(ServiceKey<Int>("a")) { _ in 1 },
                 ServiceSpec(ServiceKey<Int>("b"), dependsOn: ["a"], tearDown: { _ in }) { context in
                     if runsOfB.increment() == 1 { throw Flaky() }
-                    if context.generation == 2 { try await holdInG2.wait() }
+                    if context.generation == 2 { try await holdInG2.cancellableWait() }
                     if context.generation == 3 {
                         startedInG3.open()
-                        try await holdInG3.wait()
+                        try await holdInG3.cancellableWait()
                     }
                     return 2
                 },
                 ServiceSpec(ServiceKey<Int>("c"), dependsOn: ["b"], tearDown: { _ in }) { _ in 3 },
                 ServiceSpec(ServiceKey<Int>("d")) { _ in 4 },
             ], trace: [recorder, joins])
-        try await withTimeout(30, "the real run") {
+        try await withTimeout(.seconds(30), "the real run") {
             // Attempt 1 fails transiently for three callers; attempt 2 reuses a and d.
             await withTaskGroup(of: Void.self) { group in
                 for caller in ["launch", "scene", "push"] {

@@ -1,7 +1,7 @@
 import Container
+import ContainerTesting
 import ContainerTrace
 import Foundation
-import TestSupport
 import Testing
 
 @Suite("Timeline renderer")

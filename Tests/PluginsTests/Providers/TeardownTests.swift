@@ -1,7 +1,7 @@
 import Container
+import ContainerTesting
 import Foundation
 import Plugins
-import TestSupport
 import Testing
 
 /// Teardown (DESIGN §5) with the real providers: reverse dependency order, each value once.
@@ -34,7 +34,7 @@ struct TeardownTests {
     @Test func shutdownTearsDownInReverseDependencyOrderOnce() async throws {
         let fixture = try AppFixture()
         defer { fixture.remove() }
-        let log = CallLog()
+        let log = OrderLog()
         let config = try ConfigLoader.load(
             path: fixture.appConfig, registry: try countingRegistry(log: log), pathRoots: fixture.pathRoots)
         let recorder = TraceRecorder()
@@ -42,11 +42,11 @@ struct TeardownTests {
         let services = try await withTimeout { try await container.start() }
         let database = try services[.database]
         #expect(!database.isClosed)
-        #expect(log.all.filter { $0.hasPrefix("tearDown:") }.isEmpty)
+        #expect(log.entries.filter { $0.hasPrefix("tearDown:") }.isEmpty)
 
         let report = try await withTimeout { try await container.shutdown() }
         #expect(
-            log.all.filter { $0.hasPrefix("tearDown:") }
+            log.entries.filter { $0.hasPrefix("tearDown:") }
                 == ["tearDown:session", "tearDown:database", "tearDown:configuration"])
         #expect(report.tornDown.map(\.service) == ["session", "database", "configuration"])
         #expect(report.failures.isEmpty)
@@ -59,7 +59,7 @@ struct TeardownTests {
     @Test func afterATransientRetryEachValueIsBuiltAndTornDownOnce() async throws {
         let fixture = try AppFixture()
         defer { fixture.remove() }
-        let log = CallLog()
+        let log = OrderLog()
         let path = try Self.chainWithSync(fixture, syncOutcomes: ["transient", "ok"])
         let config = try ConfigLoader.load(path: path, registry: try countingRegistry(log: log))
         let recorder = TraceRecorder()
@@ -69,7 +69,7 @@ struct TeardownTests {
             try await withTimeout { try await container.start() }
         } throws: { ($0 as? ContainerError)?.failure == .transient }
         // Attempt 1 kept configuration, database and session for the retry; nothing was torn down.
-        #expect(log.all.filter { $0.hasPrefix("tearDown:") }.isEmpty)
+        #expect(log.entries.filter { $0.hasPrefix("tearDown:") }.isEmpty)
 
         let services = try await withTimeout { try await container.start() }
         #expect(services.report.attempt == 2)
@@ -83,7 +83,7 @@ struct TeardownTests {
 
         try await withTimeout { try await container.shutdown() }
         #expect(
-            log.all.filter { $0.hasPrefix("tearDown:") }
+            log.entries.filter { $0.hasPrefix("tearDown:") }
                 == ["tearDown:sync", "tearDown:session", "tearDown:database", "tearDown:configuration"])
         #expect(Self.tornDown(recorder.events) == ["sync", "session", "database", "configuration"])
     }
@@ -91,7 +91,7 @@ struct TeardownTests {
     @Test func resetTearsDownTheRetiredGenerationOnceBeforeRebuilding() async throws {
         let fixture = try AppFixture()
         defer { fixture.remove() }
-        let log = CallLog()
+        let log = OrderLog()
         let config = try ConfigLoader.load(
             path: fixture.appConfig, registry: try countingRegistry(log: log), pathRoots: fixture.pathRoots)
         let container = ServiceContainer(graph: config.graph, policy: config.policy)
@@ -103,7 +103,7 @@ struct TeardownTests {
         #expect(report.tornDown.map(\.service) == ["session", "database", "configuration"])
         #expect(firstDatabase.isClosed)
         #expect(
-            log.all == [
+            log.entries == [
                 "make:configuration", "make:database", "make:session",
                 "tearDown:session", "tearDown:database", "tearDown:configuration",
             ])
@@ -128,7 +128,7 @@ struct TeardownTests {
     @Test func logoutRebuildsOnlyTheSessionAndNeverReopensTheDatabase() async throws {
         let fixture = try AppFixture()
         defer { fixture.remove() }
-        let log = CallLog()
+        let log = OrderLog()
         let config = try ConfigLoader.load(
             path: fixture.appConfig, registry: try countingRegistry(log: log), pathRoots: fixture.pathRoots)
         let container = ServiceContainer(graph: config.graph, policy: config.policy)
@@ -160,7 +160,7 @@ struct TeardownTests {
     @Test func aPermanentFailureTearsDownWhatTheGenerationBuiltAtOnce() async throws {
         let fixture = try AppFixture()
         defer { fixture.remove() }
-        let log = CallLog()
+        let log = OrderLog()
         let path = try Self.chainWithSync(fixture, syncOutcomes: ["permanent"])
         let config = try ConfigLoader.load(path: path, registry: try countingRegistry(log: log))
         let watcher = TraceWatcher()

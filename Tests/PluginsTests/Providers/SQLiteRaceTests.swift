@@ -1,7 +1,7 @@
 import Container
+import ContainerTesting
 import Foundation
 import Plugins
-import TestSupport
 import Testing
 
 /// Five entry points race at cold start against `app.json` with a real SQLite file.
@@ -11,7 +11,7 @@ struct SQLiteRaceTests {
     @Test func fiveEntryPointsAtColdStartShareOneBuildAndMigrateOnce() async throws {
         let fixture = try AppFixture()
         defer { fixture.remove() }
-        let log = CallLog()
+        let log = OrderLog()
         // Hold the first node until all five callers have joined, so they really race at cold start.
         let coldStart = Gate()
         let config = try ConfigLoader.load(
@@ -22,7 +22,7 @@ struct SQLiteRaceTests {
         let watcher = TraceWatcher()
         let container = ServiceContainer(graph: config.graph, policy: config.policy, trace: [watcher])
 
-        let results = try await withTimeout(20, "five entry points") {
+        let results = try await withTimeout(.seconds(20), "five entry points") {
             try await withThrowingTaskGroup(of: (Int, AppServices, String).self) { group in
                 for (index, entryPoint) in entryPoints.enumerated() {
                     group.addTask {

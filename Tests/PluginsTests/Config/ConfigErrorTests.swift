@@ -1,7 +1,7 @@
 import Container
+import ContainerTesting
 import Foundation
 import Plugins
-import TestSupport
 import Testing
 
 /// Each class of loading error, with the message a person acts on.

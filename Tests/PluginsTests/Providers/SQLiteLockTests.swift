@@ -1,7 +1,7 @@
 import Container
+import ContainerTesting
 import Foundation
 import Plugins
-import TestSupport
 import Testing
 
 /// A node's `timeoutMs` holds while SQLite waits: a locked file (another connection in
@@ -31,7 +31,7 @@ struct SQLiteLockTests {
         let recorder = TraceRecorder()
         let container = ServiceContainer(graph: config.graph, policy: config.policy, trace: [recorder])
         let error = await #expect(throws: ContainerError.self) {
-            try await withTimeout(20, "the locked start") { try await container.start() }
+            try await withTimeout(.seconds(20), "the locked start") { try await container.start() }
         }
         #expect(error?.failure == .transient)
         guard case .failed(let failure)? = error?.report?.outcome(of: "database") else {
@@ -75,7 +75,7 @@ struct SQLiteLockTests {
         let recorder = TraceRecorder()
         let container = ServiceContainer(graph: config.graph, policy: config.policy, trace: [recorder])
         let error = await #expect(throws: ContainerError.self) {
-            try await withTimeout(60, "the slow start") { try await container.start() }
+            try await withTimeout(.seconds(60), "the slow start") { try await container.start() }
         }
         #expect(error?.failure == .transient)
         let lateness = try Self.lateness(of: "database", timeout: .milliseconds(300), in: recorder.events)
@@ -101,7 +101,7 @@ struct SQLiteLockTests {
         let recorder = TraceRecorder()
         let container = try ServiceContainer([writer], trace: [recorder])
         let error = await #expect(throws: ContainerError.self) {
-            try await withTimeout(20, "the blocked write") { try await container.start() }
+            try await withTimeout(.seconds(20), "the blocked write") { try await container.start() }
         }
         #expect(error?.failure == .transient)
         let lateness = try Self.lateness(of: "writer", timeout: .milliseconds(300), in: recorder.events)
@@ -147,7 +147,7 @@ struct SQLiteLockTests {
                 """))
         let container = ServiceContainer(graph: config.graph, policy: config.policy)
         let failed = await #expect(throws: ContainerError.self) {
-            try await withTimeout(20, "the busy start") { try await container.start() }
+            try await withTimeout(.seconds(20), "the busy start") { try await container.start() }
         }
         #expect(failed?.failure == .transient)
         #expect(failed?.message.contains("SQLITE_BUSY") == true)
@@ -170,7 +170,7 @@ struct SQLiteLockTests {
     /// How long after `timeout` the node's failure was traced, measured from its start.
     static func lateness(of node: String, timeout: Duration, in events: [TraceEvent]) throws -> Duration {
         let started = try #require(
-            events.first { if case .nodeStarted(node) = $0.kind { true } else { false } }?.time)
+            events.first { if case .nodeStarted(node, _) = $0.kind { true } else { false } }?.time)
         let ended = try #require(
             events.first {
                 if case .nodeFailed(node, _, _) = $0.kind { true } else { false }

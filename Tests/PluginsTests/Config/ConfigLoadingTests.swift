@@ -1,7 +1,7 @@
 import Container
+import ContainerTesting
 import Foundation
 import Plugins
-import TestSupport
 import Testing
 
 /// Every shipped config loads (or, for the deliberately broken one, fails exactly as documented).

@@ -1,7 +1,7 @@
 import Container
+import ContainerTesting
 import Foundation
 import Plugins
-import TestSupport
 import Testing
 
 /// What the `sqlite` provider does with real files: new files are owner-only, a damaged file is

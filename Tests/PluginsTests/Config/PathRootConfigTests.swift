@@ -1,7 +1,7 @@
 import Container
+import ContainerTesting
 import Foundation
 import Plugins
-import TestSupport
 import Testing
 
 /// Configs name the app's writable folders as path roots (`$data/app.sqlite`): the config stays

@@ -1,7 +1,7 @@
 import Container
+import ContainerTesting
 import Foundation
 import Plugins
-import TestSupport
 import Testing
 
 /// The `simulated` provider's outcome sequence (DESIGN §7).
