@@ -93,4 +93,13 @@ public final class TraceWatcher: TraceSink {
     ) throws(ExpectationFailure) {
         try events.expect(expectations, fileID: fileID, line: line)
     }
+
+    /// Checks every expectation against the events so far (for a list such as
+    /// ``TraceInvariants/expectations(for:)``).
+    /// - Throws: ``ExpectationFailure`` naming every expectation that failed and what was seen.
+    public func expect(
+        _ expectations: [TraceExpectation], fileID: String = #fileID, line: Int = #line
+    ) throws(ExpectationFailure) {
+        try events.expect(expectations, fileID: fileID, line: line)
+    }
 }

@@ -1,5 +1,4 @@
 import ContainerDemoKit
-import ContainerTesting
 import Foundation
 import Plugins
 import TestSupport

@@ -1,4 +1,3 @@
-import ContainerTesting
 import Foundation
 import Testing
 

@@ -1,4 +1,3 @@
-import ContainerTesting
 import TestSupport
 import Testing
 

@@ -1,4 +1,3 @@
-import ContainerTesting
 import Testing
 
 @testable import Container

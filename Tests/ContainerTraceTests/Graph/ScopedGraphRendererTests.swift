@@ -1,5 +1,4 @@
 import Container
-import ContainerTesting
 import ContainerTrace
 import Foundation
 import Testing

@@ -1,5 +1,4 @@
 import Container
-import ContainerTesting
 import Foundation
 import Plugins
 import Testing

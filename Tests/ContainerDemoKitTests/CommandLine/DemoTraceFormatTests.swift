@@ -1,6 +1,5 @@
 import Container
 import ContainerDemoKit
-import ContainerTesting
 import Foundation
 import TestSupport
 import Testing

@@ -6,7 +6,7 @@ import Testing
 
 /// Paths of the package, found from this file's location.
 enum PackagePaths {
-    /// The package root (three levels above `Tests/PluginsTests/Support`).
+    /// The package root (three levels above `Tests/PluginsTests/Fixtures`).
     static let root = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
