@@ -1,6 +1,5 @@
 import Container
 import ContainerTesting
-import Synchronization
 import Testing
 
 /// A real container run with a trace: a transient failure and its retry, a reset, a caller
@@ -11,29 +10,9 @@ enum RealRun {
         var failureKind: FailureKind { .transient }
     }
 
-    /// Opens a gate when a caller called `name` has joined.
-    final class JoinSignal: TraceSink {
-        private let watched = Locked<[String: Gate]>([:])
-
-        func gate(for caller: String) -> Gate {
-            watched.withLock { gates in
-                if let gate = gates[caller] { return gate }
-                let gate = Gate()
-                gates[caller] = gate
-                return gate
-            }
-        }
-
-        func record(_ event: TraceEvent) {
-            guard case .callerJoined(let caller, _) = event.kind else { return }
-            gate(for: caller).open()
-        }
-    }
-
     /// Runs the story and returns its trace and graph.
     static func run() async throws -> (events: [TraceEvent], graph: ServiceGraph) {
-        let recorder = TraceRecorder()
-        let joins = JoinSignal()
+        let trace = TraceWatcher()
         let runsOfB = Counter()
         let holdInG2 = Gate()
         let holdInG3 = Gate()
@@ -52,7 +31,7 @@ enum RealRun {
                 },
                 ServiceSpec(ServiceKey<Int>("c"), dependsOn: ["b"], tearDown: { _ in }) { _ in 3 },
                 ServiceSpec(ServiceKey<Int>("d")) { _ in 4 },
-            ], trace: [recorder, joins])
+            ], trace: [trace])
         try await withTimeout(.seconds(30), "the real run") {
             // Attempt 1 fails transiently for three callers; attempt 2 reuses a and d.
             await withTaskGroup(of: Void.self) { group in
@@ -64,9 +43,9 @@ enum RealRun {
             _ = try await container.reset(invalidating: ["b"])
             // Generation 2: a caller is cancelled while the build waits for b.
             let first = Task { try await container.start(as: "first") }
-            await joins.gate(for: "first").wait()
+            try await trace.wait(for: "first to join") { $0.contains { $0.kind.caller == "first" } }
             let impatient = Task { try await container.start(as: "impatient") }
-            await joins.gate(for: "impatient").wait()
+            try await trace.wait(for: "impatient to join") { $0.contains { $0.kind.caller == "impatient" } }
             impatient.cancel()
             #expect(await impatient.result.isCancellation)
             holdInG2.open()
@@ -74,7 +53,7 @@ enum RealRun {
             // Generation 3: a reset cancels the build while b runs; its waiter is superseded.
             _ = try await container.reset(invalidating: ["b"])
             let superseded = Task { try await container.start(as: "superseded") }
-            await joins.gate(for: "superseded").wait()
+            try await trace.wait(for: "superseded to join") { $0.contains { $0.kind.caller == "superseded" } }
             await startedInG3.wait()
             _ = try await container.reset()
             #expect((try? await superseded.value) == nil)
@@ -82,7 +61,7 @@ enum RealRun {
             _ = try await container.start(as: "last")
             _ = try await container.shutdown()
         }
-        return (recorder.events, container.graph)
+        return (trace.events, container.graph)
     }
 }
 
