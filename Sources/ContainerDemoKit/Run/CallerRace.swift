@@ -23,7 +23,11 @@ struct RaceCaller: Sendable {
     private static func run<Entry: EntryPoint>(_ entryPoint: Entry, on container: ServiceContainer) async throws
         -> String
     {
-        String(describing: try await container.run(entryPoint))
+        guard let scope = entryPoint.scope else { return String(describing: try await container.run(entryPoint)) }
+        // A scoped entry point runs in an instance of its own, opened for this run and closed after it.
+        let instance = DemoScopeInstances.instance(for: scope)
+        return String(
+            describing: try await container.run(entryPoint, scopeID: instance.id, parameters: instance.parameters))
     }
 }
 

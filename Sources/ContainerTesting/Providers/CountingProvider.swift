@@ -64,4 +64,7 @@ public struct CountingProvider<Base: ServiceProvider>: ServiceProvider {
 
     /// The wrapped provider's option checks.
     public func validate(options: ServiceOptions) throws { try base.validate(options: options) }
+
+    /// The wrapped provider's requirements.
+    public var requirements: [AnyServiceKey] { base.requirements }
 }

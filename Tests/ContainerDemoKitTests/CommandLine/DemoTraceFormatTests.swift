@@ -46,7 +46,13 @@ struct DemoTraceFormatTests {
         ChromeTraceChecks.expectWellFormed(chrome)
         let processes = chrome.filter { $0["name"] as? String == "process_name" }
             .compactMap { ($0["args"] as? [String: Any])?["name"] as? String }
-        #expect(processes == DemoScenario.stories.map { "container (\($0.name))" })
+        // One process per story, and one per scope instance the cold start opens (scene and push).
+        let stories = processes.filter { !$0.contains(" · scope ") }
+        #expect(stories == DemoScenario.stories.map { "container (\($0.name))" })
+        #expect(
+            processes.filter { $0.contains(" · scope ") } == [
+                "container (cold-start) · scope scene#window-1", "container (cold-start) · scope push#notification-42",
+            ])
     }
 
     @Test("perfetto is listed in --help and accepted by --trace")

@@ -175,7 +175,7 @@ private struct SecretFolder {
               { "name": "analytics", "provider": "simulated", "dependsOn": ["remote"],
                 "options": { "outcomes": ["permanent"], "flag": true, "writeKey": "zqkWriteKey_7f3q" },
                 "secretOptions": ["flag", "writeKey"] }
-            ], "entryPoints": ["launch", "scene", "deeplink", "push"] }
+            ], "entryPoints": ["launch", "deeplink"] }
             """
         ),
         (
@@ -198,7 +198,7 @@ private struct SecretFolder {
               { "name": "sync", "provider": "simulated", "dependsOn": ["session"],
                 "options": { "outcomes": ["transient", "ok"], "syncKey": "ZQKhappy_zq_sekrit" },
                 "secretOptions": ["syncKey"] }
-            ], "entryPoints": ["launch", "scene", "deeplink", "push"] }
+            ], "entryPoints": ["launch", "deeplink"] }
             """
         ),
         (
@@ -213,7 +213,7 @@ private struct SecretFolder {
                 ] },
                 "secretOptions": ["path"] },
               { "name": "session", "provider": "session", "dependsOn": ["database"] }
-            ], "entryPoints": ["launch", "push"] }
+            ], "entryPoints": ["launch", "deeplink"] }
             """
         ),
         (
@@ -224,7 +224,7 @@ private struct SecretFolder {
               { "name": "database", "provider": "sqlite", "dependsOn": ["configuration"],
                 "options": { "path": "ZQKcorrupt_zqstore.zqkdb" }, "secretOptions": ["path"] },
               { "name": "session", "provider": "session", "dependsOn": ["database"] }
-            ], "entryPoints": ["launch", "push"] }
+            ], "entryPoints": ["launch", "deeplink"] }
             """
         ),
         (

@@ -137,7 +137,7 @@ struct ConfigErrorTests {
         #expect(
             error.description == """
                 test.json:3:48: services[0].provider: service 'cache' uses unknown provider 'redis' \
-                (known providers: configuration, session, simulated, sqlite)
+                (known providers: configuration, pushDetail, sceneRouter, session, simulated, sqlite)
                 """)
     }
 
@@ -165,34 +165,55 @@ struct ConfigErrorTests {
               "services": [
                 { "name": "configuration", "provider": "configuration", "options": { "path": "settings.json" } }
               ],
-              "entryPoints": ["scene", "push"]
+              "entryPoints": ["deeplink", "launch"]
             }
             """
         let error = try #require(loadError(text))
-        #expect(error.codes == [.unknownRequirement, .unknownRequirement])
+        #expect(error.codes == [.unknownRequirement, .unknownRequirement, .unknownRequirement])
         #expect(
             error.description == """
-                test.json:6:19: entryPoints[0]: entry point 'scene' requires service 'session', which is not declared; \
-                declare a service named 'session'
-                test.json:6:28: entryPoints[1]: entry point 'push' requires service 'session', which is not declared; \
-                declare a service named 'session'
+                test.json:6:19: entryPoints[0]: entry point 'deeplink' requires service 'session', which is not \
+                declared; declare a service named 'session'
+                test.json:6:31: entryPoints[1]: entry point 'launch' requires service 'database', which is not \
+                declared; declare a service named 'database'
+                test.json:6:31: entryPoints[1]: entry point 'launch' requires service 'session', which is not \
+                declared; declare a service named 'session'
                 """)
+    }
+
+    @Test func scopedEntryPointsNeedTheirScope() throws {
+        let text = """
+            {
+              "version": 1,
+              "services": [
+                { "name": "configuration", "provider": "configuration", "options": { "path": "settings.json" } }
+              ],
+              "entryPoints": ["scene"]
+            }
+            """
+        let error = try #require(loadError(text))
+        #expect(error.codes == [.unknownRequirement, ConfigError.Code(GraphError.Code.undeclaredScope)])
+        #expect(error.description.contains("entry point 'scene' requires service 'sceneRouter', which is not declared"))
+        #expect(error.description.contains("entry point 'scene' runs in scope 'scene', which is not declared"))
     }
 
     @Test func entryPointReadingAServiceOfAnotherTypeIsAnError() throws {
         let text = """
             {
               "version": 1,
-              "services": [ { "name": "session", "provider": "simulated" } ],
-              "entryPoints": ["push"]
+              "services": [
+                { "name": "configuration", "provider": "configuration", "options": { "path": "settings.json" } },
+                { "name": "session", "provider": "simulated" }
+              ],
+              "entryPoints": ["deeplink"]
             }
             """
         let error = try #require(loadError(text))
         #expect(error.codes == [.typeMismatch])
         #expect(
             error.description == """
-                test.json:4:19: entryPoints[0]: entry point 'push' reads service 'session' as Session, but its provider \
-                'simulated' makes SimulatedValue; use a provider that makes Session or change the key's type
+                test.json:7:19: entryPoints[0]: entry point 'deeplink' reads service 'session' as Session, but its \
+                provider 'simulated' makes SimulatedValue; use a provider that makes Session or change the key's type
                 """)
     }
 
@@ -242,8 +263,11 @@ struct ConfigErrorTests {
         let text = """
             {
               "version": 1,
-              "services": [ { "name": "session" }, { "name": "b", "provider": "simulated", "dependsOn": ["session"] } ],
-              "entryPoints": ["push"]
+              "services": [
+                { "name": "session" }, { "name": "b", "provider": "simulated", "dependsOn": ["session"] },
+                { "name": "configuration", "provider": "configuration", "options": { "path": "settings.json" } }
+              ],
+              "entryPoints": ["deeplink"]
             }
             """
         let error = try #require(loadError(text))
@@ -251,7 +275,7 @@ struct ConfigErrorTests {
         #expect(error.codes == [.missingKey])
         #expect(
             error.description.hasPrefix(
-                "test.json:3:17: services[0]: missing required key 'provider' in service 'session'; known providers: "))
+                "test.json:4:5: services[0]: missing required key 'provider' in service 'session'; known providers: "))
     }
 
     // MARK: Secrets

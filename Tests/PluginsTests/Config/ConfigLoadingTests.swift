@@ -34,10 +34,13 @@ struct ConfigLoadingTests {
         }
     }
 
-    @Test func appConfigDeclaresTheChainAndFourEntryPoints() throws {
+    @Test func appConfigDeclaresTheChainTwoScopesAndFourEntryPoints() throws {
         let path = PackagePaths.configs.appendingPathComponent("app.json").path
         let config = try ConfigLoader.load(path: path, pathRoots: Self.pathRoots)
-        #expect(config.graph.serviceNames == ["configuration", "database", "session"])
+        #expect(config.graph.serviceNames == ["configuration", "database", "session", "sceneRouter", "pushDetail"])
+        #expect(config.graph.scopeNames == ["scene", "push"])
+        #expect(config.graph.lifetime(of: "sceneRouter") == .scope("scene"))
+        #expect(config.graph.lifetime(of: "pushDetail") == .scope("push"))
         #expect(config.graph.dependencies(of: "database") == ["configuration"])
         #expect(config.graph.dependencies(of: "session") == ["database"])
         #expect(config.entryPoints.map(\.id) == ["launch", "scene", "deeplink", "push"])
@@ -59,7 +62,7 @@ struct ConfigLoadingTests {
                 == PackagePaths.configs.appendingPathComponent("settings/app-settings.json").path)
         #expect(configuration.defaultFailure == .permanent)
         #expect(configuration.location?.keyPath == "services[0]")
-        #expect(configuration.location?.line == 6)
+        #expect(configuration.location?.line == 7)
     }
 
     @Test func simulatedConfigsHaveNoEntryPoints() throws {
@@ -101,7 +104,11 @@ struct ConfigLoadingTests {
                 Configs/broken.json:11:29: entryPoints[1]: unknown entry point 'pusj'; did you mean 'push'? \
                 (known entry points: deeplink, launch, push, scene)
                 """
-            #expect(error.description == expected)
+            #expect(
+                error.description
+                    == expected.replacing(
+                        "known providers: configuration, session, simulated, sqlite",
+                        with: "known providers: configuration, pushDetail, sceneRouter, session, simulated, sqlite"))
             // Every line starts with file:line:column:.
             for line in error.description.split(separator: "\n") {
                 #expect(line.wholeMatch(of: /Configs\/broken\.json:\d+:\d+: .*/) != nil, "\(line)")
@@ -117,9 +124,13 @@ struct ConfigLoadingTests {
         let config = try ConfigLoader.load(
             text: example, file: PackagePaths.configs.appendingPathComponent("example.json").path,
             pathRoots: Self.pathRoots)
-        #expect(config.graph.serviceNames == ["configuration", "database", "session", "remoteConfig"])
+        #expect(
+            config.graph.serviceNames == [
+                "configuration", "database", "session", "remoteConfig", "sceneRouter", "pushDetail",
+            ])
         #expect(config.entryPoints.count == 4)
-        let remote = try #require(config.specs.last)
+        #expect(config.policy.maxAttempts == 5 && config.policy.retryAfter.initialDelay == .seconds(1))
+        let remote = try #require(config.specs.first { $0.name == "remoteConfig" })
         #expect(remote.options.secretKeys == ["apiKey"])
         #expect(remote.retry.maxAttempts == 2)
     }

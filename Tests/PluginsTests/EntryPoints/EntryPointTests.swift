@@ -40,13 +40,18 @@ struct EntryPointTests {
 
     @Test func standardEntryPointsDeclareWhatTheyRead() {
         #expect(LaunchEntryPoint().requirements.map(\.name) == ["configuration", "database", "session"])
-        #expect(SceneEntryPoint().requirements.map(\.name) == ["configuration", "session"])
+        #expect(SceneEntryPoint().requirements.map(\.name) == ["configuration", "sceneRouter"])
         #expect(DeepLinkEntryPoint().requirements.map(\.name) == ["configuration", "session"])
-        // Push must never touch local storage directly.
-        #expect(PushEntryPoint().requirements.map(\.name) == ["session"])
+        // Push reads its notification's detail from its own scope, never local storage directly.
+        #expect(PushEntryPoint().requirements.map(\.name) == ["session", "pushDetail"])
+        #expect(SceneEntryPoint().scope == "scene" && PushEntryPoint().scope == "push")
+        #expect(LaunchEntryPoint().scope == nil && DeepLinkEntryPoint().scope == nil)
         let registry = ProviderRegistry.standard
         #expect(registry.entryPoints.keys.sorted() == ["deeplink", "launch", "push", "scene"])
-        #expect(registry.providers.keys.sorted() == ["configuration", "session", "simulated", "sqlite"])
+        #expect(
+            registry.providers.keys.sorted() == [
+                "configuration", "pushDetail", "sceneRouter", "session", "simulated", "sqlite",
+            ])
     }
 
     @Test func standardRegistryRejectsADuplicatePlugin() {

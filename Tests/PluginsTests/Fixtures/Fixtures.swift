@@ -22,6 +22,8 @@ func countingRegistry(log: OrderLog, configurationGate: Gate? = nil) throws -> P
     try registry.register(CountingProvider(SQLiteProvider(), log: log) { _ in "database" })
     try registry.register(CountingProvider(SessionProvider(), log: log) { _ in "session" })
     try registry.register(CountingProvider(SimulatedProvider(), log: log) { $0.node })
+    try registry.register(CountingProvider(SceneRouterProvider(), log: log) { _ in "sceneRouter" })
+    try registry.register(CountingProvider(PushDetailProvider(), log: log) { _ in "pushDetail" })
     for entryPoint in ProviderRegistry.standard.entryPoints.values.sorted(by: { $0.id < $1.id }) {
         try registry.register(entryPoint: entryPoint)
     }

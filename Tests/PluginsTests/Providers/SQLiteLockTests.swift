@@ -53,7 +53,7 @@ struct SQLiteLockTests {
         // The next start opens and migrates the now free file: the failure was transient.
         let services = try await withTimeout { try await container.start() }
         #expect(services.report.attempt == 2)
-        #expect(try services[.database].appliedMigrations.map(\.version) == [1, 2])
+        #expect(try services[.database].appliedMigrations.map(\.version) == [1, 2, 3])
         try await withTimeout { try await container.shutdown() }
         #expect(try Self.openDescriptors(of: path) == 0)
     }

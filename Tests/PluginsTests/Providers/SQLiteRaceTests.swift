@@ -23,33 +23,30 @@ struct SQLiteRaceTests {
         let container = ServiceContainer(graph: config.graph, policy: config.policy, trace: [watcher])
 
         let results = try await withTimeout(.seconds(20), "five entry points") {
-            try await withThrowingTaskGroup(of: (Int, AppServices, String).self) { group in
+            try await withThrowingTaskGroup(of: (Int, String).self) { group in
                 for (index, entryPoint) in entryPoints.enumerated() {
-                    group.addTask {
-                        // The same steps as `container.run(_:)`, keeping the snapshot for the identity check.
-                        let snapshot = try await container.start(as: Self.callers[index])
-                        let summary = try await Self.run(entryPoint, on: snapshot)
-                        return (index, snapshot, summary)
-                    }
+                    group.addTask { (index, try await Self.run(entryPoint, on: container, index: index)) }
                 }
-                try await watcher.wait(for: "five callers to join") { events in
-                    events.filter { if case .callerJoined = $0.kind { true } else { false } }.count == 5
+                // Five app callers: launch, deeplink, the second launch, and the builds of the
+                // scene's and the push's scope instances (each joins the app's build first).
+                try await watcher.wait(for: "five callers to join the app's build") { events in
+                    events.filter { if case .callerJoined = $0.kind { $0.scope == nil } else { false } }.count == 5
                 }
                 coldStart.open()
-                var results: [(Int, AppServices, String)] = []
+                var results: [(Int, String)] = []
                 for try await result in group { results.append(result) }
                 return results.sorted { $0.0 < $1.0 }
             }
         }
 
-        // One build: every caller got the same snapshot object; every provider ran once.
-        let first = results[0].1
-        #expect(results.allSatisfy { $0.1 === first })
+        // One build: every provider ran once; every app caller joined that build.
+        let first = try #require(container.current)
         #expect(log.count(of: "make:configuration") == 1)
         #expect(log.count(of: "make:database") == 1)
         #expect(log.count(of: "make:session") == 1)
+        #expect(log.count(of: "make:sceneRouter") == 1 && log.count(of: "make:pushDetail") == 1)
         let joinStates = watcher.events.compactMap { event -> CallerState? in
-            if case .callerJoined(_, let state) = event.kind { return state }
+            if case .callerJoined(_, let state) = event.kind, event.scope == nil { return state }
             return nil
         }
         #expect(joinStates.filter { $0 == .idle }.count == 1)
@@ -58,11 +55,14 @@ struct SQLiteRaceTests {
         // The migrations ran exactly once: one row per version, and one seeded session.
         let database = try first[.database]
         #expect(database.journalMode == "wal")
-        #expect(database.appliedMigrations.map(\.version) == [1, 2, 3])
+        #expect(database.appliedMigrations.map(\.version) == [1, 2, 3, 4])
         let rows = try database.query(
             "SELECT version, name, COUNT(*) AS count FROM schema_migrations GROUP BY version ORDER BY version")
-        #expect(rows.map { $0["version"]?.int } == [1, 2, 3])
-        #expect(rows.map { $0["name"]?.string } == ["create_sessions", "create_launches", "seed_demo_session"])
+        #expect(rows.map { $0["version"]?.int } == [1, 2, 3, 4])
+        #expect(
+            rows.map { $0["name"]?.string } == [
+                "create_sessions", "create_launches", "seed_demo_session", "create_items",
+            ])
         #expect(rows.allSatisfy { $0["count"]?.int == 1 })
         #expect(try database.query("SELECT COUNT(*) AS count FROM sessions").first?["count"]?.int == 1)
         #expect(try database.query("SELECT COUNT(*) AS count FROM launches").first?["count"]?.int == 2)
@@ -72,16 +72,16 @@ struct SQLiteRaceTests {
         #expect(session.userID == "ada")
         let token = try #require(session.token)
         #expect(token.count == 32)
-        #expect(results.map(\.2)[3] == "push: delivered to ada")
-        #expect(results.map(\.2)[2] == "deeplink: demo://profile -> ProfileScreen (signed in as ada)")
-        #expect(results.map(\.2)[1] == "scene: connected Demo home for ada (theme dark)")
-        #expect(results.map(\.2)[0].hasPrefix("launch: Demo (development), schema v3, launch #"))
+        #expect(results.map(\.1)[3] == "push: A-17: Your order has shipped, for ada")
+        #expect(results.map(\.1)[2] == "deeplink: demo://profile -> ProfileScreen (signed in as ada)")
+        #expect(results.map(\.1)[1] == "scene: connected Demo window-1: HomeScreen for ada (theme dark)")
+        #expect(results.map(\.1)[0].hasPrefix("launch: Demo (development), schema v4, launch #"))
 
         // The token never appears in the trace, in the summaries, or in the session's printed forms.
         try await container.shutdown()
         let traced = text(of: watcher.events)
         #expect(!traced.contains(token))
-        #expect(!results.map(\.2).joined().contains(token))
+        #expect(!results.map(\.1).joined().contains(token))
         var dumped = ""
         dump(session, to: &dumped)
         for printed in [String(describing: session), String(reflecting: session), dumped, "\(first)"] {
@@ -90,10 +90,22 @@ struct SQLiteRaceTests {
         #expect(String(reflecting: session).contains("<redacted>"))
     }
 
-    static func run(_ entryPoint: any EntryPoint, on snapshot: AppServices) async throws -> String {
-        let output = try await entryPoint.run(
-            ScopedServices(snapshot, reader: entryPoint.id, requirements: entryPoint.requirements))
-        return String(describing: output)
+    /// Runs `entryPoint` the way the app would: on the app snapshot, or in an instance of its scope.
+    static func run<Entry: EntryPoint>(_ entryPoint: Entry, on container: ServiceContainer, index: Int) async throws
+        -> String
+    {
+        switch entryPoint.scope {
+        case "scene"?:
+            return String(
+                describing: try await container.run(
+                    entryPoint, scopeID: "window-1", parameters: [.set(.windowID, to: "window-1")]))
+        case "push"?:
+            return String(
+                describing: try await container.run(
+                    entryPoint, scopeID: "notification-42", parameters: [.set(.itemID, to: "A-17")]))
+        default:
+            return String(describing: try await container.run(entryPoint))
+        }
     }
 
     @Test func reopeningTheDatabaseAppliesNoMigrationAgain() async throws {
@@ -105,8 +117,8 @@ struct SQLiteRaceTests {
             let services = try await withTimeout { try await container.start() }
             let database = try services[.database]
             #expect(database.path == fixture.databasePath)
-            #expect(database.appliedMigrations.map(\.version) == (round == 1 ? [1, 2, 3] : []))
-            #expect(try database.schemaVersion() == 3)
+            #expect(database.appliedMigrations.map(\.version) == (round == 1 ? [1, 2, 3, 4] : []))
+            #expect(try database.schemaVersion() == 4)
             try await container.shutdown()
             #expect(database.isClosed)
         }
@@ -125,7 +137,7 @@ struct SQLiteRaceTests {
             context in
             throw LeakyError(token: try context[.session].token ?? "")
         }
-        let graph = try ServiceGraph(config.specs + [leaky], registry: .standard)
+        let graph = try ServiceGraph(config.specs + [leaky], registry: .standard, scopes: config.graph.scopeNames)
         let recorder = TraceRecorder()
         let container = ServiceContainer(graph: graph, policy: config.policy, trace: [recorder])
         do {
@@ -159,10 +171,13 @@ struct SQLiteRaceTests {
             """
             {
               "version": 1,
+              "scopes": ["scene", "push"],
               "services": [
                 { "name": "configuration", "provider": "configuration", "options": { "path": "settings/app-settings.json" } },
                 { "name": "database", "provider": "sqlite", "dependsOn": ["configuration"], "options": { "path": ":memory:" } },
-                { "name": "session", "provider": "session", "dependsOn": ["database"] }
+                { "name": "session", "provider": "session", "dependsOn": ["database"] },
+                { "name": "sceneRouter", "provider": "sceneRouter", "scope": "scene", "dependsOn": ["configuration", "session"] },
+                { "name": "pushDetail", "provider": "pushDetail", "scope": "push", "dependsOn": ["database"] }
               ],
               "entryPoints": ["push", "deeplink", "scene"]
             }
@@ -170,14 +185,14 @@ struct SQLiteRaceTests {
         let config = try ConfigLoader.load(path: path)
         let container = ServiceContainer(graph: config.graph, policy: config.policy)
         var summaries: [String] = []
-        for entryPoint in config.entryPoints {
-            summaries.append(try await withTimeout { String(describing: try await container.run(entryPoint)) })
+        for (index, entryPoint) in config.entryPoints.enumerated() {
+            summaries.append(try await withTimeout { try await Self.run(entryPoint, on: container, index: index) })
         }
         #expect(
             summaries == [
                 "push: dropped (signed out)",
                 "deeplink: demo://profile -> SignInScreen, then ProfileScreen",
-                "scene: connected Demo sign-in screen (theme dark)",
+                "scene: connected Demo window-1: SignInScreen (theme dark)",
             ])
         let services = try #require(container.current)
         #expect(try services[.session] == .signedOut)

@@ -79,7 +79,7 @@ struct TeardownTests {
             #expect(services.report.outcome(of: node) == .reused)
         }
         #expect(log.count(of: "make:sync") == 2)
-        #expect(try services[.database].appliedMigrations.map(\.version) == [1, 2])
+        #expect(try services[.database].appliedMigrations.map(\.version) == [1, 2, 3])
 
         try await withTimeout { try await container.shutdown() }
         #expect(
@@ -149,7 +149,10 @@ struct TeardownTests {
         #expect(try second[.database] === database)
         #expect(log.count(of: "make:database") == 1)
         #expect(log.count(of: "make:session") == 2)
-        #expect(try await withTimeout { try await container.run(PushEntryPoint()) } == "push: dropped (signed out)")
+        let push = try await withTimeout {
+            try await container.run(PushEntryPoint(), scopeID: "n-1", parameters: [.set(.itemID, to: "A-17")])
+        }
+        #expect(push == "push: dropped (signed out)")
 
         try await withTimeout { try await container.shutdown() }
         #expect(log.count(of: "tearDown:database") == 1)
