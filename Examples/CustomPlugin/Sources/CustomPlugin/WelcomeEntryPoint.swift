@@ -12,6 +12,7 @@ struct WelcomeEntryPoint: EntryPoint {
 
     func run(_ services: ScopedServices) async throws -> String {
         tracker.track("welcome shown to \(session.userID ?? "guest")")
-        return "welcome: " + greeter.greet(session) + " (tracked by \(tracker.sinks.map(\.name).joined(separator: ", ")))"
+        return "welcome: " + greeter.greet(session)
+            + " (tracked by \(tracker.sinks.map(\.name).joined(separator: ", ")))"
     }
 }
