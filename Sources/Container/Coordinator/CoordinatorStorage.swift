@@ -168,8 +168,9 @@ final class CoordinatorStorage: Sendable {
     /// `error` is what later calls get. The app closes its scope instances first (§9).
     func shutdown(deadline: ContinuousClock.Instant?, error: ContainerError) async throws(ContainerError) -> ResetReport
     {
-        if let scopes { await scopes.closeAll() }
-        return try await withOperation { done in
+        // Scoped values go before the app values they use; their teardowns lead the report.
+        let scoped = await scopes?.closeAll() ?? []
+        let report = try await withOperation { done in
             let action = transition { machine, _ in
                 machine.shutdownRequested(waiter: done, graceful: deadline != nil, error: error)
             }
@@ -184,6 +185,7 @@ final class CoordinatorStorage: Sendable {
             case .proceed(let supersession, let lifecycle): perform(supersession, lifecycle)
             }
         }
+        return scoped.isEmpty ? report : report.with(tornDown: scoped + report.tornDown)
     }
 
     /// Runs `begin` with a completion that resumes this call.
@@ -251,7 +253,7 @@ final class CoordinatorStorage: Sendable {
     private func perform(_ supersession: Machine.Supersession, _ lifecycle: Machine.Lifecycle) {
         // Scope instances built on a retired service are superseded now, before this
         // operation's teardown can start (it waits for theirs: scoped values go first, §9).
-        scopes?.supersede(using: supersession.retired)
+        scopes?.supersede(using: supersession.retired, operation: supersession.operation)
         for waiter in supersession.resume { waiter.resume(throwing: supersession.error) }
         supersession.cancel?.cancel()
         perform(lifecycle)
@@ -261,7 +263,17 @@ final class CoordinatorStorage: Sendable {
         if case .tearDown(let batch) = lifecycle.next {
             Task.detached { [self] in await runTeardown(batch) }
         }
-        for (waiter, report) in lifecycle.completed { waiter(.success(report)) }
+        for (waiter, report) in lifecycle.completed {
+            guard let scopes, scopes.hasSupersessions(reportedBy: report.operation) else {
+                waiter(.success(report))
+                continue
+            }
+            // The instances this operation superseded report through it, once torn down.
+            Task {
+                let scoped = await scopes.teardowns(reportedBy: report.operation)
+                waiter(.success(report.with(tornDown: scoped + report.tornDown)))
+            }
+        }
     }
 
     // MARK: Jobs
@@ -325,7 +337,8 @@ final class CoordinatorStorage: Sendable {
             records.append(
                 .init(
                     owner: item.owner,
-                    record: .init(service: box.name, generation: box.builtInGeneration, error: message)))
+                    record: .init(
+                        service: box.name, generation: box.builtInGeneration, error: message, scope: scopeLabel)))
             tracer.emit(.nodeTornDown(node: box.name, error: message), build: box.builtIn, scope: scopeLabel)
         }
         perform(transition { machine, _ in machine.teardownFinished(records) })

@@ -22,7 +22,7 @@ extension ServiceContainer {
         let report = try await storage.withOperation { storage.beginReload(graph.appPart, changes: changes, then: $0) }
         let scoped = await scopes.reload(graph, changes: changes)
         return ReloadReport(
-            from: report.from, to: report.to, changes: changes, tornDown: report.tornDown,
+            from: report.from, to: report.to, changes: changes, tornDown: report.tornDown + scoped.tornDown,
             cancelledBuild: report.cancelledBuild, reloadedScopes: scoped.reloaded, closedScopes: scoped.closed)
     }
 

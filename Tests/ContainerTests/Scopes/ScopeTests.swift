@@ -196,7 +196,9 @@ struct ScopeTests {
         let sceneSnapshot = try await scene.start()
         let widgetSnapshot = try await widget.start()
         let report = try await container.reset(invalidating: ["session"])
-        #expect(report.tornDown.map(\.service) == ["session"])
+        // The reset reports the teardowns it caused, the superseded instance's first.
+        #expect(report.tornDown.map(\.service) == ["router", "session"])
+        #expect(report.tornDown.map(\.scope) == ["scene#w", nil])
         // The scene's router (which used the session) went first, once; the widget kept its snapshot.
         #expect(app.torn.entries == ["scene#w/router", "session"])
         #expect(scene.current == nil && scene.generation == 2)
