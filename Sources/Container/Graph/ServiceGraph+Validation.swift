@@ -125,12 +125,20 @@ extension ServiceGraph {
             try provider.validate(spec.options)
         } catch {
             // A provider may quote the offending value: never let it quote a secret.
-            let explanation = Redactor(secrets: spec.options.secretStrings).redact(String(describing: error))
+            let secrets = spec.options.secretStrings
+            let redactor = Redactor(secrets: secrets)
+            let explanation = redactor.redact(String(describing: error))
+            let optionError = error as? OptionError
+            var underlying: (any Error)? = error
+            if !secrets.isEmpty {
+                underlying = optionError.map { OptionError(option: $0.option, message: redactor.redact($0.message)) }
+            }
             issues.append(
                 .init(
                     code: .invalidOptions,
                     message: "service '\(spec.name)' (provider '\(provider.id)'): \(explanation)",
-                    service: spec.name, location: spec.location?.appending("options")))
+                    service: spec.name, location: spec.location?.appending("options"), option: optionError?.option,
+                    underlying: underlying))
         }
         return provider
     }
