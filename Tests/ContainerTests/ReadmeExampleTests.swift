@@ -1,5 +1,4 @@
 import Container
-import TestSupport
 import Testing
 
 // The README's "services in code" example, compiled and run as it is printed there.

@@ -28,7 +28,8 @@ public final class ServiceContainer: Sendable {
     ///   - policy: fail-fast or not, and the default error classifier.
     ///   - trace: sinks that receive every trace event.
     public init(graph: ServiceGraph, policy: BuildPolicy = .default, trace: [any TraceSink] = []) {
-        storage = CoordinatorStorage(declared: graph, policy: policy, tracer: Tracer(sinks: trace))
+        storage = CoordinatorStorage(
+            declared: graph, policy: policy, tracer: Tracer(sinks: trace, overridden: graph.overridden))
         published = storage.published
     }
 

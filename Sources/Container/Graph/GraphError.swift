@@ -67,11 +67,12 @@ public struct GraphError: Error, Sendable, CustomStringConvertible {
             case duplicateService, unknownProvider, missingDependency, duplicateDependency, cycle
             case unknownRequirement, typeMismatch, invalidOptions, invalidName
             case undeclaredScope, invalidScope, captiveDependency, crossScopeDependency, scopeMismatch
+            case unknownService
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
 
-        /// Two services have the same name.
+        /// Two services have the same name (or one service is overridden twice).
         public static let duplicateService = Code(.duplicateService)
         /// A provider id is not registered.
         public static let unknownProvider = Code(.unknownProvider)
@@ -83,7 +84,7 @@ public struct GraphError: Error, Sendable, CustomStringConvertible {
         public static let cycle = Code(.cycle)
         /// An entry point requires a service that is not declared.
         public static let unknownRequirement = Code(.unknownRequirement)
-        /// A reader's key expects another type than the provider makes.
+        /// A reader's key expects another type than the provider makes, or an override makes another type.
         public static let typeMismatch = Code(.typeMismatch)
         /// A provider rejected a node's options.
         public static let invalidOptions = Code(.invalidOptions)
@@ -99,6 +100,8 @@ public struct GraphError: Error, Sendable, CustomStringConvertible {
         public static let crossScopeDependency = Code(.crossScopeDependency)
         /// An entry point requires a scoped service of a scope it does not run in.
         public static let scopeMismatch = Code(.scopeMismatch)
+        /// An override names a service the graph does not declare.
+        public static let unknownService = Code(.unknownService)
 
         public var description: String { base.rawValue }
     }

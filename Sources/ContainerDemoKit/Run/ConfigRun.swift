@@ -1,4 +1,5 @@
 import Container
+import ContainerTesting
 
 /// Runs a config: its entry points and `--callers` generic callers race at cold start.
 ///

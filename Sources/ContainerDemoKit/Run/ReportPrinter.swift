@@ -1,4 +1,5 @@
 import Container
+import ContainerTesting
 import ContainerTrace
 
 /// Turns a ``ScenarioReport`` into text: the trace in the chosen format, and the commentary

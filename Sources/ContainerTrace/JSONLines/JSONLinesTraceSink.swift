@@ -60,7 +60,11 @@ public struct JSONLinesTraceSink: TraceSink {
         switch event.kind {
         case .buildStarted, .buildCancelled, .containerShutdown, .scopeOpened, .scopeClosed:
             break
-        case .nodeStarted(let node), .nodeReused(let node):
+        case .nodeStarted(let node, let overridden):
+            object.append("node", string: node)
+            // Present only when true: a trace without overrides reads as before.
+            if overridden { object.append("override", raw: "true") }
+        case .nodeReused(let node):
             object.append("node", string: node)
         case .nodeSucceeded(let node, let duration):
             object.append("node", string: node)

@@ -1,7 +1,6 @@
 import ContainerDemoKit
 import Foundation
 import Plugins
-import TestSupport
 import Testing
 
 /// DESIGN §6 and the redaction rule (`Redactor`): no secret, and no fragment of one (a run of

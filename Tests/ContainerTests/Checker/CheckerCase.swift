@@ -1,5 +1,5 @@
+import ContainerTesting
 import Synchronization
-import TestSupport
 import Testing
 
 @testable import Container
@@ -41,7 +41,7 @@ struct CheckerCase {
     let finished = Counter()
     let container: ServiceContainer
     /// Seconds any single wait may take before the case fails.
-    let patience: Double = 10
+    let patience: Duration = .seconds(10)
 
     init(plan: CheckerPlan) throws {
         self.plan = plan
@@ -66,7 +66,7 @@ struct CheckerCase {
                     case .none: break
                     case .immediately: record.task.cancel()
                     case .afterJoining:
-                        try await watcher.wait("\(record.label) to join", seconds: patience) { events in
+                        try await watcher.wait(for: "\(record.label) to join", timeout: patience) { events in
                             events.contains { $0.kind.caller == record.label && $0.kind.name == "caller.joined" }
                         }
                         record.task.cancel()

@@ -1,4 +1,4 @@
-import TestSupport
+import ContainerTesting
 
 /// One random case of the randomized checker: a graph, per-run outcomes, and the operations
 /// a driver performs on a container built from it. Made from a seed only, so a failing case

@@ -1,5 +1,5 @@
+import ContainerTesting
 import Synchronization
-import TestSupport
 
 @testable import Container
 
@@ -60,15 +60,15 @@ final class CheckerWorld: Sendable {
     }
 
     let plan: CheckerPlan
-    let gates: [CancellableGate]
+    let gates: [Gate]
     let lateGates: [Gate]
     /// Never opened: `hang` steps wait on it until cancelled.
-    let never = CancellableGate()
+    let never = Gate()
     let state = Locked(State())
 
     init(plan: CheckerPlan) {
         self.plan = plan
-        gates = plan.nodes.map { _ in CancellableGate() }
+        gates = plan.nodes.map { _ in Gate() }
         lateGates = plan.nodes.map { _ in Gate() }
     }
 
@@ -106,7 +106,7 @@ final class CheckerWorld: Sendable {
         let dependencies = try node.dependencies.map { ObjectIdentifier(try context[.checker($0)]) }
         let step = node.steps[min(context.runInGeneration, node.steps.count) - 1]
         // A gated run may end on its gate (cancelled by its timeout) before it reaches its step.
-        if node.gated { try await gates[index].wait() }
+        if node.gated { try await gates[index].cancellableWait() }
         state.withLock { $0.steps[run] = step }
         switch step {
         case .ok:
@@ -119,7 +119,7 @@ final class CheckerWorld: Sendable {
         case .transient: throw Classified(failureKind: .transient)
         case .permanent: throw Classified(failureKind: .permanent)
         case .hang:
-            try await never.wait()
+            try await never.cancellableWait()
             throw TestError("hang ended without cancellation")
         case .lateError:
             await lateGates[index].wait()

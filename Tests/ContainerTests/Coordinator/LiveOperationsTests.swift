@@ -1,3 +1,4 @@
+import ContainerTesting
 import Synchronization
 import TestSupport
 import Testing
@@ -209,17 +210,17 @@ struct LiveOperationsTests {
         let snapshot = try await withTimeout { try await caller.value }
         #expect(snapshot.generation == 1)
         let report = try await withTimeout { try await shutdown.value }
-        #expect(report.cancelledBuild == nil && report.tornDown.map(\.service) == ["a"] && torn.items == ["a"])
+        #expect(report.cancelledBuild == nil && report.tornDown.map(\.service) == ["a"] && torn.entries == ["a"])
     }
 
     @Test("shutdown(deadline:) cancels a build still running at the deadline; its callers get shutDown")
     func gracefulShutdownCancelsAtTheDeadline() async throws {
         let started = Gate()
-        let held = CancellableGate()
+        let held = Gate()
         let container = try ServiceContainer([
             ServiceSpec(.made("a")) { context in
                 started.open()
-                try await held.wait()
+                try await held.cancellableWait()
                 return Made(name: "a", generation: context.generation)
             }
         ])

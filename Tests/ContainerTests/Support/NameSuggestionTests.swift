@@ -1,3 +1,4 @@
+import ContainerTesting
 import TestSupport
 import Testing
 
