@@ -91,7 +91,7 @@ public struct ConfigError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: Hashable, Sendable {
             case unreadableFile, syntax, unsupportedVersion, unknownKey, duplicateKey, missingKey, wrongType
-            case invalidValue, unknownEntryPoint, limitExceeded, unknownService
+            case invalidValue, unknownEntryPoint, limitExceeded
             case graph(GraphError.Code)
         }
         private let base: Base
@@ -117,9 +117,6 @@ public struct ConfigError: Error, Sendable, CustomStringConvertible {
         public static let unknownEntryPoint = Code(.unknownEntryPoint)
         /// A value or the file goes past a documented bound of the format (``ConfigLimits``).
         public static let limitExceeded = Code(.limitExceeded)
-        /// An overlay changes or removes a service the config does not declare (a typo, or a new
-        /// service without `"add": true`).
-        public static let unknownService = Code(.unknownService)
 
         /// A problem the graph validator found (``/Container/GraphError``), as its code.
         public static func graph(_ code: GraphError.Code) -> Code { Code(.graph(code)) }
@@ -152,6 +149,9 @@ public struct ConfigError: Error, Sendable, CustomStringConvertible {
         /// A name is empty, too long or holds a control character (``/Container/NameRules``):
         /// `.graph(.invalidName)`, for names of the file (provider and entry point ids) too.
         public static let invalidName = graph(.invalidName)
+        /// An overlay changes or removes a service the config does not declare (a typo, or a new
+        /// service without `"add": true`), as an override in code would: `.graph(.unknownService)`.
+        public static let unknownService = graph(.unknownService)
 
         /// The code's name, e.g. `unknownKey`; a graph code's own name, e.g. `cycle`.
         public var description: String {
@@ -166,7 +166,6 @@ public struct ConfigError: Error, Sendable, CustomStringConvertible {
             case .invalidValue: "invalidValue"
             case .unknownEntryPoint: "unknownEntryPoint"
             case .limitExceeded: "limitExceeded"
-            case .unknownService: "unknownService"
             case .graph(let code): code.description
             }
         }

@@ -1,4 +1,5 @@
 import Container
+import ContainerTesting
 import Foundation
 import Plugins
 import Testing
@@ -12,25 +13,15 @@ struct ConfigReloadTests {
         init(name: String) { self.name = name }
     }
 
-    /// Logs `make:<service>` and `tearDown:<service>` for every run and teardown.
-    struct TrackedProvider: ServiceProvider {
+    /// Makes a new ``Made`` per run; ``CountingProvider`` logs the runs and teardowns.
+    struct MadeProvider: ServiceProvider {
         let id = "tracked"
-        let log: CallLog
-
-        func make(_ context: ProviderContext) async throws -> Made {
-            log.append("make:\(context.serviceName)")
-            return Made(name: context.serviceName)
-        }
-
-        var tearDown: (@Sendable (Made) async throws -> Void)? {
-            let log = log
-            return { log.append("tearDown:\($0.name)") }
-        }
+        func make(_ context: ProviderContext) async throws -> Made { Made(name: context.serviceName) }
     }
 
-    static func registry(_ log: CallLog) throws -> ProviderRegistry {
+    static func registry(_ log: OrderLog) throws -> ProviderRegistry {
         var registry = ProviderRegistry()
-        try registry.register(TrackedProvider(log: log))
+        try registry.register(CountingProvider(MadeProvider(), log: log) { $0.name })
         return registry
     }
 
@@ -55,13 +46,13 @@ struct ConfigReloadTests {
     func reloadRebuildsExactlyWhatChanged() async throws {
         let fixture = try AppFixture()
         defer { fixture.remove() }
-        let log = CallLog()
+        let log = OrderLog()
         let registry = try Self.registry(log)
         let path = try fixture.write("graph.json", Self.version1)
         let loaded = try ConfigLoader.load(path: path, registry: registry)
         let container = ServiceContainer(graph: loaded.graph, policy: loaded.policy)
         let first = try await container.start()
-        #expect(log.all.sorted() == ["make:a", "make:b", "make:c", "make:d", "make:e"])
+        #expect(log.entries.sorted() == ["make:a", "make:b", "make:c", "make:d", "make:e"])
 
         // b's option changes, e goes, f comes (depending on d); the policy change is not applied.
         _ = try fixture.write(
@@ -100,12 +91,12 @@ struct ConfigReloadTests {
     func invalidReloadChangesNothing() async throws {
         let fixture = try AppFixture()
         defer { fixture.remove() }
-        let log = CallLog()
+        let log = OrderLog()
         let registry = try Self.registry(log)
         let path = try fixture.write("graph.json", Self.version1)
         let container = ServiceContainer(graph: try ConfigLoader.load(path: path, registry: registry).graph)
         let snapshot = try await container.start()
-        let calls = log.all
+        let calls = log.entries
         let generation = container.generation
 
         let broken = Self.version1.replacingOccurrences(of: "\"dependsOn\": [\"b\"]", with: "\"dependsOn\": [\"bb\"]")
@@ -121,10 +112,10 @@ struct ConfigReloadTests {
         }
         #expect(container.current === snapshot, "the old snapshot stays published")
         #expect(container.generation == generation)
-        #expect(log.all == calls, "no provider ran, nothing was torn down")
+        #expect(log.entries == calls, "no provider ran, nothing was torn down")
         let again = try await container.start()
         #expect(again === snapshot)
-        #expect(log.all == calls)
+        #expect(log.entries == calls)
         _ = try await container.shutdown()
     }
 
@@ -132,7 +123,7 @@ struct ConfigReloadTests {
     func reloadWithOverlays() async throws {
         let fixture = try AppFixture()
         defer { fixture.remove() }
-        let log = CallLog()
+        let log = OrderLog()
         let registry = try Self.registry(log)
         let path = try fixture.write("graph.json", Self.version1)
         let overlay = try fixture.write(
