@@ -51,7 +51,7 @@ public struct GraphError: Error, Sendable, CustomStringConvertible {
                 && lhs.location == rhs.location && lhs.option == rhs.option
         }
 
-        /// Hashes what ``==`` compares.
+        /// Hashes what `==` compares.
         public func hash(into hasher: inout Hasher) {
             hasher.combine(code)
             hasher.combine(message)

@@ -7,7 +7,7 @@ extension ServiceGraph {
     /// dependency cycles (as a path `a -> b -> c -> a`), requirements of readers that name
     /// undeclared services or expect another type, and options a provider rejects. Runs in time
     /// linear in services plus dependencies; "did you mean" suggestions share a fixed budget of
-    /// work (``NameSuggestion``), so even a graph where every dependency is unknown stays linear.
+    /// work (`NameSuggestion`), so even a graph where every dependency is unknown stays linear.
     ///
     /// - Parameters:
     ///   - specs: the services, in declaration order (the order of their slots).

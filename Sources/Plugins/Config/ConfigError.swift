@@ -60,7 +60,7 @@ public struct ConfigError: Error, Sendable, CustomStringConvertible {
                 && lhs.service == rhs.service && lhs.option == rhs.option
         }
 
-        /// Hashes what ``==`` compares.
+        /// Hashes what `==` compares.
         public func hash(into hasher: inout Hasher) {
             hasher.combine(code)
             hasher.combine(message)

@@ -338,4 +338,28 @@ struct OverlayTests {
         #expect(capped.delay(beforeRetry: 2) == .milliseconds(150))
         #expect(try policy("{}").retryAfter == .none)
     }
+
+    @Test("the README's overlay example applies to its complete example")
+    func readmeOverlayExample() throws {
+        let readme = try String(contentsOf: PackagePaths.configs.appendingPathComponent("README.md"), encoding: .utf8)
+        func jsonBlock(after marker: String) throws -> String {
+            let heading = try #require(readme.range(of: marker))
+            let start = try #require(readme[heading.upperBound...].range(of: "```json\n"))
+            let end = try #require(readme[start.upperBound...].range(of: "```"))
+            return String(readme[start.upperBound..<end.lowerBound])
+        }
+        let base = try jsonBlock(after: "### A complete example")
+        let overlay = try jsonBlock(after: "### The overlay format")
+        let config = try ConfigLoader.load(
+            text: base, file: "/configs/example.json",
+            overlays: [ConfigOverlay(file: "/configs/o.json", text: overlay)],
+            pathRoots: ["data": "/app-data"])
+        #expect(config.graph.serviceNames == ["configuration", "database", "session", "analytics"])
+        #expect(Self.spec("database", in: config)?.options.values["path"] == .string(":memory:"))
+        #expect(Self.spec("database", in: config)?.timeout == .milliseconds(500))
+        #expect(Self.spec("session", in: config)?.retry == RetryPolicy.none)
+        #expect(config.policy.maxAttempts == 1)
+        #expect(config.entryPoints.map(\.id) == ["launch"])
+        #expect(config.graph.scopeNames == ["scene"])
+    }
 }
