@@ -4,7 +4,7 @@
 /// A name is not empty, at most ``maxBytes`` bytes of UTF-8, and has no control character
 /// (Unicode category Cc: U+0000–U+001F, U+007F DEL and U+0080–U+009F). Names are printed in
 /// traces, errors and terminals, where a control character could rewrite what a person reads;
-/// validation (``ServiceGraph/init(_:registry:requirements:)``) rejects such names with
+/// validation (``ServiceGraph/init(_:registry:requirements:scopes:)``) rejects such names with
 /// ``GraphError/Code/invalidName``, for services declared in code as well as in config files.
 public enum NameRules {
     /// The longest name, in UTF-8 bytes.

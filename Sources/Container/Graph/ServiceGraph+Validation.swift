@@ -7,7 +7,7 @@ extension ServiceGraph {
     /// dependency cycles (as a path `a -> b -> c -> a`), requirements of readers that name
     /// undeclared services or expect another type, and options a provider rejects. Runs in time
     /// linear in services plus dependencies; "did you mean" suggestions share a fixed budget of
-    /// work (``NameSuggestion``), so even a graph where every dependency is unknown stays linear.
+    /// work (`NameSuggestion`), so even a graph where every dependency is unknown stays linear.
     ///
     /// - Parameters:
     ///   - specs: the services, in declaration order (the order of their slots).
@@ -125,12 +125,20 @@ extension ServiceGraph {
             try provider.validate(spec.options)
         } catch {
             // A provider may quote the offending value: never let it quote a secret.
-            let explanation = Redactor(secrets: spec.options.secretStrings).redact(String(describing: error))
+            let secrets = spec.options.secretStrings
+            let redactor = Redactor(secrets: secrets)
+            let explanation = redactor.redact(String(describing: error))
+            let optionError = error as? OptionError
+            var underlying: (any Error)? = error
+            if !secrets.isEmpty {
+                underlying = optionError.map { OptionError(option: $0.option, message: redactor.redact($0.message)) }
+            }
             issues.append(
                 .init(
                     code: .invalidOptions,
                     message: "service '\(spec.name)' (provider '\(provider.id)'): \(explanation)",
-                    service: spec.name, location: spec.location?.appending("options")))
+                    service: spec.name, location: spec.location?.appending("options"), option: optionError?.option,
+                    underlying: underlying))
         }
         return provider
     }

@@ -8,8 +8,8 @@ import Container
 public enum DemoCommand {
     /// The `--help` text.
     public static let usage = """
-        USAGE: container-demo [--config PATH] [--data-dir PATH] [--scenario NAME] [--trace FORMAT]
-                              [--callers N] [--retries N] [--output FILE] [--no-color]
+        USAGE: container-demo [--config PATH] [--overlay FILE]... [--data-dir PATH] [--scenario NAME]
+                              [--trace FORMAT] [--callers N] [--retries N] [--output FILE] [--no-color]
                container-demo --version
 
         Runs a service graph the way an app starts: several entry points (launch, scene,
@@ -18,6 +18,13 @@ public enum DemoCommand {
 
         OPTIONS:
           --config PATH      The config file to run (default: Configs/app.json).
+          --overlay FILE     An overlay (profile) applied on top of the config before it is
+                             validated: it changes, adds or removes services and policy
+                             keys (see Configs/README.md, "Overlays"). Repeatable: applied
+                             in the order given, the last one to set a key wins. Shipped:
+                             Configs/overlays/test.json (an in-memory database with a known
+                             session: the data folder is not written) and
+                             Configs/overlays/offline.json (offline settings, no waiting).
           --data-dir PATH    The folder for the files a config run writes: the config's
                              "$data" path root, where Configs/app.json keeps its SQLite
                              database (it counts the launches). Created when missing;
@@ -54,13 +61,14 @@ public enum DemoCommand {
         """
 
     private static let valueOptions = [
-        "--config", "--data-dir", "--scenario", "--trace", "--callers", "--retries", "--output",
+        "--config", "--overlay", "--data-dir", "--scenario", "--trace", "--callers", "--retries", "--output",
     ]
     private static let flagOptions = ["--no-color", "--help", "-h", "--version"]
 
     /// Parses the arguments (without the program name).
     ///
-    /// Accepts `--option value` and `--option=value`; a later option overrides an earlier one.
+    /// Accepts `--option value` and `--option=value`; a later option overrides an earlier one,
+    /// except `--overlay`, which adds one more overlay each time.
     /// - Throws: ``UsageError`` for an unknown option, a missing or malformed value, or a
     ///   combination the demo cannot run.
     public static func parse(_ arguments: [String]) throws(UsageError) -> DemoOptions {
@@ -105,6 +113,9 @@ public enum DemoCommand {
             case "--config":
                 guard !value.isEmpty else { throw UsageError("--config needs a file path") }
                 options.configPath = value
+            case "--overlay":
+                guard !value.isEmpty else { throw UsageError("--overlay needs a file path") }
+                options.overlayPaths.append(value)
             case "--data-dir":
                 guard !value.isEmpty else { throw UsageError("--data-dir needs a folder path") }
                 options.dataDirectory = value
@@ -132,6 +143,11 @@ public enum DemoCommand {
             throw UsageError(
                 "--config runs the cold-start race; the '\(options.scenario.name)' story uses its own built-in "
                     + "graph. Drop --config, or use --scenario cold-start")
+        }
+        if !options.overlayPaths.isEmpty && !runsConfig && !options.showHelp {
+            throw UsageError(
+                "--overlay changes the config of a config run; the '\(options.scenario.name)' story uses a built-in "
+                    + "graph. Drop --overlay, or use --scenario cold-start")
         }
         if options.dataDirectory != nil && !runsConfig && !options.showHelp {
             throw UsageError(

@@ -8,6 +8,9 @@ public struct DemoOptions: Sendable, Hashable {
     /// `--config PATH`: the services to run; `nil` means ``defaultConfigPath`` (with a built-in
     /// app graph as a fallback when that file does not exist).
     public var configPath: String?
+    /// `--overlay FILE` (repeatable): overlays applied on top of the config, in the order given
+    /// (the last one to set a key wins); see `Configs/README.md`, "Overlays".
+    public var overlayPaths: [String]
     /// `--data-dir PATH`: the folder for the files a config run writes (the config's `$data` path
     /// root); `nil` means ``DemoDataFolder/defaultPath``, outside the working tree.
     public var dataDirectory: String?
@@ -33,9 +36,10 @@ public struct DemoOptions: Sendable, Hashable {
     public init(
         configPath: String? = nil, trace: TraceFormat = .text, scenario: DemoScenario = .coldStart,
         callers: Int? = nil, retries: Int? = nil, outputPath: String? = nil, noColor: Bool = false,
-        showHelp: Bool = false, dataDirectory: String? = nil, showVersion: Bool = false
+        showHelp: Bool = false, dataDirectory: String? = nil, showVersion: Bool = false, overlayPaths: [String] = []
     ) {
         self.configPath = configPath
+        self.overlayPaths = overlayPaths
         self.dataDirectory = dataDirectory
         self.trace = trace
         self.scenario = scenario

@@ -85,13 +85,16 @@ private func run(
     switch scenario {
     case .coldStart:
         let path = options.configPath ?? DemoOptions.defaultConfigPath
-        if options.configPath == nil && !FileManager.default.fileExists(atPath: path) {
+        // Overlays need their config: without it, loading says the file is missing.
+        if options.configPath == nil && options.overlayPaths.isEmpty && !FileManager.default.fileExists(atPath: path) {
             output.writeError("note: \(path) not found; running the built-in app graph instead\n")
             return .success(await ColdStartStory.run(callers: callers, retries: retries))
         }
         let folder = DemoDataFolder.absolutePath(options.dataDirectory)
         let config: LoadedConfig
-        switch ConfigSource.load(path: path, pathRoots: DemoDataFolder.pathRoots(folder)) {
+        switch ConfigSource.load(
+            path: path, overlays: options.overlayPaths, pathRoots: DemoDataFolder.pathRoots(folder))
+        {
         case .success(let loaded): config = loaded
         case .failure(let problem): return .failure(problem)
         }
@@ -105,6 +108,7 @@ private func run(
         if let problem = DemoDataFolder.create(folder) { return .failure(problem) }
         // Printed before anything runs, so a user knows where the database goes.
         note("data folder: \(folder) (the config's $data; choose another with --data-dir PATH)\n")
+        if !config.overlays.isEmpty { note("overlays: \(config.overlays.joined(separator: ", ")) (in this order)\n") }
         return .success(await ConfigRun.run(config, callers: options.callers, retries: retries))
     case .transient: return .success(await TransientStory.run(callers: callers, retries: retries))
     case .permanent: return .success(await PermanentStory.run(callers: callers, retries: retries))

@@ -16,27 +16,27 @@ internal import Foundation
 /// the read see the same file; the read stops one byte past the limit, so a huge file (or a
 /// device that never ends) costs no more memory than the limit.
 enum ConfigFile {
-    /// The bytes of the file at `path`.
+    /// The bytes of the file at `path`; `kind` names it in messages (`config`, `overlay`).
     /// - Throws: ``ConfigError`` with one issue saying why they cannot be read.
-    static func contents(of path: String) throws(ConfigError) -> [UInt8] {
+    static func contents(of path: String, kind: String = "config") throws(ConfigError) -> [UInt8] {
         // Non-blocking, so that opening a FIFO without a writer does not hang; a regular file
         // reads the same either way.
         let descriptor = open(path, O_RDONLY | O_NONBLOCK)
-        guard descriptor >= 0 else { throw failure(path, code: .unreadableFile, openFailure(errno, path)) }
+        guard descriptor >= 0 else { throw failure(path, kind, code: .unreadableFile, openFailure(errno, path)) }
         defer { close(descriptor) }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else {
-            throw failure(path, code: .unreadableFile, "cannot examine it: \(describe(errno))")
+            throw failure(path, kind, code: .unreadableFile, "cannot examine it: \(describe(errno))")
         }
-        let kind = info.st_mode & S_IFMT
-        if kind == S_IFDIR { throw failure(path, code: .unreadableFile, directoryProblem(path)) }
-        guard kind == S_IFREG else {
+        let fileKind = info.st_mode & S_IFMT
+        if fileKind == S_IFDIR { throw failure(path, kind, code: .unreadableFile, directoryProblem(path, kind)) }
+        guard fileKind == S_IFREG else {
             throw failure(
-                path, code: .unreadableFile,
-                "it is \(describe(kind: kind)), not a regular file; give the path of a JSON config file")
+                path, kind, code: .unreadableFile,
+                "it is \(describe(kind: fileKind)), not a regular file; give the path of a JSON \(kind) file")
         }
         let limit = ConfigLimits.maxFileBytes
-        if Int(info.st_size) > limit { throw tooLarge(path, size: "\(info.st_size) bytes") }
+        if Int(info.st_size) > limit { throw tooLarge(path, kind, size: "\(info.st_size) bytes") }
 
         var bytes: [UInt8] = []
         bytes.reserveCapacity(Int(info.st_size) + 1)
@@ -45,29 +45,31 @@ enum ConfigFile {
             let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw failure(path, code: .unreadableFile, "reading it failed: \(describe(errno))")
+                throw failure(path, kind, code: .unreadableFile, "reading it failed: \(describe(errno))")
             }
             if count == 0 { break }
             bytes.append(contentsOf: chunk[..<count])
             // A file may grow after fstat, and some files report no size at all.
-            if bytes.count > limit { throw tooLarge(path, size: "more than \(limit) bytes") }
+            if bytes.count > limit { throw tooLarge(path, kind, size: "more than \(limit) bytes") }
         }
         return bytes
     }
 
-    private static func failure(_ path: String, code: ConfigError.Code, _ reason: String) -> ConfigError {
+    private static func failure(
+        _ path: String, _ kind: String, code: ConfigError.Code, _ reason: String
+    ) -> ConfigError {
         ConfigError(
             file: path,
             issues: [
                 ConfigError.Issue(
-                    code: code, message: "cannot read the config file: \(reason)",
+                    code: code, message: "cannot read the \(kind) file: \(reason)",
                     location: ConfigLocation(file: path, line: 1, column: 1))
             ])
     }
 
-    private static func tooLarge(_ path: String, size: String) -> ConfigError {
+    private static func tooLarge(_ path: String, _ kind: String, size: String) -> ConfigError {
         failure(
-            path, code: .limitExceeded,
+            path, kind, code: .limitExceeded,
             "it is \(size), over the limit of \(ConfigLimits.maxFileBytes) bytes (16 MiB, "
                 + "ConfigLimits.maxFileBytes); is it the right file? Split a config this large into smaller ones")
     }
@@ -87,11 +89,11 @@ enum ConfigFile {
         }
     }
 
-    private static func directoryProblem(_ path: String) -> String {
+    private static func directoryProblem(_ path: String, _ kind: String) -> String {
         let jsonFiles =
             ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [])
             .filter { $0.hasSuffix(".json") }.sorted()
-        var message = "it is a directory, not a file; give the path of a JSON config file"
+        var message = "it is a directory, not a file; give the path of a JSON \(kind) file"
         if !jsonFiles.isEmpty {
             let shown = jsonFiles.prefix(5).joined(separator: ", ") + (jsonFiles.count > 5 ? ", ..." : "")
             message += " in it (it holds \(shown))"

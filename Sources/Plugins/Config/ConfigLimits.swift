@@ -13,10 +13,12 @@ public enum ConfigLimits {
     public static let maxServices = 100_000
     /// The most `dependsOn` entries of one service.
     public static let maxDependencies = 10_000
+    /// The most overlays one load applies (``ConfigLoader/load(path:overlays:registry:pathRoots:)``).
+    public static let maxOverlays = 64
     /// The most `entryPoints` entries.
     public static let maxEntryPoints = 1_000
     /// The longest name (service, `dependsOn` entry, provider or entry point id, `secretOptions`
-    /// entry), in UTF-8 bytes: ``Container/NameRules/maxBytes``.
+    /// entry), in UTF-8 bytes: ``/Container/NameRules/maxBytes``.
     public static let maxNameBytes = NameRules.maxBytes
     /// The longest string anywhere in the file (keys and values), in UTF-8 bytes: 1 MiB.
     public static let maxStringBytes = 1 << 20
