@@ -92,13 +92,14 @@ enum ScopesStory {
                 "   generation \(reset.from) → \(reset.to); invalidated \(reset.invalidated), carried over "
                     + "\(reset.carriedOver)")
         }
-        for (arrival, _) in zip(arrivals, instances) {
-            let uses = Self.uses(arrival.scope, config: config).sorted()
-            let hit = Set(uses).intersection(retired).sorted()
+        for arrival in arrivals {
+            let readers = Self.readers(in: arrival.scope, config: config)
+            let uses = readers.map { "\($0.name) (\($0.by.joined(separator: ", ")))" }
+            let hit = readers.map(\.name).filter(retired.contains)
             narrative.append(
                 "   \(arrival.label) uses \(uses.joined(separator: ", ")): "
                     + (superseded.contains(arrival.label)
-                        ? "superseded (it uses \(hit.joined(separator: ", ")))" : "keeps its snapshot"))
+                        ? "superseded (\(hit.joined(separator: ", ")) retired)" : "keeps its snapshot"))
         }
 
         narrative.append("3. the windows and the push are used again:")
@@ -152,14 +153,25 @@ enum ScopesStory {
     /// The app services the instances of `scope` use: those its services depend on and those its
     /// entry points read (DESIGN §9). A reset retiring any of them supersedes the instance.
     static func uses(_ scope: String, config: LoadedConfig) -> Set<String> {
+        Set(readers(in: scope, config: config).map(\.name))
+    }
+
+    /// Each app service the instances of `scope` use, sorted, with who reads it: the scope's
+    /// services that depend on it and the scope's entry points that require it.
+    static func readers(in scope: String, config: LoadedConfig) -> [(name: String, by: [String])] {
         let graph = config.graph
-        let isApp = { (name: String) in graph.lifetime(of: name) == .app }
-        let own = graph.serviceNames.filter { graph.lifetime(of: $0)?.scope == scope }
-        var names = Set(own.flatMap { graph.dependencies(of: $0) ?? [] }.filter(isApp))
-        for entryPoint in config.entryPoints where entryPoint.scope == scope {
-            names.formUnion(entryPoint.requirements.map(\.name).filter(isApp))
+        var readers: [String: [String]] = [:]
+        for service in graph.serviceNames where graph.lifetime(of: service)?.scope == scope {
+            for name in graph.dependencies(of: service) ?? [] where graph.lifetime(of: name) == .app {
+                readers[name, default: []].append(service)
+            }
         }
-        return names
+        for entryPoint in config.entryPoints where entryPoint.scope == scope {
+            for name in entryPoint.requirements.map(\.name) where graph.lifetime(of: name) == .app {
+                readers[name, default: []].append("the \(entryPoint.id) entry point")
+            }
+        }
+        return readers.keys.sorted().map { ($0, readers[$0] ?? []) }
     }
 
     /// What each instance's build found when it asked the app for its services (`idle`: it

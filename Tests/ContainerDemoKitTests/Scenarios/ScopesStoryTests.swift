@@ -41,7 +41,12 @@ struct ScopesStoryTests {
             #expect(events.contains { $0.scope == label && $0.generation == 2 && $0.kind.name == "node.started" })
         }
         // app.json's push entry point reads the session, so the push scope uses it too.
-        #expect(report.narrative.contains { $0.contains("push#notification-42 uses database, session: superseded") })
+        #expect(
+            report.narrative.contains {
+                $0.contains(
+                    "push#notification-42 uses database (pushDetail), session (the push entry point): superseded "
+                        + "(session retired)")
+            }, "\(report.narrative)")
         #expect(events.filter { $0.scope == nil && $0.generation == 1 }.count("build.started") == 1)
         #expect(events.filter { $0.scope == nil }.nodes("node.started").filter { $0 == "database" }.count == 1)
         #expect(report.status?.openScopes == labels)
@@ -75,7 +80,7 @@ struct ScopesStoryTests {
             #expect(events.contains { $0.scope == window && $0.kind.name == "generation.reset" })
             #expect(events.filter { $0.scope == window }.count("build.started") == 2)
         }
-        #expect(report.narrative.contains { $0.contains("\(push) uses database: keeps its snapshot") })
+        #expect(report.narrative.contains { $0.contains("\(push) uses database (pushDetail): keeps its snapshot") })
     }
 
     @Test("a config without the scene and push scopes cannot tell the story: exit 2 with the reason")
