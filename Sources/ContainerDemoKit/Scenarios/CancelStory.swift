@@ -16,7 +16,7 @@ enum CancelStory {
         let victim = "push"
         var narrative = ["1. \(callers.count) callers ask; the build is held at the database by a gate"]
         let tasks = callers.map { caller in
-            (caller.name, Task { await CallerRace.attempt(caller, on: container, retries: 0) })
+            (caller.name, Task { await CallerRace.attempt(caller, on: container) })
         }
         let everyoneWaits =
             (try? await stage.trace.wait(for: "every caller to join", timeout: .seconds(30)) { events in

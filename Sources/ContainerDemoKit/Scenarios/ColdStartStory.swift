@@ -5,12 +5,12 @@ import ContainerTesting
 enum ColdStartStory {
     static func run(callers generic: Int, retries: Int) async -> ScenarioReport {
         let stage: StoryStage
-        switch StoryStage.make(StoryApp.Lab()) {
+        switch StoryStage.make(StoryApp.Lab(), retries: retries) {
         case .success(let made): stage = made
         case .failure(let error): return StoryStage.broken(.coldStart, error)
         }
         let callers = stage.callers(generic: generic)
-        let results = await CallerRace.run(callers, on: stage.container, retries: retries)
+        let results = await CallerRace.run(callers, on: stage.container)
         let events = stage.events
         let checks =
             sharedBuildChecks(events, callers: callers.count, results: results)

@@ -7,7 +7,7 @@ import ContainerTesting
 enum LogoutStory {
     static func run(callers generic: Int, retries: Int) async -> ScenarioReport {
         let stage: StoryStage
-        switch StoryStage.make(StoryApp.Lab()) {
+        switch StoryStage.make(StoryApp.Lab(), retries: retries) {
         case .success(let made): stage = made
         case .failure(let error): return StoryStage.broken(.logout, error)
         }
@@ -15,7 +15,7 @@ enum LogoutStory {
         let graph = stage.app.graph
         var narrative = ["1. cold start, signed in as alice:"]
         let callers = stage.callers(generic: generic)
-        let first = await CallerRace.run(callers, on: container, retries: retries)
+        let first = await CallerRace.run(callers, on: container)
         narrative += first.map { "   " + $0.line }
         let held = container.current
         narrative.append("   the entry points hold generation \(held.map { String($0.generation) } ?? "?")'s snapshot")
@@ -35,7 +35,7 @@ enum LogoutStory {
         }
 
         narrative.append("3. the entry points run again:")
-        let second = await CallerRace.run(callers, on: container, retries: retries)
+        let second = await CallerRace.run(callers, on: container)
         narrative += second.map { "   " + $0.line }
         let heldUser = held.flatMap { try? $0[StoryApp.Keys.session] }?.user
         let newUser = container.current.flatMap { try? $0[StoryApp.Keys.session] }?.user

@@ -6,19 +6,19 @@ import ContainerTesting
 enum PermanentStory {
     static func run(callers generic: Int, retries: Int) async -> ScenarioReport {
         let stage: StoryStage
-        switch StoryStage.make(StoryApp.Lab(databaseCorrupt: true)) {
+        switch StoryStage.make(StoryApp.Lab(databaseCorrupt: true), retries: retries) {
         case .success(let made): stage = made
         case .failure(let error): return StoryStage.broken(.permanent, error)
         }
         let container = stage.container
         var narrative: [String] = ["1. cold start; the database file is corrupt:"]
         let callers = stage.callers(generic: generic)
-        let first = await CallerRace.run(callers, on: container, retries: retries)
+        let first = await CallerRace.run(callers, on: container)
         narrative += first.map { "   " + $0.line }
 
         narrative.append("2. the user taps Retry; start() fails at once, without a build:")
         let buildsBefore = stage.events.count("build.started")
-        let again = await CallerRace.attempt(.generic("retry-button"), on: container, retries: 0)
+        let again = await CallerRace.attempt(.generic("retry-button"), on: container)
         let eventsAfterRetry = stage.events
         narrative.append("   " + again.line)
 
@@ -37,7 +37,7 @@ enum PermanentStory {
         narrative.append(resetLine)
 
         narrative.append("4. the entry points ask again and get generation 2:")
-        let second = await CallerRace.run(callers, on: container, retries: retries)
+        let second = await CallerRace.run(callers, on: container)
         narrative += second.map { "   " + $0.line }
 
         let events = stage.events

@@ -22,6 +22,13 @@ public struct ScenarioReport: Sendable {
     public let published: Bool
     /// Whether this was a run of a config file (exit status by §7) rather than a built-in story.
     public let isConfigRun: Bool
+    /// `container.status` at the end of the run, before the demo shut the container down
+    /// (`--status` prints it as JSON); `nil` when the run had no container.
+    public var status: ContainerStatus? = nil
+    /// Secret option values of the run's config: redacted from what the demo prints itself.
+    var secrets: [String] = []
+    /// Whether the trace was already written, event by event, as the run went (`--trace jsonl`).
+    var streamed = false
 
     /// The process exit status this run asks for.
     ///

@@ -8,10 +8,13 @@ struct StoryStage: Sendable {
     let trace: TraceWatcher
 
     /// Builds the stage, or returns why the built-in graph is invalid (a bug in the demo).
-    static func make(_ lab: StoryApp.Lab, policy: BuildPolicy = .default) -> Result<StoryStage, GraphError> {
+    ///
+    /// - Parameter retries: `--retries N`: the container's attempt budget is 1 + N builds per generation.
+    static func make(_ lab: StoryApp.Lab, retries: Int = 0) -> Result<StoryStage, GraphError> {
         do {
             let app = try StoryApp(lab: lab)
             let trace = TraceWatcher()
+            let policy = AttemptBudget.policy(.default, retries: retries)
             let container = ServiceContainer(graph: app.graph, policy: policy, trace: [trace])
             return .success(StoryStage(app: app, container: container, trace: trace))
         } catch {
@@ -32,10 +35,12 @@ struct StoryStage: Sendable {
         _ scenario: DemoScenario, title: String, reports: [BuildReport], narrative: [String], checks: [CheckResult]
     ) -> ScenarioReport {
         let events = events
-        return ScenarioReport(
+        var report = ScenarioReport(
             scenario: scenario, title: title, graph: app.graph, events: events, reports: reports,
             narrative: narrative, checks: checks + TraceInvariants.check(events, graph: app.graph),
             published: container.current != nil, isConfigRun: false)
+        report.status = container.status
+        return report
     }
 
     /// A report saying the story could not even start.

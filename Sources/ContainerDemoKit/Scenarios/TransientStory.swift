@@ -6,12 +6,12 @@ import ContainerTesting
 enum TransientStory {
     static func run(callers generic: Int, retries: Int) async -> ScenarioReport {
         let stage: StoryStage
-        switch StoryStage.make(StoryApp.Lab(sessionFailures: [.transient])) {
+        switch StoryStage.make(StoryApp.Lab(sessionFailures: [.transient]), retries: retries) {
         case .success(let made): stage = made
         case .failure(let error): return StoryStage.broken(.transient, error)
         }
         let callers = stage.callers(generic: generic)
-        let results = await CallerRace.run(callers, on: stage.container, retries: retries)
+        let results = await CallerRace.run(callers, on: stage.container)
         let events = stage.events
         let first = events.inBuild(1, 1)
         let second = events.inBuild(1, 2)

@@ -1,5 +1,6 @@
 import Container
 import ContainerTesting
+import Foundation
 import TestSupport
 import Testing
 
@@ -141,9 +142,14 @@ struct ScenarioTests {
         let config = try folder.write("small.json", SimulatedConfigs.config([("a", [], ["ok"]), ("b", ["a"], ["ok"])]))
         let capture = CapturedOutput()
         let status = await runDemo(
-            DemoOptions(configPath: config, trace: .jsonl, scenario: .all), output: capture.output())
+            DemoOptions(configPath: config, trace: .jsonl, scenario: .all, dataDirectory: folder.path),
+            output: capture.output())
         #expect(status == 0, "\(capture.standardError)")
         let scenarios = Set(JSONLines.parse(capture.standardOutput).compactMap { $0["scenario"] as? String })
-        #expect(scenarios == Set(DemoScenario.stories.map(\.name)))
+        // The scopes and reload stories read Configs/ from the current folder (swift test runs at the root).
+        let atRoot = FileManager.default.fileExists(atPath: "Configs/app.json")
+        let skipped: Set<String> = atRoot ? [] : ["scopes", "reload"]
+        #expect(scenarios == Set(DemoScenario.stories.map(\.name)).subtracting(skipped))
+        #expect(atRoot || capture.standardError.contains("the scopes story is skipped"))
     }
 }
