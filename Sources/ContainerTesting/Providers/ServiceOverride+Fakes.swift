@@ -12,6 +12,8 @@ extension ServiceOverride {
     /// - Parameters:
     ///   - key: the service, with the type its readers expect.
     ///   - dependsOn: its dependencies; `nil` (default) keeps the service's, `[]` drops them.
+    ///   - fileID: the caller's file, for the location of errors about the override (default: the call site).
+    ///   - line: the caller's line (default: the call site).
     ///   - provider: the fake; keep it to read its ``FakeProvider/calls``.
     public static func fake<Value: Sendable>(
         _ key: ServiceKey<Value>, dependsOn: [String]? = nil, fileID: String = #fileID, line: Int = #line,

@@ -17,6 +17,8 @@ extension ServiceSpec {
     ///   - lifetime: the app (default) or a scope.
     ///   - timeout: the longest one provider run may take.
     ///   - retry: retries of transient failures within one build.
+    ///   - fileID: the caller's file, for the location of errors about the service (default: the call site).
+    ///   - line: the caller's line (default: the call site).
     ///   - provider: the fake.
     public static func fake<Value: Sendable>(
         _ key: ServiceKey<Value>, dependsOn: [String] = [], lifetime: Lifetime = .app, timeout: Duration? = nil,
@@ -41,6 +43,8 @@ extension ServiceSpec {
     ///   - lifetime: the app (default) or a scope.
     ///   - log: receives the service's name on every call.
     ///   - tearDown: releases the value when its generation is retired.
+    ///   - fileID: the caller's file, for the location of errors about the service (default: the call site).
+    ///   - line: the caller's line (default: the call site).
     ///   - make: makes the value.
     public static func counting<Value: Sendable>(
         _ key: ServiceKey<Value>, dependsOn: [String] = [], timeout: Duration? = nil, retry: RetryPolicy = .none,
