@@ -424,8 +424,9 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, BuildHandle> {
         return supersession.action
     }
 
-    /// Why an operation is refused, if it is.
-    private func refusal() -> ContainerError? {
+    /// Why an operation is refused, if it is: once shut down (or draining), every operation is,
+    /// before its arguments are even looked at.
+    func refusal() -> ContainerError? {
         switch phase {
         case .shutDown(let error): error
         case .draining: .shutDown(generation: generation)

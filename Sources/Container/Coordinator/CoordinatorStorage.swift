@@ -123,6 +123,8 @@ final class CoordinatorStorage: Sendable {
     /// returns) and calls `done` with its report once its teardowns are finished.
     func beginReset(invalidating names: [String]?, then done: @escaping OperationWaiter) {
         let action = transition { machine, _ -> Machine.OperationAction in
+            // Shut down: refused as such, whatever the names (none can be reset any more).
+            if let refusal = machine.refusal() { return .refuse(done, refusal) }
             var slots: Set<Int>?
             if let names {
                 let graph = machine.values.graph

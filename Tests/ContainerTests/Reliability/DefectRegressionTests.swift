@@ -123,6 +123,52 @@ struct DefectRegressionTests {
         #expect(next.failures.isEmpty, "reported once")
     }
 
+    @Test("Defect 4: the status lists a permanent failure's failed teardown until a reset reports it")
+    func unreportedTeardownInStatus() async throws {
+        let tornDown = Counter()
+        let container = try ServiceContainer([
+            ServiceSpec(
+                ServiceKey<Int>("base"),
+                tearDown: { _ in
+                    tornDown.increment()
+                    throw TestError("close failed")
+                }
+            ) { _ in 1 },
+            ServiceSpec(ServiceKey<Int>("bad"), dependsOn: ["base"]) { _ in throw Classified(failureKind: .permanent) },
+        ])
+        await #expect(throws: ContainerError.self) { try await container.start() }
+        // The permanent failure retires `base` with no reset to report it; its teardown runs on its
+        // own. Settled once the status lists it (the teardown job records it under the state lock).
+        let unreported = try await withTimeout(.seconds(10), "the failed teardown to show in the status") {
+            while true {
+                let teardowns = container.status.unreportedTeardowns
+                if !teardowns.isEmpty { return teardowns }
+                await Task.yield()
+            }
+        }
+        #expect(container.status.state == .failed)
+        #expect(unreported.map(\.service) == ["base"] && unreported.first?.error == "close failed")
+        #expect(unreported.first?.generation == 1 && unreported.first?.scope == nil)
+        let report = try await withTimeout(.seconds(10), "the reset") { try await container.reset() }
+        #expect(report.failures.map(\.service) == ["base"] && report.failures.first?.error == "close failed")
+        #expect(container.status.unreportedTeardowns.isEmpty, "reported by the reset, so no longer listed")
+        #expect(tornDown.count == 1)
+    }
+
+    @Test("Found by the checker: after the shutdown, a reset naming an unknown service is refused as shut down")
+    func resetAfterShutdownIsRefusedAsShutDown() async throws {
+        let container = try ServiceContainer([ServiceSpec(ServiceKey<Int>("a")) { _ in 1 }])
+        _ = try await container.start()
+        try await container.shutdown()
+        for names in [["missing"], ["a"], nil] {
+            await #expect("reset(invalidating: \(names ?? []))") {
+                try await container.reset(invalidating: names)
+            } throws: { error in
+                (error as? ContainerError)?.code == .shutDown
+            }
+        }
+    }
+
     @Test("Defect 5: two overlapping resets report a superseded build's late teardowns once, in the first")
     func overlappingResetsReportOnce() async throws {
         let gate = Gate()  // ignores cancellation: the old build finishes after both resets
