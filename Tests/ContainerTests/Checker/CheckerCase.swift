@@ -20,22 +20,28 @@ struct CheckerCase {
         let instance: String?
         let mode: CheckerPlan.CancelMode
         let alreadyCancelled: Bool
+        /// Called once a shutdown took effect: must be refused (`.shutDown`, or a scope's `.closed`).
+        let afterShutdown: Bool
         /// World sequence number when the caller called `start()`.
         let startedAt: Int
         let task: Task<Answer, Never>
 
         init(
-            label: String, instance: String?, mode: CheckerPlan.CancelMode, alreadyCancelled: Bool, startedAt: Int,
-            task: Task<Answer, Never>
+            label: String, instance: String?, mode: CheckerPlan.CancelMode, alreadyCancelled: Bool,
+            afterShutdown: Bool, startedAt: Int, task: Task<Answer, Never>
         ) {
             self.label = label
             self.instance = instance
             self.mode = mode
             self.alreadyCancelled = alreadyCancelled
+            self.afterShutdown = afterShutdown
             self.startedAt = startedAt
             self.task = task
         }
     }
+
+    /// A reset, close or shutdown in its own task.
+    typealias OperationTask = Task<Result<ResetReport, ContainerError>, Never>
 
     let plan: CheckerPlan
     let world: CheckerWorld
@@ -57,57 +63,82 @@ struct CheckerCase {
     /// Performs the plan's operations, shuts the container down, and checks everything.
     func run() async throws -> [String] {
         var callers: [CallerRecord] = []
-        var resets: [Task<Result<ResetReport, ContainerError>, Never>] = []
+        var resets: [OperationTask] = []
+        /// Mid-case shutdowns, in order: the first must succeed, every later one be refused.
+        var shutdowns: [OperationTask] = []
+        /// Resets and closes asked for after a shutdown took effect: each must be refused.
+        var refused: [(what: String, code: ContainerError.Code, task: OperationTask)] = []
+        /// Set once a shutdown took effect: every call from then on must be refused.
+        var shutDown = false
         var settled: [ResetReport] = []
         var instances: [Int: ScopeInstance] = [:]
-        var closes: [Task<Result<ResetReport, ContainerError>, Never>] = []
+        var closes: [OperationTask] = []
         let hasUnboundedHang = plan.nodes.contains { $0.steps.contains(.hang) }
         for (index, operation) in plan.operations.enumerated() {
             switch operation {
+            case .open(let number) where shutDown:
+                do {
+                    _ = try container.openScope("s", id: "i\(number)")
+                    world.violation("openScope(i\(number)) succeeded after the shutdown")
+                } catch {
+                    if error.code != .shutDown { world.violation("openScope after the shutdown threw \(error)") }
+                }
             case .open(let number):
                 guard instances[number] == nil else { break }
                 // Refused only while its close (in its own task) has not finished: then skip it.
                 instances[number] = try? container.openScope("s", id: "i\(number)")
+            case .close(let number) where shutDown:
+                // The shutdown closed every instance: closing one again is refused.
+                guard let instance = instances[number] else { break }
+                refused.append(
+                    ("close(i\(number))", .closed, Task { await resetResult { try await instance.close() } }))
             case .close(let number):
                 guard let instance = instances.removeValue(forKey: number) else { break }
                 closes.append(Task { await resetResult { try await instance.close() } })
             case .scopeCallers(let number, let count, let mode):
                 guard let instance = instances[number] else { break }
                 for caller in 0..<count {
-                    let record = call(label: "s\(index)-\(caller)", mode: mode, in: instance)
+                    let record = call(
+                        label: "s\(index)-\(caller)", mode: mode, afterShutdown: shutDown, in: instance)
                     callers.append(record)
                     try await cancel(record, mode: mode)
                 }
             case .callers(let count, let mode):
                 for number in 0..<count {
-                    let record = call(label: "c\(index)-\(number)", mode: mode)
+                    let record = call(label: "c\(index)-\(number)", mode: mode, afterShutdown: shutDown)
                     callers.append(record)
                     try await cancel(record, mode: mode)
                 }
             case .cancelledCaller:
-                callers.append(call(label: "x\(index)", mode: .immediately, alreadyCancelled: true))
+                callers.append(
+                    call(label: "x\(index)", mode: .immediately, alreadyCancelled: true, afterShutdown: shutDown))
             case .openGates(let nodes):
                 for node in nodes { world.gates[node].open() }
             case .openLateGates:
                 for gate in world.lateGates { gate.open() }
             case .reset(let nodes):
                 let names = nodes.map { $0.map { plan.nodes[$0].name } }
-                resets.append(
-                    Task { [container] in await resetResult { try await container.reset(invalidating: names) } })
+                let reset = Task { [container] in await resetResult { try await container.reset(invalidating: names) } }
+                if shutDown {
+                    refused.append(("reset(\(nodes.map { "\($0)" } ?? "all"))", .shutDown, reset))
+                } else {
+                    resets.append(reset)
+                }
             case .settle:
                 world.openAllGates()
                 // A hang without a timeout ends only when the build is cancelled: reset until every
                 // caller has its answer (a caller that registers after a reset starts a build that
                 // hangs again, so one reset may not be enough).
                 // Closing an instance cancels its build too: the instances go (they may be opened again).
-                if hasUnboundedHang {
+                if hasUnboundedHang && !shutDown {
                     for (_, instance) in instances {
                         closes.append(Task { await resetResult { try await instance.close() } })
                     }
                     instances = [:]
                 }
                 var rounds = 0
-                while hasUnboundedHang && finished.count < callers.count && rounds < 100 {
+                // After a shutdown every caller is answered without one (and resets are refused).
+                while hasUnboundedHang && !shutDown && finished.count < callers.count && rounds < 100 {
                     rounds += 1
                     let result = try await withTimeout(patience, "a settling reset") { [container] in
                         await resetResult { try await container.reset() }
@@ -118,30 +149,109 @@ struct CheckerCase {
                 for caller in callers {
                     _ = try await withTimeout(patience, "caller \(caller.label) to settle") { await caller.task.value }
                 }
+            case .shutdown(let mode):
+                shutdowns.append(try await shutDownMidCase(mode, after: shutdowns, instances: instances))
+                shutDown = true
             }
         }
         world.openAllGates()
+        var reports = settled
         let shutdown = try await withTimeout(patience, "the shutdown") { [container] in
             await resetResult { try await container.shutdown() }
         }
+        for (index, task) in shutdowns.enumerated() {
+            let result = try await withTimeout(patience, "mid-case shutdown \(index)") { await task.value }
+            switch (index, result) {
+            case (0, .success(let report)): reports.append(report)
+            case (0, .failure(let error)): world.violation("the first shutdown failed: \(error)")
+            case (_, .failure(let error)) where error.code == .shutDown: break
+            default: world.violation("shutdown \(index) after the first was not refused: \(result)")
+            }
+        }
+        for (what, code, task) in refused {
+            let result = try await withTimeout(patience, "\(what) after the shutdown") { await task.value }
+            if case .failure(let error) = result, error.code == code { continue }
+            world.violation("\(what) after the shutdown got \(result), not \(code)")
+        }
+        checkShutDown(returned: true, instances: instances)
         var answers: [(CallerRecord, Answer)] = []
         for caller in callers {
             answers.append(
                 (caller, try await withTimeout(patience, "caller \(caller.label)") { await caller.task.value }))
         }
-        var reports = settled
         for reset in resets + closes {
             let result = try await withTimeout(patience, "a reset") { await reset.value }
             if case .success(let report) = result { reports.append(report) }
         }
-        if case .success(let report) = shutdown {
-            reports.append(report)
-        } else {
-            world.violation("shutdown failed: \(shutdown)")
+        switch shutdown {
+        case .success(let report) where shutdowns.isEmpty: reports.append(report)
+        case .failure(let error) where !shutdowns.isEmpty && error.code == .shutDown: break
+        default: world.violation("the final shutdown got \(shutdown)")
         }
         var checker = CheckerInvariants(plan: plan, world: world, events: plan.traced ? watcher.events : nil)
         checker.check(answers: answers, reports: reports)
         return world.state.withLock { $0.violations } + checker.violations
+    }
+
+    /// Shuts down in a task of its own as `mode` says and waits until the shutdown took effect
+    /// (or returned); then checks that nothing is published or resolvable any more.
+    /// `earlier` are the shutdowns before it: a later one is refused at once, so waiting until
+    /// the shutdown returned means waiting for them too.
+    private func shutDownMidCase(
+        _ mode: CheckerPlan.Shutdown, after earlier: [OperationTask],
+        instances: [Int: ScopeInstance]
+    ) async throws -> OperationTask {
+        if mode.opensGates { for gate in world.gates { gate.open() } }
+        let awaitsReturn = mode.awaitsReturn || !plan.traced
+        // A late error ignores cancellation: the shutdown returns only once its gate opens. And the
+        // app's shutdown takes effect only once every scope instance closed: a scoped one holds it up.
+        if awaitsReturn || plan.nodes.contains(where: { $0.scoped && $0.steps.contains(.lateError) }) {
+            for gate in world.lateGates { gate.open() }
+        }
+        let task = Task { [container] in
+            await resetResult {
+                guard let milliseconds = mode.deadlineMs else { return try await container.shutdown() }
+                return try await container.shutdown(deadline: .now + .milliseconds(milliseconds))
+            }
+        }
+        if awaitsReturn {
+            for shutdown in earlier + [task] {
+                _ = try await withTimeout(patience, "the shutdown to return") { await shutdown.value }
+            }
+            // Every build has stopped: no provider may run from now on.
+            world.freeze()
+        } else {
+            try await watcher.wait(for: "the shutdown to take effect", timeout: patience) { events in
+                events.contains { $0.kind == .containerShutdown }
+            }
+        }
+        checkShutDown(returned: awaitsReturn, instances: instances)
+        return task
+    }
+
+    /// Once a shutdown took effect: nothing is published or resolvable, the status says so; once
+    /// it returned, nobody waits and no teardown is left unreported.
+    private func checkShutDown(returned: Bool, instances: [Int: ScopeInstance]) {
+        if container.current != nil { world.violation("a snapshot is published after the shutdown") }
+        for instance in instances.values where instance.current != nil {
+            world.violation("\(instance.label) has a snapshot published after the shutdown")
+        }
+        do {
+            _ = try container.resolve(.checker(0))
+            world.violation("resolve() read a value after the shutdown")
+        } catch let error as ContainerError where error.code == .notReady || error.code == .shutDown {
+        } catch {
+            world.violation("resolve() after the shutdown threw \(error)")
+        }
+        let status = container.status
+        if status.state != .shutDown && (returned || status.state != .shuttingDown) {
+            world.violation("the status says \(status.state) after the shutdown")
+        }
+        if returned && (status.waitingCallers != 0 || !status.unreportedTeardowns.isEmpty) {
+            world.violation(
+                "after the shutdown returned: \(status.waitingCallers) callers wait, "
+                    + "\(status.unreportedTeardowns.count) teardowns unreported")
+        }
     }
 
     /// Cancels `record` as `mode` says; after joining, its answer must come promptly (rule 5).
@@ -160,7 +270,8 @@ struct CheckerCase {
     }
 
     private func call(
-        label: String, mode: CheckerPlan.CancelMode, alreadyCancelled: Bool = false, in instance: ScopeInstance? = nil
+        label: String, mode: CheckerPlan.CancelMode, alreadyCancelled: Bool = false, afterShutdown: Bool,
+        in instance: ScopeInstance? = nil
     ) -> CallerRecord {
         let startedAt = world.tick()
         let world = world
@@ -192,7 +303,7 @@ struct CheckerCase {
         }
         return CallerRecord(
             label: label, instance: instance?.label, mode: mode, alreadyCancelled: alreadyCancelled,
-            startedAt: startedAt, task: task)
+            afterShutdown: afterShutdown, startedAt: startedAt, task: task)
     }
 }
 

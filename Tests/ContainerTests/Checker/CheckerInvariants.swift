@@ -34,6 +34,14 @@ struct CheckerInvariants {
         var failures: [String: String] = [:]
         for (caller, answer) in answers {
             let label = caller.instance ?? "app"
+            // After a shutdown: refused at once, never built for (a scope instance is closed by it).
+            if caller.afterShutdown {
+                switch answer {
+                case .failure(let error) where error.code == .shutDown: break
+                case .failure(let error) where error.code == .closed && caller.instance != nil: break
+                default: fail("\(caller.label) called after the shutdown and got \(answer), not the shutDown error")
+                }
+            }
             switch answer {
             case .snapshot(let snapshot):
                 let key = "\(label) g\(snapshot.generation)"
@@ -150,6 +158,8 @@ struct CheckerInvariants {
         var joined: [String: CallerState] = [:]
         // An id may be opened again once closed: each opening is a new instance (incarnation).
         var incarnations: [String: Int] = [:]
+        // Once the app shut down, nothing builds or publishes, the app or a scope instance.
+        var shutDown = false
         for event in events {
             if event.kind == .scopeOpened, let scope = event.scope { incarnations[scope, default: 0] += 1 }
             let label = event.scope.map { "\($0)#\(incarnations[$0] ?? 0)" } ?? "app"
@@ -157,12 +167,16 @@ struct CheckerInvariants {
             let attempt = "\(label) g\(event.generation)a\(event.attempt)"
             switch event.kind {
             case .generationReset(let change): retired.insert("\(label) g\(change.from)")
-            case .containerShutdown, .scopeClosed: retired.insert("\(label) g\(event.generation)")
+            case .containerShutdown, .scopeClosed:
+                retired.insert("\(label) g\(event.generation)")
+                if event.kind == .containerShutdown { shutDown = true }
             case .snapshotPublished:
+                if shutDown { fail("\(label) published generation \(event.generation) after the shutdown") }
                 if retired.contains("\(label) g\(event.generation)") {
                     fail("\(label) generation \(event.generation) published after it was retired (rule 7)")
                 }
             case .buildStarted:
+                if shutDown { fail("\(attempt) started after the shutdown") }
                 builds[attempt, default: 0] += 1
                 if builds[attempt]! > 1 { fail("\(attempt) was built twice (rule 1)") }
             case .nodeFailed(let node, let failure, let error):

@@ -47,6 +47,9 @@ struct CheckerPlan: CustomStringConvertible {
         case scopeCallers(Int, count: Int, cancel: CancelMode)
         /// Closes scope instance `i<n>` in its own task (when it is open).
         case close(Int)
+        /// Shuts the container down in its own task, then waits until it took effect: every
+        /// later call must be refused.
+        case shutdown(Shutdown)
 
         var description: String {
             switch self {
@@ -59,7 +62,24 @@ struct CheckerPlan: CustomStringConvertible {
             case .open(let instance): "open(i\(instance))"
             case .scopeCallers(let instance, let count, let cancel): "scopeCallers(i\(instance), \(count), \(cancel))"
             case .close(let instance): "close(i\(instance))"
+            case .shutdown(let shutdown): "shutdown(\(shutdown))"
             }
+        }
+    }
+
+    /// How a mid-case shutdown goes.
+    struct Shutdown: CustomStringConvertible {
+        /// `nil`: `shutdown()`; otherwise `shutdown(deadline: .now + deadlineMs ms)`.
+        let deadlineMs: Int?
+        /// Opens every (cancellable) gate first, so a graceful shutdown's build may finish in time.
+        let opensGates: Bool
+        /// Waits until the shutdown returned (opening the late gates first); otherwise only until
+        /// the trace shows it took effect (traced cases: an untraced case always waits).
+        let awaitsReturn: Bool
+
+        var description: String {
+            (deadlineMs.map { "deadline \($0) ms" } ?? "immediate") + (opensGates ? ", gates open" : "")
+                + (awaitsReturn ? ", awaited" : "")
         }
     }
 
@@ -111,37 +131,52 @@ struct CheckerPlan: CustomStringConvertible {
         traced = Int.random(in: 0..<4, using: &random) != 0
         var operations: [Operation] = []
         for _ in 0..<Int.random(in: 2...9, using: &random) {
-            if nodes.contains(where: { $0.scoped }) && Int.random(in: 0..<2, using: &random) == 0 {
-                let instance = Int.random(in: 0..<2, using: &random)
-                let modes: [CancelMode] = traced ? [.none, .none, .immediately, .afterJoining] : [.none, .immediately]
-                switch Int.random(in: 0..<5, using: &random) {
-                case 0, 1: operations.append(.open(instance))
-                case 2, 3:
-                    operations.append(
-                        .scopeCallers(
-                            instance, count: Int.random(in: 1...3, using: &random),
-                            cancel: modes.randomElement(using: &random)!))
-                default: operations.append(.close(instance))
-                }
-                continue
+            operations.append(Self.randomOperation(nodes: nodes, traced: traced, using: &random))
+        }
+        // A third of the cases shut down mid-case, sometimes twice; more calls always follow.
+        if Int.random(in: 0..<3, using: &random) == 0 {
+            var at = Int.random(in: 0...operations.count, using: &random)
+            for _ in 0..<(Int.random(in: 0..<8, using: &random) == 0 ? 2 : 1) {
+                let shutdown = Shutdown(
+                    deadlineMs: Bool.random(using: &random) ? nil : [0, 1, 5].randomElement(using: &random),
+                    opensGates: Bool.random(using: &random), awaitsReturn: !traced || Bool.random(using: &random))
+                operations.insert(.shutdown(shutdown), at: at)
+                at = Int.random(in: (at + 1)...operations.count, using: &random)
             }
-            switch Int.random(in: 0..<12, using: &random) {
-            case 0..<4:
-                let modes: [CancelMode] = traced ? [.none, .none, .immediately, .afterJoining] : [.none, .immediately]
-                operations.append(
-                    .callers(Int.random(in: 1...4, using: &random), cancel: modes.randomElement(using: &random)!))
-            case 4: operations.append(.cancelledCaller)
-            case 5..<7:
-                operations.append(.openGates(nodes.indices.filter { _ in Bool.random(using: &random) }))
-            case 7: operations.append(.openLateGates)
-            case 8..<10:
-                let partial = Bool.random(using: &random)
-                operations.append(
-                    .reset(partial ? nodes.indices.filter { _ in Int.random(in: 0..<3, using: &random) == 0 } : nil))
-            default: operations.append(.settle)
+            for _ in 0..<Int.random(in: 1...3, using: &random) {
+                operations.append(Self.randomOperation(nodes: nodes, traced: traced, using: &random))
             }
         }
         self.operations = operations
+    }
+
+    /// One random operation other than a shutdown.
+    private static func randomOperation(nodes: [Node], traced: Bool, using random: inout SplitMix64) -> Operation {
+        let modes: [CancelMode] = traced ? [.none, .none, .immediately, .afterJoining] : [.none, .immediately]
+        if nodes.contains(where: { $0.scoped }) && Int.random(in: 0..<2, using: &random) == 0 {
+            let instance = Int.random(in: 0..<2, using: &random)
+            switch Int.random(in: 0..<5, using: &random) {
+            case 0, 1: return .open(instance)
+            case 2, 3:
+                return .scopeCallers(
+                    instance, count: Int.random(in: 1...3, using: &random),
+                    cancel: modes.randomElement(using: &random)!)
+            default: return .close(instance)
+            }
+        }
+        switch Int.random(in: 0..<12, using: &random) {
+        case 0..<4:
+            return .callers(Int.random(in: 1...4, using: &random), cancel: modes.randomElement(using: &random)!)
+        case 4: return .cancelledCaller
+        case 5..<7: return .openGates(nodes.indices.filter { _ in Bool.random(using: &random) })
+        case 7: return .openLateGates
+        case 8..<10:
+            let partial = Bool.random(using: &random)
+            // Of app services only: the app's reset refuses a scoped name as unknown.
+            let names = nodes.indices.filter { !nodes[$0].scoped && Int.random(in: 0..<3, using: &random) == 0 }
+            return .reset(partial ? names : nil)
+        default: return .settle
+        }
     }
 
     var description: String {

@@ -66,6 +66,8 @@ final class CheckerWorld: Sendable {
         var values: [ObjectIdentifier: ValueRecord] = [:]
         var permanentFailureAt: [Generation: Int] = [:]  // sequence
         var failedTeardowns: [String] = []  // "label/node g<gen>", one per failed teardown
+        /// Set once a shutdown returned: no provider may run any more.
+        var frozen = false
         var violations: [String] = []
 
         mutating func tick() -> Int {
@@ -91,6 +93,9 @@ final class CheckerWorld: Sendable {
 
     func tick() -> Int { state.withLock { $0.tick() } }
 
+    /// A shutdown returned: every build has stopped, and none may start.
+    func freeze() { state.withLock { $0.frozen = true } }
+
     /// The specs of the plan's graph, with instrumented providers and teardowns.
     func specs() -> [ServiceSpec] {
         plan.nodes.enumerated().map { index, node in
@@ -114,6 +119,9 @@ final class CheckerWorld: Sendable {
             if state.teardownsInFlight[label, default: 0] > 0 {
                 state.violations.append(
                     "\(label) \(node.name) g\(run.generation) started while a teardown runs (rule 8)")
+            }
+            if state.frozen {
+                state.violations.append("\(label) \(node.name) g\(run.generation) ran after the shutdown returned")
             }
             if let failedAt = state.permanentFailureAt[generation], failedAt < now {
                 state.violations.append(
