@@ -200,6 +200,9 @@ final class CoordinatorStorage: Sendable {
         return try result.get()
     }
 
+    /// Why an operation would be refused now (shut down or shutting down), if it would.
+    var refusal: ContainerError? { machine.withLock { $0.refusal() } }
+
     /// The coordinator's status (see ``ContainerStatus``).
     func status(openScopes: [String]) -> ContainerStatus { machine.withLock { $0.status(openScopes: openScopes) } }
 

@@ -15,6 +15,9 @@ extension ServiceContainer {
     /// - Throws: ``ContainerError`` `.shutDown`.
     @discardableResult
     public func reload(_ graph: ServiceGraph) async throws(ContainerError) -> ReloadReport {
+        // Shut down: refused before anything changes (the declared graph is adopted below, before
+        // the app's transition, so that scope instances opened meanwhile use it).
+        if let refusal = storage.refusal { throw refusal }
         let changes = graph.changes(from: scopes.declared)
         for secret in graph.secrets { storage.redactor.register(secret) }
         // Instances opened from now on use the new graph's scope parts.

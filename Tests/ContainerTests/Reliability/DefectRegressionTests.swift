@@ -169,6 +169,19 @@ struct DefectRegressionTests {
         }
     }
 
+    @Test("Found while adding shutdowns to the checker: a reload after the shutdown is refused and changes nothing")
+    func reloadAfterShutdownChangesNothing() async throws {
+        let container = try ServiceContainer([ServiceSpec(ServiceKey<Int>("a")) { _ in 1 }])
+        try await container.shutdown()
+        let other = try ServiceGraph([ServiceSpec(ServiceKey<Int>("b")) { _ in 2 }])
+        await #expect {
+            try await container.reload(other)
+        } throws: { error in
+            (error as? ContainerError)?.code == .shutDown
+        }
+        #expect(container.graph.serviceNames == ["a"], "the refused reload did not adopt its graph")
+    }
+
     @Test("Defect 5: two overlapping resets report a superseded build's late teardowns once, in the first")
     func overlappingResetsReportOnce() async throws {
         let gate = Gate()  // ignores cancellation: the old build finishes after both resets
