@@ -234,6 +234,7 @@ final class CoordinatorStorage: Sendable {
             case nil: break
             }
             published.setGeneration(machine.generation)
+            if machine.refusal() != nil { published.setShutDown() }
             machine._checkInvariants()
             // Stamped in the lock, so the trace orders events as the transitions happened.
             return (action, tracer.stamp(machine.trace.take(), scope: scopeLabel), retired)

@@ -66,14 +66,22 @@ public final class ServiceContainer: Sendable {
     /// ```
     ///
     /// - Throws: ``ContainerError`` `.notReady` when no snapshot is published (call ``start(as:)``
-    ///   first), or ``ServiceLookupError`` when the snapshot has no such service of that type.
+    ///   first), `.shutDown` once the container shuts down, or ``ServiceLookupError`` when the
+    ///   snapshot has no such service of that type.
     @inlinable
     public func resolve<Value>(_ key: ServiceKey<Value>) throws -> Value {
         // The snapshot is used without retaining it; only the returned value is retained.
         guard
             let value = try published.withCurrent({ snapshot throws(ServiceLookupError) in try snapshot.resolve(key) })
-        else { throw ContainerError.notReady(generation: published.generation) }
+        else { throw unpublished() }
         return value
+    }
+
+    /// Why ``resolve(_:)`` found nothing published: not ready yet, or shut down. Off the hot path.
+    @usableFromInline
+    func unpublished() -> ContainerError {
+        let generation = published.generation
+        return published.isShutDown ? .shutDown(generation: generation) : .notReady(generation: generation)
     }
 
     /// Returns the current generation's snapshot, building it if needed.

@@ -50,13 +50,20 @@ public final class ScopeInstance: Sendable {
 
     /// Reads one service (scoped, or an app service the scope uses) of the published snapshot,
     /// synchronously, without retaining the snapshot.
-    /// - Throws: ``ContainerError`` `.notReady`, or ``ServiceLookupError``.
+    /// - Throws: ``ContainerError`` `.notReady`, `.closed` once the instance is closed (or the app
+    ///   shut down), or ``ServiceLookupError``.
     @inlinable
     public func resolve<Value>(_ key: ServiceKey<Value>) throws -> Value {
         guard
             let value = try published.withCurrent({ snapshot throws(ServiceLookupError) in try snapshot.resolve(key) })
-        else { throw ContainerError.notReady(generation: published.generation) }
+        else { throw unpublished() }
         return value
+    }
+
+    /// Why ``resolve(_:)`` found nothing published: not ready yet, or closed. Off the hot path.
+    @usableFromInline
+    func unpublished() -> ContainerError {
+        published.isShutDown ? .closed(label) : .notReady(generation: published.generation)
     }
 
     /// The instance's snapshot, building it if needed (first joining or starting the app's build).

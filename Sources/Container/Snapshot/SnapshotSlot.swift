@@ -78,6 +78,9 @@ final class SnapshotSlot: @unchecked Sendable {
     @usableFromInline let readers: UnsafeMutablePointer<Atomic<Int>>
     /// The coordinator's current generation, written under its state lock, read by anyone.
     @usableFromInline let generationValue = Atomic<Int>(1)
+    /// Set (under the state lock, once) when the coordinator shuts down or its scope instance
+    /// closes: the hot path's error then says so instead of "not ready".
+    let shutDownValue = Atomic<Bool>(false)
     /// Whether a ready snapshot may be returned to `start()` without visiting the state machine
     /// (false when callers are traced: their `caller.joined` is stamped by the machine).
     @usableFromInline let answersReadyInline: Bool
@@ -225,6 +228,12 @@ final class SnapshotSlot: @unchecked Sendable {
 
     /// Waits until the reclaimer finished every retirement handed to it; for tests.
     func _drainRetirements() { Self.reclaimer.sync {} }
+
+    /// Whether the coordinator refuses every call (shut down, shutting down, or closed).
+    var isShutDown: Bool { shutDownValue.load(ordering: .relaxed) }
+
+    /// Marks the coordinator shut down for the hot path; called under its state lock.
+    func setShutDown() { shutDownValue.store(true, ordering: .relaxed) }
 
     /// Sets the generation the hot path reports; called under the coordinator's state lock.
     func setGeneration(_ generation: Int) {

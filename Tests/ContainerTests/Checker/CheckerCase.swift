@@ -233,13 +233,23 @@ struct CheckerCase {
     /// it returned, nobody waits and no teardown is left unreported.
     private func checkShutDown(returned: Bool, instances: [Int: ScopeInstance]) {
         if container.current != nil { world.violation("a snapshot is published after the shutdown") }
-        for instance in instances.values where instance.current != nil {
-            world.violation("\(instance.label) has a snapshot published after the shutdown")
+        for instance in instances.values {
+            if instance.current != nil {
+                world.violation("\(instance.label) has a snapshot published after the shutdown")
+            }
+            guard let scoped = plan.nodes.indices.first(where: { plan.nodes[$0].scoped }) else { continue }
+            do {
+                _ = try instance.resolve(.checker(scoped))
+                world.violation("\(instance.label).resolve() read a value after the shutdown")
+            } catch let error as ContainerError where error.code == .closed {
+            } catch {
+                world.violation("\(instance.label).resolve() after the shutdown threw \(error)")
+            }
         }
         do {
             _ = try container.resolve(.checker(0))
             world.violation("resolve() read a value after the shutdown")
-        } catch let error as ContainerError where error.code == .notReady || error.code == .shutDown {
+        } catch let error as ContainerError where error.code == .shutDown {
         } catch {
             world.violation("resolve() after the shutdown threw \(error)")
         }

@@ -182,6 +182,26 @@ struct DefectRegressionTests {
         #expect(container.graph.serviceNames == ["a"], "the refused reload did not adopt its graph")
     }
 
+    @Test("Found while adding shutdowns to the checker: resolve() after the shutdown says shut down, not 'not ready'")
+    func resolveAfterShutdownSaysShutDown() async throws {
+        let container = ServiceContainer(
+            graph: try ServiceGraph(
+                [
+                    ServiceSpec(ServiceKey<Int>("a")) { _ in 1 },
+                    ServiceSpec(ServiceKey<Int>("b"), dependsOn: ["a"], lifetime: .scope("s")) { _ in 2 },
+                ], scopes: ["s"]))
+        let instance = try container.openScope("s", id: "i")
+        _ = try await instance.start()
+        #expect(try container.resolve(ServiceKey<Int>("a")) == 1 && instance.resolve(ServiceKey<Int>("b")) == 2)
+        try await container.shutdown()
+        #expect { try container.resolve(ServiceKey<Int>("a")) } throws: { error in
+            (error as? ContainerError)?.code == .shutDown
+        }
+        #expect { try instance.resolve(ServiceKey<Int>("b")) } throws: { error in
+            (error as? ContainerError)?.code == .closed
+        }
+    }
+
     @Test("Defect 5: two overlapping resets report a superseded build's late teardowns once, in the first")
     func overlappingResetsReportOnce() async throws {
         let gate = Gate()  // ignores cancellation: the old build finishes after both resets
