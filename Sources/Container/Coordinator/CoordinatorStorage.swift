@@ -233,8 +233,7 @@ final class CoordinatorStorage: Sendable {
             case .clear?: retired = published.exchange(nil)
             case nil: break
             }
-            published.setGeneration(machine.generation)
-            if machine.refusal() != nil { published.setShutDown() }
+            published.setGeneration(machine.generation, isShutDown: machine.refusal() != nil)
             machine._checkInvariants()
             // Stamped in the lock, so the trace orders events as the transitions happened.
             return (action, tracer.stamp(machine.trace.take(), scope: scopeLabel), retired)

@@ -76,11 +76,9 @@ final class SnapshotSlot: @unchecked Sendable {
     @usableFromInline let slot = Atomic<Unmanaged<AppServices>?>(nil)
     @usableFromInline let epoch = Atomic<Int>(0)
     @usableFromInline let readers: UnsafeMutablePointer<Atomic<Int>>
-    /// The coordinator's current generation, written under its state lock, read by anyone.
+    /// The coordinator's current generation, negated once it shut down (see ``isShutDown``);
+    /// written under its state lock, read by anyone.
     @usableFromInline let generationValue = Atomic<Int>(1)
-    /// Set (under the state lock, once) when the coordinator shuts down or its scope instance
-    /// closes: the hot path's error then says so instead of "not ready".
-    let shutDownValue = Atomic<Bool>(false)
     /// Whether a ready snapshot may be returned to `start()` without visiting the state machine
     /// (false when callers are traced: their `caller.joined` is stamped by the machine).
     @usableFromInline let answersReadyInline: Bool
@@ -114,7 +112,7 @@ final class SnapshotSlot: @unchecked Sendable {
     }
 
     /// The current generation (see ``generationValue``); readable without any lock.
-    @inlinable var generation: Int { generationValue.load(ordering: .relaxed) }
+    @inlinable var generation: Int { abs(generationValue.load(ordering: .relaxed)) }
 
     /// The published snapshot, retained for the caller; `nil` when none is published.
     @inlinable
@@ -229,15 +227,15 @@ final class SnapshotSlot: @unchecked Sendable {
     /// Waits until the reclaimer finished every retirement handed to it; for tests.
     func _drainRetirements() { Self.reclaimer.sync {} }
 
-    /// Whether the coordinator refuses every call (shut down, shutting down, or closed).
-    var isShutDown: Bool { shutDownValue.load(ordering: .relaxed) }
+    /// Whether the coordinator refuses every call (shut down, shutting down, or a closed scope
+    /// instance): the hot path's error then says so instead of "not ready". Kept in the sign of
+    /// ``generationValue`` (generations start at 1), so it costs a slot no memory.
+    var isShutDown: Bool { generationValue.load(ordering: .relaxed) < 0 }
 
-    /// Marks the coordinator shut down for the hot path; called under its state lock.
-    func setShutDown() { shutDownValue.store(true, ordering: .relaxed) }
-
-    /// Sets the generation the hot path reports; called under the coordinator's state lock.
-    func setGeneration(_ generation: Int) {
-        generationValue.store(generation, ordering: .relaxed)
+    /// Sets the generation the hot path reports, and whether the coordinator shut down (for
+    /// good: a shut-down slot stays so); called under the coordinator's state lock.
+    func setGeneration(_ generation: Int, isShutDown: Bool) {
+        generationValue.store(isShutDown || self.isShutDown ? -generation : generation, ordering: .relaxed)
     }
 
     /// Whether every shard's counter of `parity` was observed at zero after the flip, within
