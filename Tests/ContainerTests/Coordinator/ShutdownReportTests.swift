@@ -71,5 +71,6 @@ struct ShutdownReportTests {
         #expect(report.tornDown.map(\.service) == ["c", "b", "a"])
         #expect(report.failures.map(\.service) == ["b"])
         #expect(report.failures.first?.error?.contains("flush failed") == true)
+        #expect(log.entries == ["c", "b", "a"], "each value torn down once")
     }
 }
