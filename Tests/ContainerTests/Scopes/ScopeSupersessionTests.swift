@@ -79,6 +79,11 @@ struct ScopeSupersessionTests {
         let router = try next[.built("router")]
         #expect(router !== late && router.generation == 2)
         #expect(try next[.built("session")].generation == 2)
+        // The watcher does see the instance's publications: the rebuild's is there.
+        #expect(
+            trace.events.contains {
+                $0.scope == scene.label && $0.kind.name == "snapshot.published" && $0.generation == 2
+            })
 
         try await container.shutdown()
         #expect(app.tearDowns(of: late) == 1 && app.tearDowns(of: router) == 1, "each value torn down exactly once")
