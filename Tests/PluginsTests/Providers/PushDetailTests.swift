@@ -10,9 +10,8 @@ private struct PushApp {
     let container: ServiceContainer
 
     init() throws {
-        var database = ServiceSpec(
+        let database = ServiceSpec(
             name: "database", provider: SQLiteProvider(), options: ServiceOptions(["path": .string(":memory:")]))
-        database.lifetime = .app
         var detail = ServiceSpec(
             name: "pushDetail", provider: CountingProvider(PushDetailProvider(), log: log) { $0.itemID },
             dependsOn: ["database"])
