@@ -13,9 +13,9 @@ extension CoordinatorStateMachine {
         let id: Int
         let build: BuildAttempt
         let graph: ServiceGraph
-        let kept: [Int: AnyServiceBox]
-        /// Provider runs of each node in the generation's earlier attempts.
-        let earlierRuns: [Int: Int]
+        let kept: SlotValues
+        /// Provider runs of each node in the generation's earlier attempts, by slot (empty: none).
+        let earlierRuns: [Int]
         /// The priority to run the build task at (`TaskPriority.rawValue`).
         let priority: UInt8
     }

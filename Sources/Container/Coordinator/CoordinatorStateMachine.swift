@@ -217,10 +217,10 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, BuildHandle> {
 
     /// The snapshot of a build in which every node has a value (kept or made).
     private func makeSnapshot(_ result: BuildResult) -> AppServices {
-        AppServices(
-            generation: generation, report: result.report, layout: values.graph.layout,
-            values: ContiguousArray(result.values.map { $0! }), scope: scopeInstance,
-            appGeneration: result.appGeneration)
+        guard let complete = result.values else { preconditionFailure("a succeeded build has every value") }
+        return AppServices(
+            generation: generation, report: result.report, layout: values.graph.layout, values: complete,
+            scope: scopeInstance, appGeneration: result.appGeneration)
     }
 
     /// Build `id` of a scope instance could not get the app snapshot: the app build failed (or the

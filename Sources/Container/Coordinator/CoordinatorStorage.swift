@@ -251,7 +251,7 @@ final class CoordinatorStorage: Sendable {
     // MARK: Jobs
 
     private func runBuild(_ ticket: Machine.BuildTicket) async {
-        var external: [Int: AnyServiceBox] = [:]
+        var external = SlotValues()
         var appGeneration: Int?
         if let binding {
             // A scope instance never assumes the app is ready: it joins (or starts) its build.

@@ -77,7 +77,8 @@ public struct AnyServiceProvider: Sendable {
     public let id: String
     /// The type of value it makes.
     public let valueType: any Sendable.Type
-    let make: @Sendable (ProviderContext) async throws -> AnyServiceBox
+    /// `nonisolated(nonsending)`: runs on the builder's executor, without a hop on entry.
+    let make: nonisolated(nonsending) @Sendable (ProviderContext) async throws -> AnyServiceBox
     let classify: @Sendable (any Error) -> FailureKind?
     let validate: @Sendable (ServiceOptions) throws -> Void
 
@@ -85,9 +86,12 @@ public struct AnyServiceProvider: Sendable {
     public init<Provider: ServiceProvider>(_ provider: Provider) {
         self.id = provider.id
         self.valueType = Provider.Value.self
+        // The box's type, looked up once: a generic type named inside the closure would be
+        // looked up (hashed) in the runtime's metadata cache on every node run.
+        let boxType = ServiceBox<Provider.Value>.self
         self.make = { context in
             let value = try await provider.make(context)
-            return ServiceBox(
+            return boxType.init(
                 value, name: context.serviceName,
                 builtIn: BuildAttempt(generation: context.generation, attempt: context.attempt),
                 tearDown: provider.tearDown)

@@ -42,8 +42,8 @@ final class ScopeBinding: Sendable {
     }
 
     /// The values of `part`'s external nodes in the app snapshot `app`, by slot of `part`.
-    func externalValues(of part: ServiceGraph, from app: AppServices) -> [Int: AnyServiceBox] {
-        var values: [Int: AnyServiceBox] = [:]
+    func externalValues(of part: ServiceGraph, from app: AppServices) -> SlotValues {
+        var values = SlotValues()
         for slot in part.builtCount..<part.nodes.count {
             if let appSlot = app.layout.slots[part.nodes[slot].name] { values[slot] = app.values[appSlot] }
         }
