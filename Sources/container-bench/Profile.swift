@@ -43,6 +43,31 @@ let profileKinds: [ProfileKind] = [
         guard !setupOnly else { return }
         for _ in 0..<repeats { _ = await joinersFloorRound(callers: size) }
     },
+    ProfileKind(id: "scope-open") { size, repeats, setupOnly in
+        let fixture = try await ScopeFixture.make()
+        guard !setupOnly else { return }
+        for round in 0..<repeats * size {
+            let instance = try fixture.container.openScope("push", id: "p\(round)")
+            _ = try await instance.start()
+            try await instance.close()
+        }
+    },
+    ProfileKind(id: "scope-start") { size, repeats, setupOnly in
+        let fixture = try await ScopeFixture.make()
+        guard !setupOnly else { return }
+        var instances: [ScopeInstance] = []
+        for round in 0..<repeats * size {
+            let instance = try fixture.container.openScope("push", id: "p\(round)")
+            _ = try await instance.start()
+            instances.append(instance)
+        }
+        withExtendedLifetime(instances) {}
+    },
+    ProfileKind(id: "scope-floor") { size, repeats, setupOnly in
+        let fixture = try await ScopeFixture.make()
+        guard !setupOnly else { return }
+        for _ in 0..<repeats * size { _ = await fixture.bareScopeBuild() }
+    },
 ]
 
 /// Runs `--profile KIND` (or `KIND-setup`: its preparation alone) and exits.

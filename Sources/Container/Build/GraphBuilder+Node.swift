@@ -2,25 +2,57 @@
 extension GraphBuilder {
     /// Runs one node's provider, with its timeout and its retries of transient errors.
     ///
-    /// Inlined into the node's child task: one async frame less per node.
-    @inline(__always)
+    /// The common case (a provider without a timeout that succeeds at once) is all this frame
+    /// holds; the rest is out of line in ``runNodeSlowly(_:node:startedAt:firstError:)``. A
+    /// child task's frames live in its allocator's first slab unless they outgrow it, and a
+    /// frame holding the retry loop, the timeout and the error handling outgrew it: a malloc
+    /// and a free per node.
     func runNode(_ slot: Int) async -> NodeResult {
         let node = graph.nodes[slot]
         let startedAt = tracer.now
-        let earlier = slot < earlierRuns.count ? earlierRuns[slot] : 0
+        guard node.timeout == nil else {
+            return await runNodeSlowly(slot, node: node, startedAt: startedAt, firstError: nil)
+        }
+        let context = ProviderContext(
+            build: self, node: node, slot: slot, run: 1, runInGeneration: earlierRuns(of: slot) + 1)
+        let box: AnyServiceBox
+        do {
+            box = try await node.provider.make(context)
+        } catch {
+            return await runNodeSlowly(slot, node: node, startedAt: startedAt, firstError: error)
+        }
+        return NodeResult(
+            slot: slot, status: .succeeded, box: box, failure: nil, runs: 1, startedAt: startedAt,
+            endedAt: tracer.now)
+    }
+
+    /// Provider runs of `slot` in the generation's earlier attempts.
+    private func earlierRuns(of slot: Int) -> Int { slot < earlierRuns.count ? earlierRuns[slot] : 0 }
+
+    /// The rest of ``runNode(_:)``: the timeout, and what follows an error (`firstError`, thrown
+    /// by the first run; `nil`: the first run has not happened yet).
+    @inline(never)
+    private func runNodeSlowly(
+        _ slot: Int, node: ServiceGraph.Node, startedAt: Duration, firstError: (any Error)?
+    ) async -> NodeResult {
+        let earlier = earlierRuns(of: slot)
         var run = 1
+        var pending = firstError
         while true {
-            let context = ProviderContext(build: self, node: node, slot: slot, run: run, runInGeneration: earlier + run)
             do {
-                // Without a timeout the provider is called directly: one async frame less per node.
+                if let error = pending {
+                    pending = nil
+                    throw error
+                }
+                let context = ProviderContext(
+                    build: self, node: node, slot: slot, run: run, runInGeneration: earlier + run)
                 let box =
                     if node.timeout == nil { try await node.provider.make(context) } else {
                         try await invoke(node, context)
                     }
-                let endedAt = tracer.now
                 return NodeResult(
                     slot: slot, status: .succeeded, box: box, failure: nil, runs: run, startedAt: startedAt,
-                    endedAt: endedAt)
+                    endedAt: tracer.now)
             } catch {
                 // Cancellation is never a failure (§3.5); neither is an error thrown because of it.
                 if error is CancellationError || Task.isCancelled {

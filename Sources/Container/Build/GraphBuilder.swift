@@ -63,136 +63,29 @@ final class GraphBuilder: @unchecked Sendable {
         values.deallocate()
     }
 
-    /// The value of `slot`, for a provider's context: call it only for a dependency of the node
-    /// whose provider runs (see the `Sendable` note above).
+    /// The value of `slot`: for a provider's context, only a dependency of the node whose
+    /// provider runs; for the ``BuildSchedule``, any slot (see the `Sendable` note above).
     func value(of slot: Int) -> AnyServiceBox? { values[slot] }
 
+    /// Runs the attempt: every node gets exactly one outcome.
+    ///
+    /// The frame of this async function holds the schedule and the group, nothing else: the
+    /// work around each result is synchronous (``BuildSchedule``), on the thread's stack.
     func run() async -> BuildResult {
-        let count = graph.nodes.count
-        // `build.started` was stamped by the coordinator when it launched this build.
-        let startedAt = tracer.now
-
-        var records = BuildRecords(count: count)
-        // What this attempt makes: kept or torn down by the coordinator.
-        var built = [AnyServiceBox?](unsafeUninitializedCapacity: graph.builtCount) { buffer, initialized in
-            for slot in buffer.indices { buffer.initializeElement(at: slot, to: nil) }
-            initialized = buffer.count
-        }
-        var builtCount = 0
-        // The app services a scope uses: present from the start, never built, kept or traced here.
-        for (slot, box) in external.slotsAndValues {
-            values[slot] = box
-            records[slot].status = .reused
-        }
-        if !kept.isEmpty {
-            // In graph order, so traces of the same graph read the same way every time.
-            for slot in graph.topologicalOrder {
-                guard let box = kept[slot] else { continue }
-                values[slot] = box
-                records[slot].status = .reused
-                emit(.nodeReused(node: graph.nodes[slot].name))
-            }
-        }
-        // Dependencies still without a value, per node.
-        var waitingOn =
-            kept.isEmpty && external.isEmpty
-            ? graph.nodes.map { Int32(truncatingIfNeeded: $0.dependencies.count) }
-            : graph.nodes.map { node in Int32(truncatingIfNeeded: node.dependencies.count { values[$0] == nil }) }
-
-        let dependents = graph.dependents
+        var schedule = BuildSchedule(builder: self)
         await withTaskGroup(of: NodeResult.self) { group in
-            var stopped = false
-            for slot in graph.topologicalOrder where records[slot].status == .pending && waitingOn[slot] == 0 {
-                launch(slot, in: &group)
-            }
-
-            while let result = await group.next() {
-                let slot = result.slot
-                // Read only for a trace event: untraced, the node (a cache miss in a large
-                // graph) is not visited again.
-                var name: String { graph.nodes[slot].name }
-                records[slot] = BuildRecords.Record(
-                    status: result.status, runs: result.runs, startedAt: result.startedAt, endedAt: result.endedAt)
-                switch result.status {
-                case .succeeded:
-                    emit(.nodeSucceeded(node: name, duration: result.endedAt - result.startedAt))
-                    values[slot] = result.box
-                    built[slot] = result.box
-                    builtCount += 1
-                    // A dependent whose last missing dependency this was can start now,
-                    // unless the build is winding down (reset, or fail-fast after a failure).
-                    for dependent in dependents[slot] {
-                        waitingOn[dependent] -= 1
-                        guard waitingOn[dependent] == 0 else { continue }
-                        stopped = stopped || Task.isCancelled
-                        if !stopped { launch(dependent, in: &group) }
-                    }
-                case .failed:
-                    guard let failure = result.failure else { preconditionFailure("a failed run carries its failure") }
-                    records.failed(slot, failure)
-                    emit(.nodeFailed(node: name, failure: failure.kind, error: failure.message))
-                    if policy.failureMode == .failFast && !stopped {
-                        stopped = true
-                        group.cancelAll()
-                    }
-                case .cancelledWhileRunning:
-                    emit(.nodeCancelled(node: name, phase: .whileRunning))
-                case .pending, .reused, .cancelledBeforeStart, .skipped:
-                    preconditionFailure("a node run cannot end \(result.status)")
-                }
-            }
+            schedule.launchReady(in: &group)
+            while let result = await group.next() { schedule.finished(result, in: &group) }
         }
-
-        // Nodes that never ran: skipped when an upstream node failed, otherwise cancelled
-        // before they started. Topological order makes every upstream outcome final here.
-        if records.hasPending {
-            let now = tracer.now
-            var failedUpstream = [[Int]](repeating: [], count: count)
-            for slot in graph.topologicalOrder where records[slot].status == .pending {
-                var roots = Set<Int>()
-                for dependency in graph.nodes[slot].dependencies {
-                    switch records[dependency].status {
-                    case .failed: roots.insert(dependency)
-                    case .skipped: roots.formUnion(failedUpstream[dependency])
-                    default: break
-                    }
-                }
-                let name = graph.nodes[slot].name
-                records[slot].endedAt = now
-                if roots.isEmpty {
-                    records[slot].status = .cancelledBeforeStart
-                    emit(.nodeCancelled(node: name, phase: .beforeStart))
-                } else {
-                    failedUpstream[slot] = roots.sorted()
-                    let because = failedUpstream[slot].map { graph.nodes[$0].name }
-                    records.skipped(slot, because: because)
-                    emit(.nodeSkipped(node: name, because: because))
-                }
-            }
-        }
-
-        let report = BuildReport(
-            generation: generation, attempt: attempt,
-            nodes: records.reports(names: graph.serviceNames[..<graph.builtCount]),
-            startedAt: startedAt, endedAt: tracer.now, wasCancelled: Task.isCancelled)
-        // The snapshot's values, when every node has one.
-        var complete: ContiguousArray<AnyServiceBox>?
-        if report.failure == nil {
-            complete = ContiguousArray(unsafeUninitializedCapacity: count) { buffer, initialized in
-                for slot in 0..<count {
-                    guard let box = values[slot] else { break }
-                    buffer.initializeElement(at: slot, to: box)
-                    initialized += 1
-                }
-            }
-            if complete?.count != count { complete = nil }
-        }
-        return BuildResult(
-            report: report, built: SlotValues(built, count: builtCount), values: complete, appGeneration: appGeneration)
+        return schedule.result()
     }
 
+    /// Stores the value of `slot` (see the `Sendable` note above: only ``BuildSchedule``, in the
+    /// task running ``run()``, calls it, once per slot, before launching a reader of the slot).
+    func setValue(_ box: AnyServiceBox?, of slot: Int) { values[slot] = box }
+
     /// Starts `slot`'s provider in a child task.
-    private func launch(_ slot: Int, in group: inout TaskGroup<NodeResult>) {
+    func launch(_ slot: Int, in group: inout TaskGroup<NodeResult>) {
         emit(.nodeStarted(node: graph.nodes[slot].name))
         group.addTask { await self.runNode(slot) }
     }

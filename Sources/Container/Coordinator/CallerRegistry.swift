@@ -17,30 +17,43 @@ struct CallerRegistry<Waiter> {
 
     /// Parked callers by arrival; `nil` where a caller left (cancelled).
     private var entries: [Entry?] = []
-    /// Position in `entries` of each parked caller.
-    private var positions: [Int: Int] = [:]
+    /// How many callers are parked (the non-`nil` entries).
+    private(set) var count = 0
+    /// Position in `entries` of each parked caller, made by the first cancellation of a round and
+    /// kept up to date from then on: most rounds have no cancellation, and hashing every caller's
+    /// id cost as much as the rest of parking it.
+    private var positions: [Int: Int]?
 
     /// Whether nobody waits.
-    var isEmpty: Bool { positions.isEmpty }
-
-    /// How many callers wait.
-    var count: Int { positions.count }
+    var isEmpty: Bool { count == 0 }
 
     /// The highest priority among the waiting callers (0 when nobody waits).
     var highestPriority: UInt8 { entries.reduce(0) { max($0, $1?.priority ?? 0) } }
 
     /// Parks a caller until ``removeAll()``.
     mutating func park(_ entry: Entry) {
-        positions[entry.id] = entries.count
+        positions?[entry.id] = entries.count
         entries.append(entry)
+        count += 1
     }
 
     /// Takes one caller out (its cancellation); `nil` when it is not parked (already answered).
     mutating func remove(_ id: Int) -> Entry? {
-        guard let position = positions.removeValue(forKey: id) else { return nil }
+        guard count > 0 else { return nil }
+        if positions == nil {
+            var index: [Int: Int] = [:]
+            index.reserveCapacity(count)
+            for (position, entry) in entries.enumerated() { if let entry { index[entry.id] = position } }
+            positions = index
+        }
+        guard let position = positions?.removeValue(forKey: id) else { return nil }
         let entry = entries[position]
         entries[position] = nil
-        if positions.isEmpty { entries = [] }
+        count -= 1
+        if count == 0 {
+            entries = []
+            positions = nil
+        }
         return entry
     }
 
@@ -49,7 +62,8 @@ struct CallerRegistry<Waiter> {
     mutating func removeAll() -> [Entry] {
         defer {
             entries = []
-            positions = [:]
+            positions = nil
+            count = 0
         }
         return entries.compactMap { $0 }
     }
@@ -57,11 +71,12 @@ struct CallerRegistry<Waiter> {
     /// Broken invariants: positions and entries must agree.
     func invariantViolations() -> [String] {
         var violations: [String] = []
-        if positions.count != entries.count(where: { $0 != nil }) {
-            violations.append("every parked caller has one position")
-        }
-        for (id, position) in positions where entries[position]?.id != id {
-            violations.append("caller \(id) is not where its position says")
+        if count != entries.count(where: { $0 != nil }) { violations.append("the count is the parked callers'") }
+        if let positions {
+            if positions.count != count { violations.append("every parked caller has one position") }
+            for (id, position) in positions where entries[position]?.id != id {
+                violations.append("caller \(id) is not where its position says")
+            }
         }
         return violations
     }

@@ -250,27 +250,56 @@ final class CoordinatorStorage: Sendable {
 
     // MARK: Jobs
 
+    // The build task's frames: `runBuild` keeps only what crosses its awaits; the transitions
+    // and the builder's construction are synchronous helpers, on the thread's stack. (A task's
+    // frames outgrowing its allocator's first slab cost a malloc per build.)
+
     private func runBuild(_ ticket: Machine.BuildTicket) async {
         var external = SlotValues()
         var appGeneration: Int?
         if let binding {
             // A scope instance never assumes the app is ready: it joins (or starts) its build.
-            switch await binding.appSnapshot() {
+            // When the app's snapshot is published and its callers are answered inline (untraced),
+            // it is read at once, as `start()` would return it.
+            let app: Result<AppServices, ContainerError>
+            if let ready = binding.parent.readySnapshot {
+                app = .success(ready)
+            } else {
+                app = await binding.appSnapshot()
+            }
+            switch app {
             case .success(let app):
                 external = binding.externalValues(of: ticket.graph, from: app)
                 appGeneration = app.generation
             case .failure(let error):
-                finish(transition { machine, _ in machine.upstreamFailed(id: ticket.id, error: error) })
+                upstreamFailed(ticket.id, error)
                 return
             }
         }
-        let builder = GraphBuilder(
+        let result = await makeBuilder(ticket, external: external, appGeneration: appGeneration).run()
+        buildFinished(ticket.id, result)
+    }
+
+    /// The published snapshot, when `start()` would return it at once (untraced).
+    var readySnapshot: AppServices? { published.answersReadyInline ? current : nil }
+
+    @inline(never)
+    private func makeBuilder(_ ticket: Machine.BuildTicket, external: SlotValues, appGeneration: Int?) -> GraphBuilder {
+        GraphBuilder(
             graph: ticket.graph, generation: ticket.build.generation, attempt: ticket.build.attempt,
             kept: ticket.kept, earlierRuns: ticket.earlierRuns, policy: policy, tracer: tracer, redactor: redactor,
             external: external, scopeInstance: binding?.label, parameters: binding?.parameters ?? .init(),
             appGeneration: appGeneration)
-        let result = await builder.run()
-        finish(transition { machine, now in machine.buildFinished(id: ticket.id, result: result, now: now) })
+    }
+
+    @inline(never)
+    private func buildFinished(_ id: Int, _ result: BuildResult) {
+        finish(transition { machine, now in machine.buildFinished(id: id, result: result, now: now) })
+    }
+
+    @inline(never)
+    private func upstreamFailed(_ id: Int, _ error: ContainerError) {
+        finish(transition { machine, _ in machine.upstreamFailed(id: id, error: error) })
     }
 
     private func finish(_ action: Machine.BuildFinishedAction) {

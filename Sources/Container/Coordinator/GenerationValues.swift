@@ -23,6 +23,9 @@ struct GenerationValues {
         } else {
             for (slot, box) in built.slotsAndValues { kept[slot] = box }
         }
+        // Runs are read only by a later attempt of this generation, and a generation whose
+        // build succeeded has none: counting them would cost an array per ready generation.
+        guard !report.succeeded else { return }
         if runs.isEmpty { runs = [Int](repeating: 0, count: report.nodes.count) }
         for (slot, node) in report.nodes.enumerated() where node.runs > 0 { runs[slot] += node.runs }
     }

@@ -67,6 +67,9 @@ public struct ProviderContext: Sendable {
         guard let index, let box = build.value(of: node.dependencies[index]) else {
             throw .undeclared(key.name, reader: "service '\(serviceName)'", declared: declared)
         }
+        // The exact type (the usual case) without a dynamic cast; a cast for the rest (a
+        // protocol existential read as another, a subclass read as its superclass).
+        if box.typeID == ObjectIdentifier(Value.self) { return unsafeDowncast(box, to: ServiceBox<Value>.self).value }
         guard let value = box.anyValue as? Value else {
             throw .typeMismatch(key.name, expected: Value.self, actual: box.valueType)
         }

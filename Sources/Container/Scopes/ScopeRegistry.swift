@@ -3,29 +3,54 @@
 /// shutdown closes them all first.
 final class ScopeRegistry: Sendable {
     private struct State {
-        /// Open instances by label, and their labels in the order they were opened.
-        var open: [String: ScopeInstance] = [:]
-        var order: [String] = []
+        /// Open instances by label, each with its place in the order they were opened (a list
+        /// in that order made closing one instance a scan of all of them).
+        var open: [String: (place: Int, instance: ScopeInstance)] = [:]
+        var nextPlace = 0
         /// Set by the app's shutdown: no instance opens any more.
         var closed = false
         /// Supersessions not yet awaited by an app teardown.
         var supersessions: [Completion] = []
     }
 
+    /// The declared graph and, per scope, the app services its part uses (shared by its instances).
+    private struct Declared {
+        let graph: ServiceGraph
+        let uses: [String: Set<String>]
+
+        init(_ graph: ServiceGraph) {
+            self.graph = graph
+            uses = graph.scopeParts.mapValues(\.externalNames)
+        }
+    }
+
     private let state = Locked(State())
     /// The graph the app was created (or last reloaded) with, all lifetimes.
-    private let declaredGraph: Locked<ServiceGraph>
+    private let declaredGraph: Locked<Declared>
 
-    init(declared: ServiceGraph) { declaredGraph = Locked(declared) }
+    init(declared: ServiceGraph) { declaredGraph = Locked(Declared(declared)) }
 
     /// The whole declared graph (app and scopes).
-    var declared: ServiceGraph { declaredGraph.withLock { $0 } }
+    var declared: ServiceGraph { declaredGraph.withLock { $0.graph } }
+
+    /// The declared graph, the part of `scope` (`nil`: no such scope) and the app services it uses.
+    func scope(_ scope: String) -> (declared: ServiceGraph, part: ServiceGraph?, uses: Set<String>) {
+        declaredGraph.withLock { ($0.graph, $0.graph.scopeParts[scope], $0.uses[scope] ?? []) }
+    }
 
     /// Replaces the declared graph (a reload).
-    func setDeclared(_ graph: ServiceGraph) { declaredGraph.withLock { $0 = graph } }
+    func setDeclared(_ graph: ServiceGraph) {
+        let declared = Declared(graph)
+        declaredGraph.withLock { $0 = declared }
+    }
 
     /// The labels of the open instances, in the order they were opened.
-    var openLabels: [String] { state.withLock { $0.order } }
+    var openLabels: [String] { state.withLock { Self.inOrder($0.open).map(\.label) } }
+
+    /// The open instances in the order they were opened.
+    private static func inOrder(_ open: [String: (place: Int, instance: ScopeInstance)]) -> [ScopeInstance] {
+        open.values.sorted { $0.place < $1.place }.map(\.instance)
+    }
 
     /// Adds an instance.
     /// - Throws: `.scopeAlreadyOpen`, or `.shutDown` after the app's shutdown began.
@@ -33,8 +58,8 @@ final class ScopeRegistry: Sendable {
         let refusal = state.withLock { state -> ContainerError? in
             if state.closed { return .shutDown(generation: generation) }
             if state.open[instance.label] != nil { return .scopeAlreadyOpen(instance.label) }
-            state.open[instance.label] = instance
-            state.order.append(instance.label)
+            state.open[instance.label] = (state.nextPlace, instance)
+            state.nextPlace += 1
             return nil
         }
         if let refusal { throw refusal }
@@ -42,10 +67,7 @@ final class ScopeRegistry: Sendable {
 
     /// Removes a closed instance.
     func remove(_ label: String) {
-        state.withLock { state in
-            guard state.open.removeValue(forKey: label) != nil else { return }
-            state.order.removeAll { $0 == label }
-        }
+        state.withLock { state in _ = state.open.removeValue(forKey: label) }
     }
 
     /// Supersedes, now, every open instance that uses one of `retired`: its build can never
@@ -53,7 +75,7 @@ final class ScopeRegistry: Sendable {
     func supersede(using retired: Set<String>) {
         guard !retired.isEmpty else { return }
         let affected = state.withLock { state in
-            state.order.compactMap { state.open[$0] }.filter { !$0.binding.uses.isDisjoint(with: retired) }
+            Self.inOrder(state.open).filter { !$0.binding.uses.isDisjoint(with: retired) }
         }
         for instance in affected {
             let done = Completion()
@@ -83,7 +105,7 @@ final class ScopeRegistry: Sendable {
     func closeAll() async {
         let instances = state.withLock { state in
             state.closed = true
-            return state.order.compactMap { state.open[$0] }
+            return Self.inOrder(state.open)
         }
         for instance in instances {
             _ = try? await instance.close()

@@ -23,8 +23,8 @@ public import Synchronization
 /// ## The protocol (reader-counted deferred release, two epochs)
 ///
 /// - `slot` owns one strong reference (+1) to the published snapshot, as an `Unmanaged` pointer.
-/// - `readers` are ``shardCount`` shards, one per 128-byte line, each holding two counters, one
-///   per epoch parity. A thread uses the shard chosen by hashing its thread id (any choice is
+/// - `readers` are ``shardCount`` shards, one per 128-byte line (a single shard: its two counters
+///   alone), each holding two counters, one per epoch parity. A thread uses the shard chosen by hashing its thread id (any choice is
 ///   correct; distinct shards only avoid contention). `epoch` is 0 or 1.
 /// - **Read**: `e = epoch` → `readers[s][e] += 1` → if `epoch != e`, undo and start again →
 ///   `p = slot.load()` → use `p` (or retain it) → `readers[s][e] -= 1` (release). All the
@@ -67,7 +67,8 @@ public import Synchronization
 final class SnapshotSlot: @unchecked Sendable {
 
     /// Shards of the app's slot: a power of two, so a hash picks one with a mask. Scope
-    /// instances, many and short-lived, use one shard (a few readers each, 256 bytes).
+    /// instances, many and short-lived, use one shard (a few readers each), whose two counters
+    /// take 16 bytes: with no other shard to keep apart, it needs no padding.
     static let appShards = 32
     /// `Atomic<Int>`s per shard: the two epochs' counters and padding to 128 bytes (two cache
     /// lines, so that the adjacent-line prefetcher does not pair two shards either).
@@ -94,19 +95,23 @@ final class SnapshotSlot: @unchecked Sendable {
         self.answersReadyInline = answersReadyInline
         self.shardCount = shards
         self.shardMask = shards - 1
-        let count = shardCount * Self.shardStride
+        let count = Self.counterCount(shards: shards)
         let raw = UnsafeMutableRawPointer.allocate(
-            byteCount: count * MemoryLayout<Atomic<Int>>.stride, alignment: 128)
+            byteCount: count * MemoryLayout<Atomic<Int>>.stride,
+            alignment: shards == 1 ? MemoryLayout<Atomic<Int>>.alignment : 128)
         readers = raw.bindMemory(to: Atomic<Int>.self, capacity: count)
         for index in 0..<count { (readers + index).initialize(to: Atomic(0)) }
     }
+
+    /// The counters allocated for `shards` shards: a padded stride per shard, or just the two
+    /// counters of a single shard (its index is always 0, so the stride never applies).
+    private static func counterCount(shards: Int) -> Int { shards == 1 ? 2 : shards * shardStride }
 
     deinit {
         // No reader can be running: each holds a strong reference to the owner of this slot,
         // and every exchanged-out snapshot was retired by the transition that exchanged it.
         slot.load(ordering: .sequentiallyConsistent)?.release()
-        let count = shardCount * Self.shardStride
-        readers.deinitialize(count: count)
+        readers.deinitialize(count: Self.counterCount(shards: shardCount))
         readers.deallocate()
     }
 
