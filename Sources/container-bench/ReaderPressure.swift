@@ -67,6 +67,8 @@ func readerPressureScenario(_ settings: BenchSettings) async throws -> [Row] {
         let threads = ReaderThreads(count: readers, container: container)
         // The probe: another task asks for something that needs the state lock (a reset of an
         // unknown service, refused at once, nothing reset) again and again while the resets run.
+        // A refusal takes the lock once and completes without suspending, so its time is the
+        // wait for the lock plus a few microseconds, unless a reader thread preempts it.
         let probing = Atomic<Bool>(true)
         let probe = Task.detached { () -> [Double] in
             var waits: [Double] = []
@@ -74,8 +76,8 @@ func readerPressureScenario(_ settings: BenchSettings) async throws -> [Row] {
                 let start = nanoseconds()
                 _ = try? await container.reset(invalidating: ["(probe)"])
                 waits.append(Double(nanoseconds() - start))
-                // A pause between probes (a timer, not an ordering): the probe must not become a
-                // busy thread of its own.
+                // A pause between probes (a timer, not an ordering), so the probe is not one more
+                // busy thread competing with the resets for the two cores.
                 try? await Task.sleep(for: .microseconds(200))
             }
             return waits

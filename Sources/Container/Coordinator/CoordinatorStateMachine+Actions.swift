@@ -2,9 +2,13 @@
 /// released: one type per event, so the storage's `switch` shows everything an event can cause.
 extension CoordinatorStateMachine {
     /// What a waiting caller receives.
+    ///
+    /// The error is boxed (`indirect`), and so is ``StartAction``'s ticket: an action is copied
+    /// a few times on its way out of the critical section, and every caller's action would
+    /// otherwise be a hundred bytes copied case by case.
     enum CallerOutcome {
         case snapshot(AppServices)
-        case failure(ContainerError)
+        indirect case failure(ContainerError)
         case cancelled
     }
 
@@ -45,7 +49,7 @@ extension CoordinatorStateMachine {
         /// The caller waits; raise the build task to its priority.
         case escalate(BuildHandle, priority: UInt8)
         /// The caller waits for a new attempt: create its task now and report it with `buildLaunched`.
-        case launch(BuildTicket)
+        indirect case launch(BuildTicket)
     }
 
     /// The answer to `waiterCancelled`.

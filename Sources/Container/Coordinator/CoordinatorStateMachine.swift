@@ -272,10 +272,9 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, BuildHandle> {
 
     /// Takes every parked caller, tracing each one's resumption with `result`.
     private mutating func resumeAll(_ result: CallerResult, of build: BuildAttempt) -> [Waiter] {
-        callers.removeAll().map { entry in
-            record(.callerResumed(caller: entry.label, result: result), build)
-            return entry.waiter
-        }
+        let (waiters, labels) = callers.removeAll()
+        if trace.isEnabled { for label in labels { record(.callerResumed(caller: label, result: result), build) } }
+        return waiters
     }
 
     /// Records a trace event of the current attempt (or `build`), when anyone listens.
@@ -432,7 +431,7 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, BuildHandle> {
 
     /// The callers and build a reset or shutdown ends.
     private struct Ended {
-        let waiters: [CallerRegistry<Waiter>.Entry]
+        let callers: (waiters: [Waiter], labels: [String])
         let error: ContainerError
         let cancel: BuildHandle?
         let cancelledBuild: BuildAttempt?
@@ -443,7 +442,7 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, BuildHandle> {
 
         var action: Supersession {
             Supersession(
-                resume: waiters.map(\.waiter), error: error, cancel: cancel, clearSnapshot: clearSnapshot,
+                resume: callers.waiters, error: error, cancel: cancel, clearSnapshot: clearSnapshot,
                 retired: retired)
         }
     }
@@ -461,12 +460,12 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, BuildHandle> {
         var clearSnapshot = false
         if case .ready = phase { clearSnapshot = true }
         return Ended(
-            waiters: callers.removeAll(), error: error, cancel: jobs.supersedeBuild(owner: owner),
+            callers: callers.removeAll(), error: error, cancel: jobs.supersedeBuild(owner: owner),
             cancelledBuild: cancelledBuild, clearSnapshot: clearSnapshot, attempt: attempt)
     }
 
     private mutating func traceResumptions(_ ended: Ended, result: CallerResult) {
-        for entry in ended.waiters { record(.callerResumed(caller: entry.label, result: result), ended.attempt) }
+        for label in ended.callers.labels { record(.callerResumed(caller: label, result: result), ended.attempt) }
     }
 
     // MARK: Invariants

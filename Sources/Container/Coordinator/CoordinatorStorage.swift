@@ -243,7 +243,16 @@ final class CoordinatorStorage: Sendable {
 
     private func perform(_ lifecycle: Machine.Lifecycle) {
         if case .tearDown(let batch) = lifecycle.next {
-            Task.detached { [self] in await runTeardown(batch) }
+            // Scope instances superseded by the operation that queued these values go first.
+            let superseded = scopes?.takeSupersessions() ?? []
+            if superseded.isEmpty && !batch.contains(where: { $0.box.hasTearDown }) {
+                // Nothing to run or to wait for: the job ends here rather than in a task of its
+                // own, so a reset of values without teardowns completes without a thread hop
+                // (with more busy threads than cores, every hop can wait a scheduling slice).
+                perform(transition { machine, _ in machine.teardownFinished([]) })
+            } else {
+                Task.detached { [self] in await runTeardown(batch, after: superseded) }
+            }
         }
         for (waiter, report) in lifecycle.completed { waiter(.success(report)) }
     }
@@ -321,9 +330,8 @@ final class CoordinatorStorage: Sendable {
     /// Tears values down one at a time, in the order given (dependents first); errors are
     /// reported in the trace and in the report of the operation that owns the value (or the
     /// next operation's, when none does), never swallowed.
-    private func runTeardown(_ batch: [Machine.Jobs.Teardown]) async {
-        // Scope instances superseded by the operation that queued these values go first.
-        await scopes?.awaitSupersessions()
+    private func runTeardown(_ batch: [Machine.Jobs.Teardown], after superseded: [Completion]) async {
+        for completion in superseded { await completion.wait() }
         var records: [Machine.Jobs.TeardownRecord] = []
         for item in batch where item.box.hasTearDown {
             var message: String?

@@ -71,7 +71,7 @@ final class ScopeRegistry: Sendable {
     }
 
     /// Supersedes, now, every open instance that uses one of `retired`: its build can never
-    /// publish after this returns. Its teardown runs on; ``awaitSupersessions()`` waits for it.
+    /// publish after this returns. Its teardown runs on; the app's next teardown job waits for it (``takeSupersessions()``).
     func supersede(using retired: Set<String>) {
         guard !retired.isEmpty else { return }
         let affected = state.withLock { state in
@@ -92,13 +92,13 @@ final class ScopeRegistry: Sendable {
         }
     }
 
-    /// Returns once the teardowns of every instance superseded so far are done.
-    func awaitSupersessions() async {
-        let pending = state.withLock { state in
+    /// The completions of the teardowns of every instance superseded so far (and not taken
+    /// before): the app's next teardown job waits for them.
+    func takeSupersessions() -> [Completion] {
+        state.withLock { state in
             defer { state.supersessions = [] }
             return state.supersessions
         }
-        for completion in pending { await completion.wait() }
     }
 
     /// Refuses new instances and closes every open one (the app's shutdown, §9).

@@ -246,8 +246,11 @@ final class SnapshotSlot: @unchecked Sendable {
                 spins += 1
                 if let limit, spins > limit { return false }
                 // A reader's section is a few instructions; a long wait means its thread was
-                // preempted inside it, so give the processor away instead of spinning on.
-                if spins > 64 { _ = sched_yield() }
+                // preempted inside it. The reclaimer (no limit) gives the processor away instead of
+                // spinning on; a bounded wait (the caller of `retire`) never yields, since with
+                // more busy threads than cores each yield could cost it a scheduling slice: it
+                // hands the wait to the reclaimer instead.
+                if limit == nil && spins > 64 { _ = sched_yield() }
             }
         }
         return true
