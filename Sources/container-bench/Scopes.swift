@@ -82,6 +82,7 @@ func scopesScenario(_ settings: BenchSettings) async throws -> [Row] {
     // (a) Open + start, one instance at a time, against the bare task group.
     let batch = settings.size(2_000, smoke: 100)
     var openSamples: [Double] = []
+    var openOnlySamples: [Double] = []
     var closeSamples: [Double] = []
     var floorSamples: [Double] = []
     var ratios: [Double] = []
@@ -90,9 +91,12 @@ func scopesScenario(_ settings: BenchSettings) async throws -> [Row] {
         var instances: [ScopeInstance] = []
         instances.reserveCapacity(batch)
         let start = nanoseconds()
+        var openNanos: UInt64 = 0
         for _ in 0..<batch {
             round += 1
+            let openStart = nanoseconds()
             let instance = try container.openScope("push", id: "a\(round)")
+            openNanos += nanoseconds() - openStart
             _ = try await instance.start()
             instances.append(instance)
         }
@@ -106,6 +110,7 @@ func scopesScenario(_ settings: BenchSettings) async throws -> [Row] {
         checksum.bitwiseXor(UInt(bitPattern: sum), ordering: .relaxed)
         if index >= settings.warmup {
             openSamples.append(Double(opened - start) / Double(batch) / 1_000)
+            openOnlySamples.append(Double(openNanos) / Double(batch) / 1_000)
             closeSamples.append(Double(closed - opened) / Double(batch) / 1_000)
             floorSamples.append(Double(floor) / Double(batch) / 1_000)
             ratios.append(Double(opened - start) / Double(floor))
@@ -116,6 +121,7 @@ func scopesScenario(_ settings: BenchSettings) async throws -> [Row] {
         Row(
             "scopes", "(a) openScope + start() of 3 services on a ready app, per instance", unit: "µs",
             openSamples))
+    rows.append(Row("scopes", "(a) of which openScope alone, per instance", unit: "µs", openOnlySamples))
     rows.append(
         Row("scopes", "(a) floor: the same 3 providers in a bare task group, per instance", unit: "µs", floorSamples))
     rows.append(
@@ -157,7 +163,8 @@ private func manyInstances(
     _ container: ServiceContainer, count: Int, start: Bool, _ settings: BenchSettings
 ) async throws -> [Row] {
     let what = start ? "opened and started" : "opened (not started)"
-    // Warm the allocator with one round, then measure the next.
+    // Two rounds: the resident growth of the first (fresh pages), the malloc'd bytes and the
+    // closing time of the second (a warm allocator).
     var bytesPerInstance = 0.0
     var residentPerInstance = 0.0
     var closeTimes: [Double] = []
@@ -183,9 +190,11 @@ private func manyInstances(
         let closeStart = nanoseconds()
         for instance in instances { try await instance.close() }
         let closeEnd = nanoseconds()
-        if round == 1 {
-            if let heapBefore, let heapAfter { bytesPerInstance = Double(heapAfter - heapBefore) / Double(count) }
+        if round == 0 {
+            // The first round takes fresh pages; the second reuses what the first freed.
             residentPerInstance = Double(residentAfter - residentBefore) / Double(count)
+        } else {
+            if let heapBefore, let heapAfter { bytesPerInstance = Double(heapAfter - heapBefore) / Double(count) }
             closeTimes = [Double(closeEnd - closeStart) / 1e6]
         }
     }
@@ -195,7 +204,9 @@ private func manyInstances(
             [bytesPerInstance],
             goal: start ? "≤ 2 KB + values (\(Int(valueBytes)) B)" : nil,
             met: settings.smoke || !start ? nil : bytesPerInstance <= 2_048 + valueBytes),
-        Row("scopes", "(b) \(count) instances \(what): RSS growth per instance", unit: "B", [residentPerInstance]),
+        Row(
+            "scopes", "(b) \(count) instances \(what): RSS growth per instance (first round)", unit: "B",
+            [residentPerInstance]),
         Row("scopes", "(b) closing all \(count) instances \(what), one after another", unit: "ms", closeTimes),
     ]
     if start { rows.append(Row("scopes", "(b) the 3 scoped values' own malloc'd size", unit: "B", [valueBytes])) }

@@ -33,12 +33,17 @@ struct CallerRegistry<Waiter> {
     /// Whether nobody waits.
     var isEmpty: Bool { count == 0 }
 
-    /// Parks a caller until ``removeAll()``.
+    /// Parks a caller until ``removeAll(named:)``.
     mutating func park(_ entry: Entry) {
         positions?[entry.id] = waiters.count
+        // Names are kept only once a caller has one (untraced callers are unnamed): an array
+        // less per round where nobody reads them.
+        if !entry.label.isEmpty || !labels.isEmpty {
+            labels.append(contentsOf: repeatElement("", count: waiters.count - labels.count))
+            labels.append(entry.label)
+        }
         waiters.append(entry.waiter)
         ids.append(entry.id)
-        labels.append(entry.label)
     }
 
     /// Takes one caller out (its cancellation); `nil` when it is not parked (already answered).
@@ -52,18 +57,25 @@ struct CallerRegistry<Waiter> {
         }
         guard let position = positions?.removeValue(forKey: id) else { return nil }
         left.insert(position)
-        let entry = Entry(id: id, label: labels[position], waiter: waiters[position], priority: 0)
+        let label = position < labels.count ? labels[position] : ""
+        let entry = Entry(id: id, label: label, waiter: waiters[position], priority: 0)
         if isEmpty { clear() }
         return entry
     }
 
-    /// Takes every parked caller out: their waiters and names, in arrival order (the trace then
-    /// reads the same way every time, and the runtime resumes tasks in the order it created them).
-    mutating func removeAll() -> (waiters: [Waiter], labels: [String]) {
+    /// Takes every parked caller out: their waiters and, when `named` (for the trace), their
+    /// names (otherwise none), in arrival order (the trace then reads the same way every time,
+    /// and the runtime resumes tasks in the order it created them).
+    mutating func removeAll(named: Bool) -> (waiters: [Waiter], labels: [String]) {
         defer { clear() }
+        if !named {
+            labels = []
+        } else if labels.count < waiters.count {
+            labels.append(contentsOf: repeatElement("", count: waiters.count - labels.count))
+        }
         guard !left.isEmpty else { return (waiters, labels) }
         let stayed = waiters.indices.filter { !left.contains($0) }
-        return (stayed.map { waiters[$0] }, stayed.map { labels[$0] })
+        return (stayed.map { waiters[$0] }, named ? stayed.map { labels[$0] } : [])
     }
 
     private mutating func clear() {
@@ -77,8 +89,8 @@ struct CallerRegistry<Waiter> {
     /// Broken invariants: the arrays, the callers that left and the positions must agree.
     func invariantViolations() -> [String] {
         var violations: [String] = []
-        if ids.count != waiters.count || labels.count != waiters.count {
-            violations.append("one id and one name per parked caller")
+        if ids.count != waiters.count || labels.count > waiters.count {
+            violations.append("one id and at most one name per parked caller")
         }
         if left.contains(where: { $0 >= waiters.count }) { violations.append("a caller left from beyond the end") }
         if let positions {

@@ -272,7 +272,7 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, BuildHandle> {
 
     /// Takes every parked caller, tracing each one's resumption with `result`.
     private mutating func resumeAll(_ result: CallerResult, of build: BuildAttempt) -> [Waiter] {
-        let (waiters, labels) = callers.removeAll()
+        let (waiters, labels) = callers.removeAll(named: trace.isEnabled)
         if trace.isEnabled { for label in labels { record(.callerResumed(caller: label, result: result), build) } }
         return waiters
     }
@@ -460,7 +460,7 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, BuildHandle> {
         var clearSnapshot = false
         if case .ready = phase { clearSnapshot = true }
         return Ended(
-            callers: callers.removeAll(), error: error, cancel: jobs.supersedeBuild(owner: owner),
+            callers: callers.removeAll(named: trace.isEnabled), error: error, cancel: jobs.supersedeBuild(owner: owner),
             cancelledBuild: cancelledBuild, clearSnapshot: clearSnapshot, attempt: attempt)
     }
 

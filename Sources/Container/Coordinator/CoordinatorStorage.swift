@@ -14,9 +14,11 @@ final class CoordinatorStorage: Sendable {
     typealias OperationWaiter = @Sendable (Result<ResetReport, ContainerError>) -> Void
     typealias Machine = CoordinatorStateMachine<Waiter, OperationWaiter, Task<Void, Never>>
 
-    let policy: BuildPolicy
-    let tracer: Tracer
-    let redactor: Redactor
+    /// The policy, tracer and redactor, shared with the scope instances.
+    let environment: CoordinatorEnvironment
+    var policy: BuildPolicy { environment.policy }
+    var tracer: Tracer { environment.tracer }
+    var redactor: Redactor { environment.redactor }
     /// For a scope instance: its parent and parameters.
     let binding: ScopeBinding?
     /// For the app: the open scope instances.
@@ -30,10 +32,9 @@ final class CoordinatorStorage: Sendable {
 
     /// The app's storage, over the app part of `declared`.
     init(declared: ServiceGraph, policy: BuildPolicy, tracer: Tracer) {
-        self.policy = policy
-        self.tracer = tracer
         // Every secret of the graph, scoped services' too: scope instances share this redactor.
-        self.redactor = Redactor(secrets: declared.secrets)
+        self.environment = CoordinatorEnvironment(
+            policy: policy, tracer: tracer, redactor: Redactor(secrets: declared.secrets))
         self.binding = nil
         self.scopes = ScopeRegistry(declared: declared)
         self.machine = Locked(Machine(graph: declared.appPart, policy: policy, tracing: tracer.isEnabled))
@@ -42,14 +43,14 @@ final class CoordinatorStorage: Sendable {
 
     /// A scope instance's storage, over the scope's part of the graph.
     init(scopePart: ServiceGraph, binding: ScopeBinding, parent: CoordinatorStorage) {
-        self.policy = parent.policy
-        self.tracer = parent.tracer
-        self.redactor = parent.redactor
+        self.environment = parent.environment
         self.binding = binding
         self.scopes = nil
         self.machine = Locked(
-            Machine(graph: scopePart, policy: parent.policy, tracing: tracer.isEnabled, scopeInstance: binding.label))
-        self.published = SnapshotSlot(answersReadyInline: !tracer.isEnabled, shards: 1)
+            Machine(
+                graph: scopePart, policy: parent.policy, tracing: parent.tracer.isEnabled,
+                scopeInstance: binding.label))
+        self.published = SnapshotSlot(answersReadyInline: !parent.tracer.isEnabled, shards: 1)
     }
 
     /// The scope instance's label in the trace (`nil` for the app).

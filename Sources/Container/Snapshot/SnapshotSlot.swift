@@ -62,7 +62,8 @@ public import Synchronization
 @usableFromInline
 // Sendable: `slot`, `epoch`, `generationValue` and the shard counters are atomics; the
 // counters' memory is allocated in `init`, never reassigned and freed only in `deinit`;
-// retirements are serialized by the `writer` lock; the protocol above makes concurrent reads,
+// retirements are serialized by the `writer` lock, which also guards `backlog`; the protocol
+// above makes concurrent reads,
 // exchanges and retirements safe.
 final class SnapshotSlot: @unchecked Sendable {
 
@@ -82,8 +83,11 @@ final class SnapshotSlot: @unchecked Sendable {
     /// Whether a ready snapshot may be returned to `start()` without visiting the state machine
     /// (false when callers are traced: their `caller.joined` is stamped by the machine).
     @usableFromInline let answersReadyInline: Bool
-    /// Serializes retirements: the epoch flips, and how many wait on the reclaimer.
-    private let writer = Locked<Int>(0)
+    /// Serializes retirements (the epoch flips) of every slot: they are rare (a publish, a
+    /// reset, a close), and one lock per slot was 64 bytes per scope instance.
+    private static let writer = Locked(())
+    /// How many of this slot's retirements wait on the reclaimer; guarded by ``writer``.
+    private var backlog = 0
 
     /// Shards of this slot (a power of two).
     let shardCount: Int
@@ -187,7 +191,7 @@ final class SnapshotSlot: @unchecked Sendable {
     /// ``reclaimer`` queue, and so do the retirements that follow until it caught up (each flip
     /// must wait for the previous one's readers, see above).
     func retire(_ retired: RetiredSnapshot) {
-        let released = writer.withLock { backlog -> Bool in
+        let released = Self.writer.withLock { _ -> Bool in
             guard backlog == 0 else {
                 backlog += 1
                 Self.reclaimer.async { [self] in finish(retired) }
@@ -217,7 +221,7 @@ final class SnapshotSlot: @unchecked Sendable {
 
     /// On the reclaimer: a retirement queued behind a backlog.
     private func finish(_ retired: RetiredSnapshot) {
-        let parity = writer.withLock { _ in flip() }
+        let parity = Self.writer.withLock { _ in flip() }
         _ = waitForReaders(parity: parity, spins: nil)
         release(retired)
     }
@@ -225,7 +229,7 @@ final class SnapshotSlot: @unchecked Sendable {
     /// On the reclaimer: releases and shrinks the backlog.
     private func release(_ retired: RetiredSnapshot) {
         retired.pointer.release()
-        writer.withLock { $0 -= 1 }
+        Self.writer.withLock { _ in backlog -= 1 }
     }
 
     /// Waits until the reclaimer finished every retirement handed to it; for tests.
