@@ -24,12 +24,45 @@ struct BuildRecords {
         case pending, succeeded, reused, failed, cancelledWhileRunning, cancelledBeforeStart, skipped
     }
 
-    /// One node's record.
+    /// One node's record: 40 bytes (two optional durations and an `Int` took 64), a large
+    /// graph's records are read and written once per node and should stay in cache.
     struct Record {
+        private var start = Duration.zero
+        private var end = Duration.zero
+        private var runCount: Int32 = 0
         var status = Status.pending
-        var runs = 0
-        var startedAt: Duration?
-        var endedAt: Duration?
+        /// Bit 0: `start` is set; bit 1: `end` is set.
+        private var times: UInt8 = 0
+
+        init() {}
+
+        init(status: Status, runs: Int, startedAt: Duration?, endedAt: Duration?) {
+            self.status = status
+            self.runs = runs
+            self.startedAt = startedAt
+            self.endedAt = endedAt
+        }
+
+        var runs: Int {
+            get { Int(runCount) }
+            set { runCount = Int32(clamping: newValue) }
+        }
+
+        var startedAt: Duration? {
+            get { times & 1 != 0 ? start : nil }
+            set {
+                start = newValue ?? .zero
+                times = newValue == nil ? times & ~1 : times | 1
+            }
+        }
+
+        var endedAt: Duration? {
+            get { times & 2 != 0 ? end : nil }
+            set {
+                end = newValue ?? .zero
+                times = newValue == nil ? times & ~2 : times | 2
+            }
+        }
     }
 
     private var records: [Record]
