@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "Container", targets: ["Container"]),
         .library(name: "Plugins", targets: ["Plugins"]),
         .library(name: "ContainerTrace", targets: ["ContainerTrace"]),
+        .library(name: "ContainerTesting", targets: ["ContainerTesting"]),
         .executable(name: "container-demo", targets: ["container-demo"]),
         .executable(name: "container-bench", targets: ["container-bench"]),
     ],
@@ -26,6 +27,9 @@ let package = Package(
         .target(name: "Container", swiftSettings: strictSettings),
         // What a trace becomes: JSON Lines, the timeline, DOT, Mermaid, Chrome trace JSON (Perfetto).
         .target(name: "ContainerTrace", dependencies: ["Container"], swiftSettings: strictSettings),
+        // The test kit: gates, counters, deadlines, fake providers, a trace watcher with expectations,
+        // the trace invariants. Used by the tests, the demo and the benchmark; no Swift Testing inside.
+        .target(name: "ContainerTesting", dependencies: ["Container"], swiftSettings: strictSettings),
         // The system SQLite library where no SDK ships it (Debian: libsqlite3-dev). Apple platforms
         // use the SDK's own `SQLite3` module instead: no Homebrew, no pkg-config.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
@@ -39,23 +43,34 @@ let package = Package(
             swiftSettings: strictSettings),
         // The demo as a library, so tests can run its scenarios in-process.
         .target(
-            name: "ContainerDemoKit", dependencies: ["Container", "ContainerTrace", "Plugins"],
+            name: "ContainerDemoKit", dependencies: ["Container", "ContainerTesting", "ContainerTrace", "Plugins"],
             swiftSettings: strictSettings),
         .executableTarget(name: "container-demo", dependencies: ["ContainerDemoKit"], swiftSettings: strictSettings),
         .executableTarget(
-            name: "container-bench", dependencies: ["Container", "Plugins"], swiftSettings: strictSettings),
-        // Helpers shared by the test targets (gates, deadlines, a seeded PRNG); not a product.
+            name: "container-bench", dependencies: ["Container", "ContainerTesting", "Plugins"],
+            swiftSettings: strictSettings),
+        // Swift Testing glue shared by the test targets (the JSON Lines and Chrome trace checks); not a product.
         .target(
-            name: "TestSupport", dependencies: ["Container"], path: "Tests/TestSupport", swiftSettings: strictSettings),
-        .testTarget(name: "ContainerTests", dependencies: ["Container", "TestSupport"], swiftSettings: strictSettings),
-        .testTarget(
-            name: "PluginsTests", dependencies: ["Plugins", "Container", "TestSupport"], swiftSettings: strictSettings),
-        .testTarget(
-            name: "ContainerDemoKitTests",
-            dependencies: ["ContainerDemoKit", "ContainerTrace", "Plugins", "Container", "TestSupport"],
+            name: "TestSupport", dependencies: ["Container", "ContainerTesting"], path: "Tests/TestSupport",
             swiftSettings: strictSettings),
         .testTarget(
-            name: "ContainerTraceTests", dependencies: ["ContainerTrace", "Container", "TestSupport"],
+            name: "ContainerTests", dependencies: ["Container", "ContainerTesting", "TestSupport"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "PluginsTests", dependencies: ["Plugins", "Container", "ContainerTesting", "TestSupport"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "ContainerDemoKitTests",
+            dependencies: [
+                "ContainerDemoKit", "ContainerTrace", "Plugins", "Container", "ContainerTesting", "TestSupport",
+            ],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "ContainerTraceTests",
+            dependencies: ["ContainerTrace", "Container", "ContainerTesting", "TestSupport"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "ContainerTestingTests", dependencies: ["ContainerTesting", "Container", "TestSupport"],
             swiftSettings: strictSettings),
     ]
 )

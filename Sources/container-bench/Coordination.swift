@@ -1,30 +1,6 @@
 import Container
+import ContainerTesting
 import Synchronization
-
-/// A gate a provider awaits until the benchmark opens it.
-final class Gate: Sendable {
-    private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
-
-    func wait() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let resumeNow = state.withLock { state in
-                if state.open { return true }
-                state.waiters.append(continuation)
-                return false
-            }
-            if resumeNow { continuation.resume() }
-        }
-    }
-
-    func open() {
-        let waiters = state.withLock { state in
-            state.open = true
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        for waiter in waiters { waiter.resume() }
-    }
-}
 
 /// The floor of scenario 3: tasks parked on a mutex-guarded list of continuations, then
 /// released all at once; the last to park signals `allParked`.
@@ -143,7 +119,7 @@ func joinersContainerRound(callers: Int, counter: JoinCounter?) async throws -> 
         } else {
             // Without a trace sink: every caller has entered `start()`; let the last ones
             // reach their suspension point before the gate opens.
-            while entered.value < callers { await Task.yield() }
+            while entered.count < callers { await Task.yield() }
             for _ in 0..<4 { await Task.yield() }
         }
         gate.open()
@@ -186,7 +162,7 @@ func joinersMirroredFloorRound(callers: Int) async throws -> UInt64 {
                 return ObjectIdentifier(shared)
             }
         }
-        while entered.value < callers { await Task.yield() }
+        while entered.count < callers { await Task.yield() }
         for _ in 0..<4 { await Task.yield() }
         lot.release()
         var identities = Set<ObjectIdentifier>()
@@ -210,7 +186,7 @@ func joinersScenario(_ settings: BenchSettings) async throws -> [Row] {
     for index in 0..<(settings.warmup + settings.samples) {
         runs.reset()
         let nanos = try await joinersContainerRound(callers: callers, counter: nil)
-        precondition(runs.value == 1, "the build must run once")
+        precondition(runs.count == 1, "the build must run once")
         let floor = await joinersFloorRound(callers: callers)
         let mirrored = try await joinersMirroredFloorRound(callers: callers)
         if index >= settings.warmup {
@@ -241,7 +217,7 @@ func joinersScenario(_ settings: BenchSettings) async throws -> [Row] {
             met: settings.smoke ? nil : ratio <= 1.3),
         Row("joiners", "ratio container / floor driven like the container (per round)", unit: "×", mirroredRatios),
         Row(
-            "joiners", "check: callers that joined the running build (traced round; build runs: \(runs.value))",
+            "joiners", "check: callers that joined the running build (traced round; build runs: \(runs.count))",
             unit: "callers", [Double(counter.joinedWhileBuilding)]),
     ]
 }

@@ -290,15 +290,3 @@ func format(_ value: Double) -> String {
     if value >= 10 { return String(Double(Int((value * 10).rounded())) / 10) }
     return String(Double(Int((value * 100).rounded())) / 100)
 }
-
-/// A shared atomic counter (an `Atomic` cannot be captured by a closure itself).
-final class Counter: Sendable {
-    private let storage = Atomic<Int>(0)
-
-    var value: Int { storage.load(ordering: .acquiring) }
-
-    @discardableResult
-    func increment() -> Int { storage.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue }
-
-    func reset() { storage.store(0, ordering: .releasing) }
-}

@@ -2,5 +2,8 @@ import ContainerDemoKit
 import Foundation
 
 // The command line is a thin shell over ContainerDemoKit, which the tests run in-process.
-let status = await DemoCommand.main(Array(CommandLine.arguments.dropFirst()), output: .standard())
+// SIGINT and SIGTERM shut the running container down gracefully (exit 130 / 143).
+let interrupt = DemoInterrupt()
+interrupt.installSignalHandlers(output: .standard())
+let status = await DemoCommand.main(Array(CommandLine.arguments.dropFirst()), output: .standard(), interrupt: interrupt)
 exit(status)

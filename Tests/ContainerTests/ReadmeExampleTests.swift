@@ -1,5 +1,5 @@
 import Container
-import TestSupport
+import Foundation
 import Testing
 
 // The README's "services in code" example, compiled and run as it is printed there.
@@ -28,15 +28,38 @@ struct ReadmeExampleTests {
     func example() async throws {
         let container = try ServiceContainer([
             ServiceSpec(.settings) { _ in try Settings.load() },
-            ServiceSpec(.database, dependsOn: ["settings"], tearDown: { try await $0.close() }) { context in
+            // Typed edges: a typo or a changed type is a validation error, not a surprise at run time.
+            ServiceSpec(.database, dependsOn: .settings, tearDown: { try await $0.close() }) { context in
                 try await Database.open(try context[.settings].databasePath)
             },
-            ServiceSpec(.session, dependsOn: ["database"]) { try await Session.restore(from: $0[.database]) },
+            ServiceSpec(.session, dependsOn: .database) { try await Session.restore(from: $0[.database]) },
         ])
         let services = try await container.start()  // every concurrent caller joins this one build
         let session = try services[.session]  // typed and synchronous
         #expect(session.user == "ada")
         #expect(container.current === services)  // the hot path: no await once ready
         #expect(try services[.database].path == ":memory:")
+        let greeting = try await container.run(Greeting())  // "hello, ada"
+        #expect(greeting == "hello, ada")
     }
+
+    @Test("The README's example is the one printed there")
+    func printed() throws {
+        let readme = try String(contentsOfFile: PackagePaths.root + "/README.md", encoding: .utf8)
+        #expect(readme.contains("ServiceSpec(.database, dependsOn: .settings, tearDown: { try await $0.close() })"))
+        #expect(readme.contains("@Needs(.session) var session: Session"))
+        #expect(readme.contains("let greeting = try await container.run(Greeting())   // \"hello, ada\""))
+    }
+}
+
+// An entry point declares what it needs once, as properties; the container checks and fills them.
+private struct Greeting: EntryPoint {
+    let id = "greeting"
+    @Needs(.session) var session: Session
+    func run(_ services: ScopedServices) async throws -> String { "hello, \(session.user ?? "guest")" }
+}
+
+private enum PackagePaths {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
 }

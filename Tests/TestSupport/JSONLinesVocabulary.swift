@@ -7,7 +7,7 @@ public enum JSONLinesVocabulary {
     /// The documented fields of every event (besides those on every line), with their JSON types.
     public static let documented: [String: [String: String]] = [
         "build.started": [:],
-        "node.started": ["node": "string"],
+        "node.started": ["node": "string", "override": "boolean"],
         "node.succeeded": ["node": "string", "durationMs": "number"],
         "node.failed": ["node": "string", "failure": "string", "error": "string"],
         "node.retrying": ["node": "string", "retry": "number", "delayMs": "number"],
@@ -30,7 +30,9 @@ public enum JSONLinesVocabulary {
         "scope.closed": [:],
     ]
     /// Fields that may be absent.
-    public static let optional: Set<String> = ["invalidated", "error", "exhausted", "added", "removed", "changed"]
+    public static let optional: Set<String> = [
+        "invalidated", "error", "exhausted", "added", "removed", "changed", "override",
+    ]
     /// The documented values of the string fields that have a fixed set.
     public static let values: [String: Set<String>] = [
         "failure": ["transient", "permanent"], "phase": ["beforeStart", "whileRunning"],
@@ -68,6 +70,9 @@ public enum JSONLinesVocabulary {
         }
         if event == "build.failed", let exhausted = object["exhausted"] {
             #expect(exhausted as? Bool == true, "exhausted is only ever true", sourceLocation: sourceLocation)
+        }
+        if event == "node.started", let override = object["override"] {
+            #expect(override as? Bool == true, "override is only ever true", sourceLocation: sourceLocation)
         }
         if event == "generation.reset", object["reason"] as? String != "reload" {
             #expect(

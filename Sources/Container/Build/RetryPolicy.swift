@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// How often a node's provider is retried within one build after a transient error.
 ///
 /// The delay before retry `n` (1-based) is `initialDelay * multiplier^(n-1)`, capped at
@@ -31,18 +39,21 @@ public struct RetryPolicy: Sendable, Hashable {
     /// One run, no retry (the default).
     public static let none = RetryPolicy(maxAttempts: 1)
 
-    /// The delay before retry number `retry` (1-based).
+    /// The delay before retry number `retry` (1-based): `initialDelay * multiplier^(retry-1)`,
+    /// capped at `maxDelay`, in constant time whatever `retry` is.
     public func delay(beforeRetry retry: Int) -> Duration {
         // Computed in seconds as a Double and clamped before converting back, so no
         // multiplier or count can overflow `Duration`.
         // The limits are applied here too: the fields are public `var`s.
         let cap = min(max(maxDelay.seconds, 0), 86_400)
         let factor = multiplier.isFinite ? max(1, multiplier) : 1
-        var delay = initialDelay.seconds
-        var step = 1
-        while step < retry && delay < cap {
-            delay *= factor
-            step += 1
+        let initial = initialDelay.seconds
+        let delay: Double
+        if retry <= 1 || factor == 1 || !(initial > 0) {
+            delay = initial
+        } else {
+            // pow may overflow to infinity for a large retry; the clamp below turns it into the cap.
+            delay = initial * pow(factor, Double(retry - 1))
         }
         let clamped = delay.isFinite ? min(max(delay, 0), cap) : cap
         return .nanoseconds(Int64((clamped * 1e9).rounded()))

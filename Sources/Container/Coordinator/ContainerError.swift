@@ -106,11 +106,11 @@ public struct ContainerError: Error, Sendable, CustomStringConvertible {
         ContainerError(code: .invalidScope, message: message, generation: 0, report: nil)
     }
 
-    static func superseded(generation: Int, by newGeneration: Int) -> ContainerError {
+    static func superseded(generation: Int, by newGeneration: Int, detail: String? = nil) -> ContainerError {
         ContainerError(
             code: .superseded,
-            message: "generation \(generation) was superseded by a reset to generation \(newGeneration) "
-                + "before it was ready; call start() again for the new generation",
+            message: (detail.map { $0 + ": " } ?? "") + "generation \(generation) was superseded by a reset to "
+                + "generation \(newGeneration) before it was ready; call start() again for the new generation",
             generation: generation, report: nil)
     }
 

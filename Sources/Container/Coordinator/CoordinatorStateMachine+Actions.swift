@@ -85,6 +85,8 @@ extension CoordinatorStateMachine {
         /// The services whose values the operation retires: scope instances that use any of
         /// them are superseded too (DESIGN §9).
         let retired: Set<String>
+        /// The operation (its id); its report also lists the teardowns of the instances it superseded.
+        let operation: Int
     }
 
     /// The answer to `resetRequested` and `reloadRequested`.

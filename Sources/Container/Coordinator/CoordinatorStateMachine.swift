@@ -56,6 +56,9 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, BuildHandle> {
     let policy: BuildPolicy
     private var nextBuildID = 1
     private var nextOperationID = 1
+    /// Attempts of this generation that ended before building anything, because the app's
+    /// build failed (a scope instance's): they do not count against the attempt budget.
+    private var upstreamFailures = 0
     /// The report of the last build that finished (for the status).
     private(set) var lastReport: BuildReport?
 
@@ -242,14 +245,17 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, BuildHandle> {
         }
         let build = BuildAttempt(generation: generation, attempt: running.attempt)
         record(.buildFailed(failure: error.failure ?? .transient, roots: [], exhausted: false), build)
-        phase = .idle(attempt: running.attempt)
+        // The attempt happened (and is traced), but built nothing: it does not use up the budget.
+        upstreamFailures += 1
+        phase = .idle(attempt: running.attempt + 1)
         return .fail(error, resume: resumeAll(.failure, of: build), then: continueLifecycle())
     }
 
     /// Moves to the phase after a failed attempt and returns the callers' error.
     private mutating func failAttempt(_ running: RunningAttempt, report: BuildReport, now: Duration) -> ContainerError {
         let failure = report.failure ?? .transient
-        let exhausted = failure == .transient && policy.maxAttempts.map { running.attempt >= $0 } == true
+        let builds = running.attempt - upstreamFailures
+        let exhausted = failure == .transient && policy.maxAttempts.map { builds >= $0 } == true
         record(.buildFailed(failure: failure, roots: report.failedNodes, exhausted: exhausted), report.build)
         guard failure == .transient && !exhausted else {
             // Sticky: nothing can use this generation's values any more, so they go now (§5).
@@ -329,6 +335,7 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, BuildHandle> {
         let from = generation
         var supersession = supersede(owner: operation, with: .superseded(generation: from, by: from + 1))
         let retired = values.advance(invalidating: invalidating)
+        upstreamFailures = 0
         supersession.retired = Set(values.names(of: retired.slots))
         jobs.enqueue(retired.values, owner: operation)
         let invalidated = values.names(of: retired.slots)
@@ -362,6 +369,7 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, BuildHandle> {
                 oldGraph.nodes[$0].name
             })
         jobs.enqueue(values.advance(to: graph, carrying: carrying), owner: operation)
+        upstreamFailures = 0
         let first = BuildAttempt(generation: generation, attempt: 1)
         record(.generationReset(change), first)
         traceResumptions(supersession, result: .superseded)
@@ -437,13 +445,14 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, BuildHandle> {
         let cancelledBuild: BuildAttempt?
         let clearSnapshot: Bool
         let attempt: BuildAttempt
+        let operation: Int
 
         var retired: Set<String> = []
 
         var action: Supersession {
             Supersession(
                 resume: callers.waiters, error: error, cancel: cancel, clearSnapshot: clearSnapshot,
-                retired: retired)
+                retired: retired, operation: operation)
         }
     }
 
@@ -461,11 +470,41 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, BuildHandle> {
         if case .ready = phase { clearSnapshot = true }
         return Ended(
             callers: callers.removeAll(named: trace.isEnabled), error: error, cancel: jobs.supersedeBuild(owner: owner),
-            cancelledBuild: cancelledBuild, clearSnapshot: clearSnapshot, attempt: attempt)
+            cancelledBuild: cancelledBuild, clearSnapshot: clearSnapshot, attempt: attempt, operation: owner)
     }
 
     private mutating func traceResumptions(_ ended: Ended, result: CallerResult) {
         for label in ended.callers.labels { record(.callerResumed(caller: label, result: result), ended.attempt) }
+    }
+
+    // MARK: Status
+
+    /// The machine's part of ``ContainerStatus``.
+    func status(openScopes: [String]) -> ContainerStatus {
+        let state: ContainerStatus.State
+        var failure: ContainerError?
+        var nextAttemptAt: Duration?
+        switch phase {
+        case .idle: state = .idle
+        case .running: state = .running
+        case .ready: state = .ready
+        case .backingOff(_, let allowedAt, let lastFailure):
+            state = .waiting
+            failure = lastFailure
+            nextAttemptAt = allowedAt
+        case .failed(let error):
+            state = .failed
+            failure = error
+        case .draining: state = .shuttingDown
+        case .shutDown: state = .shutDown
+        }
+        if failure == nil, let lastReport, !lastReport.succeeded, !lastReport.wasCancelled {
+            failure = .buildFailed(lastReport)
+        }
+        return ContainerStatus(
+            state: state, generation: generation, attempt: currentAttempt.attempt, lastBuild: lastReport,
+            lastFailure: failure, nextAttemptAt: nextAttemptAt, openScopes: openScopes, waitingCallers: callers.count,
+            unreportedTeardowns: jobs.unreported)
     }
 
     // MARK: Invariants

@@ -141,23 +141,37 @@ final class CoordinatorStorage: Sendable {
         perform(action)
     }
 
-    func reload(
-        _ graph: ServiceGraph, carrying: [Int: Int], change: GenerationChange
-    ) async throws(ContainerError) -> ResetReport {
-        try await withOperation { done in
-            perform(
-                transition { machine, _ in
-                    machine.reloadRequested(graph: graph, carrying: carrying, change: change, waiter: done)
-                })
-        }
+    /// Moves to a new generation on `graph` (a part of a reloaded graph): the services of
+    /// `changes.carriedOver` keep their values, the others are rebuilt. Calls `done` with the
+    /// report once the retired values are torn down.
+    func beginReload(_ graph: ServiceGraph, changes: GraphChanges, then done: @escaping OperationWaiter) {
+        let carriedNames = Set(changes.carriedOver)
+        perform(
+            transition { machine, _ in
+                let old = machine.values.graph
+                var carrying: [Int: Int] = [:]
+                for slot in 0..<graph.builtCount where carriedNames.contains(graph.nodes[slot].name) {
+                    if let oldSlot = old.layout.slots[graph.nodes[slot].name], oldSlot < old.builtCount {
+                        carrying[slot] = oldSlot
+                    }
+                }
+                let rebuilt = (0..<graph.builtCount).filter { carrying[$0] == nil }.map { graph.nodes[$0].name }
+                let own = Set(graph.serviceNames[..<graph.builtCount]).union(old.serviceNames[..<old.builtCount])
+                let change = GenerationChange(
+                    from: machine.generation, to: machine.generation + 1, invalidated: rebuilt, reason: .reload,
+                    added: changes.added.filter(own.contains), removed: changes.removed.filter(own.contains),
+                    changed: changes.changed.filter(own.contains))
+                return machine.reloadRequested(graph: graph, carrying: carrying, change: change, waiter: done)
+            })
     }
 
     /// Shuts down; a running build may finish until `deadline` (`nil`: cancelled at once).
     /// `error` is what later calls get. The app closes its scope instances first (§9).
     func shutdown(deadline: ContinuousClock.Instant?, error: ContainerError) async throws(ContainerError) -> ResetReport
     {
-        if let scopes { await scopes.closeAll() }
-        return try await withOperation { done in
+        // Scoped values go before the app values they use; their teardowns lead the report.
+        let scoped = await scopes?.closeAll() ?? []
+        let report = try await withOperation { done in
             let action = transition { machine, _ in
                 machine.shutdownRequested(waiter: done, graceful: deadline != nil, error: error)
             }
@@ -172,10 +186,11 @@ final class CoordinatorStorage: Sendable {
             case .proceed(let supersession, let lifecycle): perform(supersession, lifecycle)
             }
         }
+        return scoped.isEmpty ? report : report.with(tornDown: scoped + report.tornDown)
     }
 
     /// Runs `begin` with a completion that resumes this call.
-    private func withOperation(
+    func withOperation(
         _ begin: (@escaping OperationWaiter) -> Void
     ) async throws(ContainerError) -> ResetReport {
         let result = await withCheckedContinuation { continuation in
@@ -183,6 +198,9 @@ final class CoordinatorStorage: Sendable {
         }
         return try result.get()
     }
+
+    /// The coordinator's status (see ``ContainerStatus``).
+    func status(openScopes: [String]) -> ContainerStatus { machine.withLock { $0.status(openScopes: openScopes) } }
 
     /// Runs `body` while holding the state lock; for tests that check what does not need it.
     func _withStateLock<Result>(_ body: () -> Result) -> Result { machine.withLock { _ in body() } }
@@ -236,7 +254,7 @@ final class CoordinatorStorage: Sendable {
     private func perform(_ supersession: Machine.Supersession, _ lifecycle: Machine.Lifecycle) {
         // Scope instances built on a retired service are superseded now, before this
         // operation's teardown can start (it waits for theirs: scoped values go first, §9).
-        scopes?.supersede(using: supersession.retired)
+        scopes?.supersede(using: supersession.retired, operation: supersession.operation)
         for waiter in supersession.resume { waiter.resume(throwing: supersession.error) }
         supersession.cancel?.cancel()
         perform(lifecycle)
@@ -255,7 +273,17 @@ final class CoordinatorStorage: Sendable {
                 Task.detached { [self] in await runTeardown(batch, after: superseded) }
             }
         }
-        for (waiter, report) in lifecycle.completed { waiter(.success(report)) }
+        for (waiter, report) in lifecycle.completed {
+            guard let scopes, scopes.hasSupersessions(reportedBy: report.operation) else {
+                waiter(.success(report))
+                continue
+            }
+            // The instances this operation superseded report through it, once torn down.
+            Task {
+                let scoped = await scopes.teardowns(reportedBy: report.operation)
+                waiter(.success(report.with(tornDown: scoped + report.tornDown)))
+            }
+        }
     }
 
     // MARK: Jobs
@@ -277,9 +305,9 @@ final class CoordinatorStorage: Sendable {
             } else {
                 app = await binding.appSnapshot()
             }
-            switch app {
-            case .success(let app):
-                external = binding.externalValues(of: ticket.graph, from: app)
+            switch app.flatMap({ app in binding.externalValues(of: ticket.graph, from: app).map { (app, $0) } }) {
+            case .success(let (app, values)):
+                external = values
                 appGeneration = app.generation
             case .failure(let error):
                 upstreamFailed(ticket.id, error)
@@ -345,7 +373,8 @@ final class CoordinatorStorage: Sendable {
             records.append(
                 .init(
                     owner: item.owner,
-                    record: .init(service: box.name, generation: box.builtInGeneration, error: message)))
+                    record: .init(
+                        service: box.name, generation: box.builtInGeneration, error: message, scope: scopeLabel)))
             tracer.emit(.nodeTornDown(node: box.name, error: message), build: box.builtIn, scope: scopeLabel)
         }
         perform(transition { machine, _ in machine.teardownFinished(records) })

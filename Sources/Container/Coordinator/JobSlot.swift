@@ -157,7 +157,9 @@ struct JobSlot<BuildHandle, OperationWaiter> {
         for operation in operations {
             // Teardowns nobody owned (a permanent failure's) go to the first report that can take them.
             let earlier = completed.isEmpty ? unreported : []
-            completed.append((operation.waiter, operation.report.with(tornDown: earlier + operation.tornDown)))
+            var report = operation.report.with(tornDown: earlier + operation.tornDown)
+            report.operation = operation.id
+            completed.append((operation.waiter, report))
         }
         if !completed.isEmpty { unreported = [] }
         operations = []

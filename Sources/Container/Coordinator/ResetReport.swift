@@ -8,12 +8,15 @@ public struct ResetReport: Sendable {
         public let generation: Int
         /// The teardown's error (redacted), when it failed.
         public let error: String?
+        /// The scope instance the value lived in (`"push#notification-42"`), or `nil` for the app.
+        public let scope: String?
 
         /// Creates a record.
-        public init(service: String, generation: Int, error: String?) {
+        public init(service: String, generation: Int, error: String?, scope: String? = nil) {
             self.service = service
             self.generation = generation
             self.error = error
+            self.scope = scope
         }
     }
 
@@ -27,7 +30,7 @@ public struct ResetReport: Sendable {
         public static let reset = Reason(.reset)
         /// ``ServiceContainer/reload(_:)``: a new version of the graph.
         public static let reload = Reason(.reload)
-        /// ``ServiceContainer/shutdown(deadline:)``.
+        /// ``ServiceContainer/shutdown(deadline:)`` or ``ServiceContainer/shutdown()``.
         public static let shutdown = Reason(.shutdown)
 
         public var description: String { base.rawValue }
@@ -53,6 +56,9 @@ public struct ResetReport: Sendable {
     /// Teardowns that failed.
     public var failures: [Teardown] { tornDown.filter { $0.error != nil } }
 
+    /// The coordinator's id of the operation this reports (0 until it completes).
+    var operation = 0
+
     init(
         reason: Reason, from: Int, to: Int, invalidated: [String], carriedOver: [String],
         tornDown: [Teardown] = [], cancelledBuild: BuildAttempt? = nil
@@ -68,15 +74,19 @@ public struct ResetReport: Sendable {
 
     /// The same report with these teardowns.
     func with(tornDown: [Teardown]) -> ResetReport {
-        ResetReport(
+        var report = ResetReport(
             reason: reason, from: from, to: to, invalidated: invalidated, carriedOver: carriedOver,
             tornDown: tornDown, cancelledBuild: cancelledBuild)
+        report.operation = operation
+        return report
     }
 
     /// The same report, saying it cancelled `build`.
     func with(cancelledBuild build: BuildAttempt) -> ResetReport {
-        ResetReport(
+        var report = ResetReport(
             reason: reason, from: from, to: to, invalidated: invalidated, carriedOver: carriedOver,
             tornDown: tornDown, cancelledBuild: build)
+        report.operation = operation
+        return report
     }
 }

@@ -28,7 +28,8 @@ public final class ServiceContainer: Sendable {
     ///   - policy: fail-fast or not, and the default error classifier.
     ///   - trace: sinks that receive every trace event.
     public init(graph: ServiceGraph, policy: BuildPolicy = .default, trace: [any TraceSink] = []) {
-        storage = CoordinatorStorage(declared: graph, policy: policy, tracer: Tracer(sinks: trace))
+        storage = CoordinatorStorage(
+            declared: graph, policy: policy, tracer: Tracer(sinks: trace, overridden: graph.overridden))
         published = storage.published
     }
 
@@ -101,8 +102,8 @@ public final class ServiceContainer: Sendable {
                     + "or run(_:scopeID:parameters:)")
         }
         let snapshot = try await start(as: entryPoint.id)
-        return try await entryPoint.run(
-            ScopedServices(snapshot, reader: entryPoint.id, requirements: entryPoint.requirements))
+        return try await RunningEntryPoint.run(
+            entryPoint, with: ScopedServices(snapshot, reader: entryPoint.id, requirements: entryPoint.requirements))
     }
 
     /// Starts a new generation.

@@ -1,11 +1,18 @@
 /// A JSON-shaped option value, as written in a service's `options`.
 public enum OptionValue: Sendable, Hashable, CustomStringConvertible {
+    /// JSON `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A number written without a fraction or exponent that fits an `Int` (`3`).
     case int(Int)
+    /// Any other number (`2.5`, `1e3`, an integer too large for `Int`).
     case double(Double)
+    /// A string.
     case string(String)
+    /// A list, in the order written.
     case array([OptionValue])
+    /// An object: values by key.
     case object([String: OptionValue])
 
     /// A short name of the value's JSON type, for error messages.

@@ -54,6 +54,8 @@ public struct ProviderContext: Sendable {
     var redactor: Redactor { build.redactor }
     /// The scope instance's parameters.
     var parameters: ScopeParameters { build.parameters }
+    /// The groups the node depends on: members' positions in ``declared``.
+    var groups: [String: [Int]] { node.groups }
 
     /// Reads a declared dependency.
     /// - Throws: ``ServiceLookupError`` when `key` is not in the node's `dependsOn` or has another type.
@@ -74,6 +76,27 @@ public struct ProviderContext: Sendable {
             throw .typeMismatch(key.name, expected: Value.self, actual: box.valueType)
         }
         return value
+    }
+
+    /// The values of every member of `group`, in declaration order (DESIGN §10).
+    /// - Throws: ``ServiceLookupError`` when the node does not depend on the group
+    ///   (`"group:<name>"` in its dependsOn) or a member's value has another type.
+    public func group<Value>(_ group: ServiceGroup<Value>) throws(ServiceLookupError) -> [Value] {
+        guard let positions = groups[group.name] else {
+            throw .undeclared(group.dependency, reader: "service '\(serviceName)'", declared: declared)
+        }
+        var values: [Value] = []
+        values.reserveCapacity(positions.count)
+        for position in positions {
+            guard let box = build.value(of: node.dependencies[position]) else {
+                throw .undeclared(declared[position], reader: "service '\(serviceName)'", declared: declared)
+            }
+            guard let value = box.anyValue as? Value else {
+                throw .typeMismatch(declared[position], expected: Value.self, actual: box.valueType)
+            }
+            values.append(value)
+        }
+        return values
     }
 
     /// Reads a declared dependency; the same as ``resolve(_:)``.

@@ -44,16 +44,16 @@ extension ServiceGraph {
                     issues.append(
                         .init(
                             code: .captiveDependency,
-                            message: "app service '\(spec.name)' depends on '\(target.name)' of scope "
-                                + "'\(to.scope!)'\(place), which it would outlive; make '\(spec.name)' live in "
-                                + "scope '\(to.scope!)' too, or remove the dependency",
+                            message: "app service '\(spec.name)' depends on '\(target.name)' of \(to)"
+                                + "\(place), which it would outlive; make '\(spec.name)' live in "
+                                + "\(to) too, or remove the dependency",
                             service: spec.name, location: location))
                 } else {
                     issues.append(
                         .init(
                             code: .crossScopeDependency,
-                            message: "service '\(spec.name)' of scope '\(from.scope!)' depends on '\(target.name)' "
-                                + "of scope '\(to.scope!)'\(place); scopes never see each other's services: depend "
+                            message: "service '\(spec.name)' of \(from) depends on '\(target.name)' "
+                                + "of \(to)\(place); scopes never see each other's services: depend "
                                 + "on an app service instead, or move one of them",
                             service: spec.name, location: location))
                 }

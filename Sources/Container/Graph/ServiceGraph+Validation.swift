@@ -2,10 +2,12 @@ extension ServiceGraph {
     /// Validates `specs` and builds the graph.
     ///
     /// Every problem is collected and reported together, in one ``GraphError``: duplicate
-    /// names, unknown providers (listing the known ones), missing dependencies (with a
-    /// "did you mean"), dependency cycles (as a path `a -> b -> c -> a`), requirements of
-    /// readers that name undeclared services or expect another type, and options a
-    /// provider rejects. Runs in time linear in services plus dependencies.
+    /// names, names that break ``NameRules`` (empty, over 256 bytes, control characters), unknown
+    /// providers (listing the known ones), missing dependencies (with a "did you mean"),
+    /// dependency cycles (as a path `a -> b -> c -> a`), requirements of readers that name
+    /// undeclared services or expect another type, and options a provider rejects. Runs in time
+    /// linear in services plus dependencies; "did you mean" suggestions share a fixed budget of
+    /// work (`NameSuggestion`), so even a graph where every dependency is unknown stays linear.
     ///
     /// - Parameters:
     ///   - specs: the services, in declaration order (the order of their slots).
@@ -32,6 +34,13 @@ extension ServiceGraph {
                         location: spec.location?.appending("name")))
                 continue
             }
+            if let problem = NameRules.problem(with: spec.name) {
+                issues.append(
+                    .init(
+                        code: .invalidName, message: "service name '\(NameRules.visible(spec.name))' \(problem)",
+                        location: spec.location?.appending("name")))
+                continue
+            }
             if let first = slotOfName[spec.name] {
                 let firstPlace = specs[accepted[first]].location.map { " (first declared at \($0))" } ?? ""
                 issues.append(
@@ -49,31 +58,42 @@ extension ServiceGraph {
         providers.reserveCapacity(accepted.count)
         var dependencies: [[Int]] = []
         dependencies.reserveCapacity(accepted.count)
+        // "Did you mean" for unknown names, prepared on the first one: a valid graph never pays for it.
+        var suggestions = Suggestions { accepted.map { specs[$0].name } }
         for position in accepted {
             providers.append(Self.resolveProvider(of: specs[position], registry: registry, issues: &issues))
-            dependencies.append(Self.resolveDependencies(of: specs[position], slots: slotOfName, issues: &issues))
+            dependencies.append(
+                Self.resolveDependencies(
+                    of: specs[position], slots: slotOfName, suggestions: &suggestions, issues: &issues))
         }
+        let groups = Self.resolveGroups(
+            specs: specs, accepted: accepted, providers: providers, dependencies: &dependencies, issues: &issues)
+        Self.checkTypedEdges(
+            specs: specs, accepted: accepted, providers: providers, dependencies: dependencies, issues: &issues)
         Self.findCycles(names: accepted.map { specs[$0].name }, dependencies: dependencies) {
             specs[accepted[$0]].location
         }.forEach { issues.append($0) }
         for requirement in requirements {
-            Self.check(requirement, slots: slotOfName, providers: providers, issues: &issues)
+            Self.check(
+                requirement, slots: slotOfName, providers: providers, suggestions: &suggestions, issues: &issues)
         }
         let scoping = Self.checkScopes(
             declared: scopes, specs: specs, accepted: accepted, dependencies: dependencies,
             requirements: requirements, slots: slotOfName, issues: &issues)
-        guard issues.isEmpty else { throw GraphError(issues: issues) }
+        // Every provider is resolved when there is no issue (an unresolved one is an issue).
+        let resolved = providers.compactMap { $0 }
+        guard issues.isEmpty, resolved.count == accepted.count else { throw GraphError(issues: issues) }
 
         var nodes: [Node] = []
         nodes.reserveCapacity(accepted.count)
         for (slot, position) in accepted.enumerated() {
             nodes.append(
                 Node(
-                    name: specs[position].name, provider: providers[slot]!, dependencies: dependencies[slot],
+                    name: specs[position].name, provider: resolved[slot], dependencies: dependencies[slot],
                     dependencyNames: dependencies[slot].map { specs[accepted[$0]].name },
                     options: specs[position].options, timeout: specs[position].timeout, retry: specs[position].retry,
                     defaultFailure: specs[position].defaultFailure, location: specs[position].location,
-                    lifetime: specs[position].lifetime))
+                    lifetime: specs[position].lifetime, groups: groups[slot]))
         }
         self.init(nodes: nodes, scopeNames: scoping.names, scopeReads: scoping.reads)
     }
@@ -88,7 +108,7 @@ extension ServiceGraph {
         case .id(let id):
             guard let registered = registry.provider(id) else {
                 let known = registry.providers.keys.sorted()
-                var message = "service '\(spec.name)' uses unknown provider '\(id)'"
+                var message = "service '\(spec.name)' uses unknown provider '\(NameRules.visible(id))'"
                 message += NameSuggestion.hint(for: id, among: known)
                 message +=
                     known.isEmpty
@@ -105,18 +125,26 @@ extension ServiceGraph {
             try provider.validate(spec.options)
         } catch {
             // A provider may quote the offending value: never let it quote a secret.
-            let explanation = Redactor(secrets: spec.options.secretStrings).redact(String(describing: error))
+            let secrets = spec.options.secretStrings
+            let redactor = Redactor(secrets: secrets)
+            let explanation = redactor.redact(String(describing: error))
+            let optionError = error as? OptionError
+            var underlying: (any Error)? = error
+            if !secrets.isEmpty {
+                underlying = optionError.map { OptionError(option: $0.option, message: redactor.redact($0.message)) }
+            }
             issues.append(
                 .init(
                     code: .invalidOptions,
                     message: "service '\(spec.name)' (provider '\(provider.id)'): \(explanation)",
-                    service: spec.name, location: spec.location?.appending("options")))
+                    service: spec.name, location: spec.location?.appending("options"), option: optionError?.option,
+                    underlying: underlying))
         }
         return provider
     }
 
     private static func resolveDependencies(
-        of spec: ServiceSpec, slots: [String: Int], issues: inout [GraphError.Issue]
+        of spec: ServiceSpec, slots: [String: Int], suggestions: inout Suggestions, issues: inout [GraphError.Issue]
     ) -> [Int] {
         var result: [Int] = []
         result.reserveCapacity(spec.dependsOn.count)
@@ -124,11 +152,13 @@ extension ServiceGraph {
         // set per service. Long lists (more than 16) still use a set, to stay linear.
         var seen: Set<String>? = spec.dependsOn.count > 16 ? [] : nil
         for (index, dependency) in spec.dependsOn.enumerated() {
+            // Groups are expanded to their members by `resolveGroups`.
+            if ServiceGroups.parse(dependency) != nil { continue }
             // Built only for a message: most services have no problem to report.
             var location: ConfigLocation? { spec.location?.appending("dependsOn").appending("[\(index)]") }
             let isDuplicate =
                 if seen != nil {
-                    !seen!.insert(dependency).inserted
+                    seen?.insert(dependency).inserted == false
                 } else {
                     spec.dependsOn[..<index].contains(dependency)
                 }
@@ -141,8 +171,18 @@ extension ServiceGraph {
                 continue
             }
             guard let slot = slots[dependency] else {
+                if let problem = NameRules.problem(with: dependency) {
+                    // No declared service can have this name: say what is wrong with it.
+                    issues.append(
+                        .init(
+                            code: .invalidName,
+                            message: "service '\(spec.name)' depends on '\(NameRules.visible(dependency))', which "
+                                + problem,
+                            service: spec.name, location: location))
+                    continue
+                }
                 var message = "service '\(spec.name)' depends on '\(dependency)', which is not declared"
-                if let suggestion = NameSuggestion.closest(to: dependency, among: slots.keys) {
+                if let suggestion = suggestions.closest(to: dependency) {
                     message += "; did you mean '\(suggestion)'?"
                 } else {
                     message += "; declare it or remove it from dependsOn"
@@ -185,10 +225,11 @@ extension ServiceGraph {
                     marks[target] = .onStack
                     stack.append((target, 0))
                 case .onStack:
-                    let start = stack.lastIndex { $0.node == target }!
+                    // A node marked on the stack is on it, so the cycle is never empty.
+                    guard let start = stack.lastIndex(where: { $0.node == target }) else { break }
                     let cycle = stack[start...].map(\.node)
                     // Rotate to start at the smallest slot so a cycle is reported once.
-                    let pivot = cycle.indices.min { cycle[$0] < cycle[$1] }!
+                    guard let pivot = cycle.indices.min(by: { cycle[$0] < cycle[$1] }) else { break }
                     let canonical = Array(cycle[pivot...] + cycle[..<pivot])
                     guard reported.insert(canonical).inserted else { break }
                     let path = (canonical + [canonical[0]]).map { names[$0] }.joined(separator: " -> ")
@@ -207,15 +248,16 @@ extension ServiceGraph {
 
     private static func check(
         _ requirement: ServiceRequirement, slots: [String: Int], providers: [AnyServiceProvider?],
-        issues: inout [GraphError.Issue]
+        suggestions: inout Suggestions, issues: inout [GraphError.Issue]
     ) {
         for key in requirement.keys {
             guard let slot = slots[key.name] else {
-                var message = "\(requirement.reader) requires service '\(key.name)', which is not declared"
-                if let suggestion = NameSuggestion.closest(to: key.name, among: slots.keys) {
+                let name = NameRules.visible(key.name)
+                var message = "\(requirement.reader) requires service '\(name)', which is not declared"
+                if let suggestion = suggestions.closest(to: key.name) {
                     message += "; did you mean '\(suggestion)'?"
                 } else {
-                    message += "; declare a service named '\(key.name)'"
+                    message += "; declare a service named '\(name)'"
                 }
                 issues.append(
                     .init(
@@ -234,5 +276,21 @@ extension ServiceGraph {
                         service: key.name, location: requirement.location))
             }
         }
+    }
+}
+
+/// The "did you mean" index of one validation, built from the declared names on first use.
+private struct Suggestions {
+    private var names: (() -> [String])?
+    private var index = NameSuggestion.Index([])
+
+    init(_ names: @escaping () -> [String]) { self.names = names }
+
+    mutating func closest(to name: String) -> String? {
+        if let names {
+            index = NameSuggestion.Index(names())
+            self.names = nil
+        }
+        return index.closest(to: name)
     }
 }

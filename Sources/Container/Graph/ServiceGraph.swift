@@ -28,14 +28,19 @@ public final class ServiceGraph: Sendable {
         /// In a scope's part: an app service whose value comes from the app snapshot the scope
         /// instance is built on; it is never built, kept or torn down by the scope.
         let isExternal: Bool
+        /// The groups the node depends on: their members' positions in ``dependencies``, in
+        /// declaration order.
+        let groups: [String: [Int]]
 
         init(
             name: String, provider: AnyServiceProvider, dependencies: [Int], dependencyNames: [String],
             options: ServiceOptions, timeout: Duration?, retry: RetryPolicy, defaultFailure: FailureKind?,
-            location: ConfigLocation?, lifetime: Lifetime = .app, isExternal: Bool = false
+            location: ConfigLocation?, lifetime: Lifetime = .app, isExternal: Bool = false,
+            groups: [String: [Int]] = [:]
         ) {
             self.lifetime = lifetime
             self.isExternal = isExternal
+            self.groups = groups
             self.name = name
             self.provider = provider
             self.dependencies = dependencies
@@ -69,22 +74,27 @@ public final class ServiceGraph: Sendable {
     private let appOnly: ServiceGraph?
     /// Each declared scope's part: its services, then the app services they use (external).
     let scopeParts: [String: ServiceGraph]
+    /// The services replaced by ``overriding(_:)`` (empty for a graph as declared).
+    let overridden: Set<String>
 
     /// A graph of `nodes`, split into its app and scope parts when it declares scopes.
-    convenience init(nodes: [Node], scopeNames: [String] = [], scopeReads: [String: Set<String>] = [:]) {
+    convenience init(
+        nodes: [Node], scopeNames: [String] = [], scopeReads: [String: Set<String>] = [:], overridden: Set<String> = []
+    ) {
         let hasScoped = nodes.contains { $0.lifetime != .app }
         let appOnly = hasScoped ? Self.part(of: nodes, scope: nil, reads: []) : nil
         var parts: [String: ServiceGraph] = [:]
         for scope in scopeNames { parts[scope] = Self.part(of: nodes, scope: scope, reads: scopeReads[scope] ?? []) }
         self.init(
             nodes: nodes, scopeNames: scopeNames, builtCount: nodes.count, scope: nil, appOnly: appOnly,
-            scopeParts: parts)
+            scopeParts: parts, overridden: overridden)
     }
 
     init(
         nodes: [Node], scopeNames: [String], builtCount: Int, scope: String?, appOnly: ServiceGraph?,
-        scopeParts: [String: ServiceGraph]
+        scopeParts: [String: ServiceGraph], overridden: Set<String> = []
     ) {
+        self.overridden = overridden
         self.scopeNames = scopeNames
         self.builtCount = builtCount
         self.scope = scope
@@ -128,6 +138,11 @@ public final class ServiceGraph: Sendable {
     /// The id of the provider of `name`, or `nil` when there is no such service.
     public func providerID(of name: String) -> String? {
         layout.slots[name].map { nodes[$0].provider.id }
+    }
+
+    /// How long the value of `name` lives (the app or a scope), or `nil` when there is no such service.
+    public func lifetime(of name: String) -> Lifetime? {
+        layout.slots[name].map { nodes[$0].lifetime }
     }
 
     /// The slots of `names` and of everything that depends on them, transitively.

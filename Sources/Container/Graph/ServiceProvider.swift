@@ -39,6 +39,11 @@ public protocol ServiceProvider<Value>: Sendable {
     /// Checks a node's options before anything runs, so that bad options are reported with
     /// every other config error. The default accepts everything.
     func validate(options: ServiceOptions) throws
+
+    /// The services this provider reads from its context, with the types it reads them as.
+    /// Validation checks that every node using the provider depends on each of them and that
+    /// their providers make those types (DESIGN §10). Empty by default.
+    var requirements: [AnyServiceKey] { get }
 }
 
 extension ServiceProvider {
@@ -48,11 +53,13 @@ extension ServiceProvider {
     public func classify(_ error: any Error) -> FailureKind? { nil }
     /// Accepts every option.
     public func validate(options: ServiceOptions) throws {}
+    /// Declares nothing.
+    public var requirements: [AnyServiceKey] { [] }
 }
 
 /// A provider made from closures, for services declared in code.
 public struct ClosureProvider<Value: Sendable>: ServiceProvider {
-    /// The provider's id (`"closure"` for services declared with ``ServiceSpec/init(_:dependsOn:options:timeout:retry:defaultFailure:tearDown:fileID:line:make:)``).
+    /// The provider's id (`"closure"` for services declared in code with a closure: ``ServiceSpec``).
     public let id: String
     private let makeValue: @Sendable (ProviderContext) async throws -> Value
     /// Releases a value this provider made, if set.
@@ -77,10 +84,14 @@ public struct AnyServiceProvider: Sendable {
     public let id: String
     /// The type of value it makes.
     public let valueType: any Sendable.Type
+    /// `ObjectIdentifier(valueType)`, as values' boxes record it.
+    var valueTypeID: ObjectIdentifier { ObjectIdentifier(valueType) }
     /// `nonisolated(nonsending)`: runs on the builder's executor, without a hop on entry.
     let make: nonisolated(nonsending) @Sendable (ProviderContext) async throws -> AnyServiceBox
     let classify: @Sendable (any Error) -> FailureKind?
     let validate: @Sendable (ServiceOptions) throws -> Void
+    /// What the provider declares it reads (``ServiceProvider/requirements``).
+    public let requirements: [AnyServiceKey]
 
     /// Erases `provider`.
     public init<Provider: ServiceProvider>(_ provider: Provider) {
@@ -98,5 +109,6 @@ public struct AnyServiceProvider: Sendable {
         }
         self.classify = { provider.classify($0) }
         self.validate = { try provider.validate(options: $0) }
+        self.requirements = provider.requirements
     }
 }

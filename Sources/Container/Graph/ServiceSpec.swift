@@ -43,6 +43,11 @@ public struct ServiceSpec: Sendable {
     public var defaultFailure: FailureKind?
     /// How long the value lives: the app (default) or a scope instance.
     public var lifetime: Lifetime = .app
+    /// The group this service contributes its value to (DESIGN §10), if any.
+    public var group: String?
+    /// Dependencies declared with typed keys: validation checks that each service's provider
+    /// makes the key's type. Their names are in ``dependsOn`` too.
+    public var typedDependencies: [AnyServiceKey] = []
     /// Where the spec was declared, for error messages.
     public var location: ConfigLocation?
 
@@ -78,14 +83,21 @@ public struct ServiceSpec: Sendable {
     ///
     /// - Parameters:
     ///   - key: the service's name and value type.
-    ///   - dependsOn: the services the closure reads through its context.
+    ///   - dependsOn: the services (and `group:<name>` groups) the closure reads through its context.
+    ///   - options: handed to the closure as ``ProviderContext/options``.
+    ///   - timeout: the longest one run of the closure may take (see ``timeout``); `nil`: no limit.
+    ///   - retry: retries of transient failures within one build; none by default.
+    ///   - defaultFailure: how errors that do not classify themselves count (see ``defaultFailure``).
     ///   - lifetime: the app (default) or a scope.
+    ///   - group: the group the value is contributed to, if any.
     ///   - tearDown: releases the value when its generation is retired.
+    ///   - fileID: where the spec is declared, for error messages; leave the default.
+    ///   - line: where the spec is declared, for error messages; leave the default.
     ///   - make: makes the value.
     public init<Value: Sendable>(
         _ key: ServiceKey<Value>, dependsOn: [String] = [], options: ServiceOptions = ServiceOptions(),
         timeout: Duration? = nil, retry: RetryPolicy = .none, defaultFailure: FailureKind? = nil,
-        lifetime: Lifetime = .app, tearDown: (@Sendable (Value) async throws -> Void)? = nil,
+        lifetime: Lifetime = .app, group: String? = nil, tearDown: (@Sendable (Value) async throws -> Void)? = nil,
         fileID: String = #fileID, line: Int = #line,
         make: @escaping @Sendable (ProviderContext) async throws -> Value
     ) {
@@ -94,5 +106,34 @@ public struct ServiceSpec: Sendable {
             dependsOn: dependsOn, options: options, timeout: timeout, retry: retry, defaultFailure: defaultFailure,
             location: ConfigLocation(file: fileID, line: line))
         self.lifetime = lifetime
+        self.group = group
+    }
+
+    /// Declares the service of `key` in code with **typed** dependencies: a typo or a changed
+    /// type is a validation error, not a surprise at run time.
+    ///
+    /// ```swift
+    /// ServiceSpec(.database, dependsOn: .settings, .clock) { context in
+    ///     try await Database.open(try context[.settings].databasePath, clock: try context[.clock])
+    /// }
+    /// ```
+    ///
+    /// Validation checks that each dependency exists and that its provider makes the key's type.
+    // Disfavoured: with no dependency at all, the plain initializer is the one meant.
+    @_disfavoredOverload
+    public init<Value: Sendable, each Dependency: Sendable>(
+        _ key: ServiceKey<Value>, dependsOn dependencies: repeat ServiceKey<each Dependency>,
+        options: ServiceOptions = ServiceOptions(), timeout: Duration? = nil, retry: RetryPolicy = .none,
+        defaultFailure: FailureKind? = nil, lifetime: Lifetime = .app, group: String? = nil,
+        tearDown: (@Sendable (Value) async throws -> Void)? = nil, fileID: String = #fileID, line: Int = #line,
+        make: @escaping @Sendable (ProviderContext) async throws -> Value
+    ) {
+        var typed: [AnyServiceKey] = []
+        for dependency in repeat each dependencies { typed.append(dependency.erased) }
+        self.init(
+            key, dependsOn: typed.map(\.name), options: options, timeout: timeout, retry: retry,
+            defaultFailure: defaultFailure, lifetime: lifetime, group: group, tearDown: tearDown, fileID: fileID,
+            line: line, make: make)
+        self.typedDependencies = typed
     }
 }

@@ -11,8 +11,8 @@ final class ScopeBinding: Sendable {
     /// The app's coordinator.
     let parent: CoordinatorStorage
     /// The app services the scope's part uses (its external nodes): a reset or reload of the app
-    /// that retires any of them supersedes the instance.
-    let uses: Set<String>
+    /// that retires any of them supersedes the instance. A reload may change them.
+    private let usedServices: Locked<Set<String>>
 
     init(scope: String, id: String, parameters: ScopeParameters, parent: CoordinatorStorage, uses: Set<String>) {
         self.scope = scope
@@ -20,8 +20,14 @@ final class ScopeBinding: Sendable {
         self.label = "\(scope)#\(id)"
         self.parameters = parameters
         self.parent = parent
-        self.uses = uses
+        self.usedServices = Locked(uses)
     }
+
+    /// See ``usedServices``.
+    var uses: Set<String> { usedServices.withLock { $0 } }
+
+    /// The app services a reloaded part uses.
+    func setUses(_ uses: Set<String>) { usedServices.withLock { $0 = uses } }
 
     /// The app's snapshot: joins (or starts) the app's build. A reset of the app while waiting
     /// supersedes that wait: it joins the new generation's build instead.
@@ -41,12 +47,24 @@ final class ScopeBinding: Sendable {
         }
     }
 
-    /// The values of `part`'s external nodes in the app snapshot `app`, by slot of `part`.
-    func externalValues(of part: ServiceGraph, from app: AppServices) -> SlotValues {
+    /// The values of `part`'s external nodes in the app snapshot `app`, by slot of `part`; an
+    /// error when `app` lacks one (the app was reloaded while this build started: the reload
+    /// rebuilds the instance on the new graph).
+    func externalValues(of part: ServiceGraph, from app: AppServices) -> Result<SlotValues, ContainerError> {
         var values = SlotValues()
         for slot in part.builtCount..<part.nodes.count {
-            if let appSlot = app.layout.slots[part.nodes[slot].name] { values[slot] = app.values[appSlot] }
+            let name = part.nodes[slot].name
+            guard let appSlot = app.layout.slots[name],
+                app.values[appSlot].typeID == part.nodes[slot].provider.valueTypeID
+            else {
+                return .failure(
+                    .superseded(
+                        generation: app.generation, by: app.generation + 1,
+                        detail: "scope instance '\(label)' "
+                            + "uses app service '\(name)', which the app snapshot it got no longer has (a reload)"))
+            }
+            values[slot] = app.values[appSlot]
         }
-        return values
+        return .success(values)
     }
 }

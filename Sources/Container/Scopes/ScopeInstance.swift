@@ -82,8 +82,8 @@ public final class ScopeInstance: Sendable {
                     + ", not in scope '\(scope)'; run it in an instance of its own scope")
         }
         let snapshot = try await start(as: entryPoint.id)
-        return try await entryPoint.run(
-            ScopedServices(snapshot, reader: entryPoint.id, requirements: entryPoint.requirements))
+        return try await RunningEntryPoint.run(
+            entryPoint, with: ScopedServices(snapshot, reader: entryPoint.id, requirements: entryPoint.requirements))
     }
 
     /// Ends the instance: a running build is cancelled, waiters get `.closed`, values are torn

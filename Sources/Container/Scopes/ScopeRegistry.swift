@@ -10,7 +10,16 @@ final class ScopeRegistry: Sendable {
         /// Set by the app's shutdown: no instance opens any more.
         var closed = false
         /// Supersessions not yet awaited by an app teardown.
-        var supersessions: [Completion] = []
+        var supersessions: [Supersession] = []
+        /// Supersessions by the app operation whose report lists their teardowns.
+        var byOperation: [Int: [Supersession]] = [:]
+    }
+
+    /// One instance superseded by an app operation: done once its teardowns are; their records
+    /// go into that operation's report, so a teardown error is never lost (§5).
+    final class Supersession: Sendable {
+        let done = Completion()
+        let records = Locked<[ResetReport.Teardown]>([])
     }
 
     /// The declared graph and, per scope, the app services its part uses (shared by its instances).
@@ -71,22 +80,32 @@ final class ScopeRegistry: Sendable {
     }
 
     /// Supersedes, now, every open instance that uses one of `retired`: its build can never
-    /// publish after this returns. Its teardown runs on; the app's next teardown job waits for it (``takeSupersessions()``).
-    func supersede(using retired: Set<String>) {
+    /// publish after this returns. Its teardown runs on; the app's next teardown job waits for it
+    /// (``takeSupersessions()``), and ``teardowns(reportedBy:)`` gives its records to app
+    /// operation `operation`'s report.
+    func supersede(using retired: Set<String>, operation: Int) {
         guard !retired.isEmpty else { return }
         let affected = state.withLock { state in
             Self.inOrder(state.open).filter { !$0.binding.uses.isDisjoint(with: retired) }
         }
         for instance in affected {
-            let done = Completion()
-            state.withLock { $0.supersessions.append(done) }
+            let supersession = Supersession()
+            state.withLock { state in
+                state.supersessions.append(supersession)
+                state.byOperation[operation, default: []].append(supersession)
+            }
             instance.storage.beginReset(invalidating: nil) { result in
-                guard case .failure = result else { return done.complete() }
-                // Refused: the instance is closing. Its values are torn down by its close, which
-                // the app's teardown must wait for just the same.
-                Task {
-                    await instance.closed.wait()
-                    done.complete()
+                switch result {
+                case .success(let report):
+                    supersession.records.withLock { $0 = report.tornDown }
+                    supersession.done.complete()
+                case .failure:
+                    // Refused: the instance is closing. Its values are torn down (and reported) by
+                    // its close, which the app's teardown must wait for just the same.
+                    Task {
+                        await instance.closed.wait()
+                        supersession.done.complete()
+                    }
                 }
             }
         }
@@ -97,20 +116,65 @@ final class ScopeRegistry: Sendable {
     func takeSupersessions() -> [Completion] {
         state.withLock { state in
             defer { state.supersessions = [] }
-            return state.supersessions
+            return state.supersessions.map(\.done)
         }
     }
 
-    /// Refuses new instances and closes every open one (the app's shutdown, §9).
-    func closeAll() async {
+    /// Whether app operation `operation` superseded instances whose teardowns it must report.
+    func hasSupersessions(reportedBy operation: Int) -> Bool {
+        state.withLock { $0.byOperation[operation] != nil }
+    }
+
+    /// The teardowns of the instances app operation `operation` superseded, once they are done.
+    func teardowns(reportedBy operation: Int) async -> [ResetReport.Teardown] {
+        let supersessions = state.withLock { $0.byOperation.removeValue(forKey: operation) ?? [] }
+        var records: [ResetReport.Teardown] = []
+        for supersession in supersessions {
+            await supersession.done.wait()
+            records += supersession.records.withLock { $0 }
+        }
+        return records
+    }
+
+    /// After a reload of the app to `graph`: rebuilds the open instances of the scopes it
+    /// changed on their new parts, and closes those of the scopes it removed.
+    func reload(
+        _ graph: ServiceGraph, changes: GraphChanges
+    ) async -> (reloaded: [String], closed: [String], tornDown: [ResetReport.Teardown]) {
+        let instances = state.withLock { state in Self.inOrder(state.open) }
+        var reloaded: [String] = []
+        var closed: [String] = []
+        var tornDown: [ResetReport.Teardown] = []
+        for instance in instances {
+            if changes.removedScopes.contains(instance.scope) {
+                if let report = try? await instance.close() { tornDown += report.tornDown }
+                closed.append(instance.label)
+            } else if changes.changedScopes.contains(instance.scope), let part = graph.scopeParts[instance.scope] {
+                instance.binding.setUses(part.externalNames)
+                let result = await withCheckedContinuation { continuation in
+                    instance.storage.beginReload(part, changes: changes) { continuation.resume(returning: $0) }
+                }
+                if case .success(let report) = result { tornDown += report.tornDown }
+                reloaded.append(instance.label)
+            }
+        }
+        return (reloaded, closed, tornDown)
+    }
+
+    /// Refuses new instances and closes every open one (the app's shutdown, §9); returns their
+    /// teardowns, for the shutdown's report.
+    func closeAll() async -> [ResetReport.Teardown] {
         let instances = state.withLock { state in
             state.closed = true
             return Self.inOrder(state.open)
         }
+        var tornDown: [ResetReport.Teardown] = []
         for instance in instances {
-            _ = try? await instance.close()
-            // Closed by someone else meanwhile: its teardown may still run; it goes first all the same.
+            if let report = try? await instance.close() { tornDown += report.tornDown }
+            // Closed by someone else meanwhile (who got its report): its teardown may still run;
+            // it goes first all the same.
             await instance.closed.wait()
         }
+        return tornDown
     }
 }

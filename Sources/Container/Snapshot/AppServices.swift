@@ -48,7 +48,7 @@ public final class AppServices: Sendable {
     ///
     /// The fast path is inlined into the caller: the key's cached slot for this snapshot's
     /// layout, one array read and one type check, no retain of the box. A cache miss and
-    /// every error take the out-of-line ``resolveSlowly(_:)``.
+    /// every error take the out-of-line `resolveSlowly(_:)`.
     ///
     /// - Throws: ``ServiceLookupError`` when no service has that name or its value has another type.
     @inlinable @inline(__always)

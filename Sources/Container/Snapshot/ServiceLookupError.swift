@@ -48,9 +48,12 @@ public struct ServiceLookupError: Error, Sendable, Equatable, CustomStringConver
     /// A lookup of a service the reader did not declare.
     public static func undeclared(_ name: String, reader: String, declared: [String]) -> ServiceLookupError {
         let list = declared.isEmpty ? "nothing" : declared.joined(separator: ", ")
+        let fix =
+            reader.hasPrefix("service ")
+            ? "add \"\(name)\" to its dependsOn (in code: dependsOn: .\(name), or the provider's requirements)"
+            : "add it to the entry point's requirements (or an @Needs property)"
         return ServiceLookupError(
             code: .undeclared, service: name,
-            message: "\(reader) read service '\(name)' without declaring it (it declared: \(list)); "
-                + "add '\(name)' to its declared requirements")
+            message: "\(reader) read '\(name)' without declaring it (it declared: \(list)); \(fix)")
     }
 }

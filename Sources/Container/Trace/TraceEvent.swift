@@ -2,7 +2,8 @@
 ///
 /// Events carry a monotonic timestamp (since the container was created), the build attempt
 /// (generation and attempt) they belong to and, for a scope instance's events, the instance's
-/// label. Their JSON Lines form is documented in `docs/trace-format.md` (version 1).
+/// label. Their JSON Lines form is documented in `docs/trace-format.md` (version 1), the Trace format
+/// article of the `ContainerTrace` documentation.
 public struct TraceEvent: Sendable, Hashable, CustomStringConvertible {
     /// Time since the container was created (monotonic clock).
     public let time: Duration
@@ -38,8 +39,9 @@ public struct TraceEvent: Sendable, Hashable, CustomStringConvertible {
     public enum Kind: Sendable, Hashable {
         /// `build.started`
         case buildStarted
-        /// `node.started`
-        case nodeStarted(node: String)
+        /// `node.started`: `overridden` when the service was replaced by a ``ServiceOverride``
+        /// (`"override": true` in JSON Lines).
+        case nodeStarted(node: String, overridden: Bool = false)
         /// `node.succeeded`
         case nodeSucceeded(node: String, duration: Duration)
         /// `node.failed`
@@ -103,7 +105,7 @@ public struct TraceEvent: Sendable, Hashable, CustomStringConvertible {
         /// The node the event is about, if any.
         public var node: String? {
             switch self {
-            case .nodeStarted(let node), .nodeSucceeded(let node, _), .nodeFailed(let node, _, _),
+            case .nodeStarted(let node, _), .nodeSucceeded(let node, _), .nodeFailed(let node, _, _),
                 .nodeRetrying(let node, _, _), .nodeSkipped(let node, _), .nodeCancelled(let node, _),
                 .nodeReused(let node), .nodeTornDown(let node, _):
                 node

@@ -27,16 +27,20 @@ final class Tracer: Sendable {
     let origin: ContinuousClock.Instant
     /// The scope instance this tracer's events belong to unless a call names one; `nil` for the app.
     let scope: String?
+    /// The services replaced by overrides: their `node.started` events say so. The builder emits
+    /// plain events; marking them here keeps the scheduler free of override bookkeeping.
+    let overridden: Set<String>
     /// The next sequence number; timestamps are taken under the same lock, so they grow with it.
     /// Shared with every tracer made by ``scoped(_:)``, so one container has one order.
     private let sequencer: Locked<UInt64>
     private let delivery: Locked<Delivery>
 
-    init(sinks: [any TraceSink], origin: ContinuousClock.Instant = .now) {
+    init(sinks: [any TraceSink], origin: ContinuousClock.Instant = .now, overridden: Set<String> = []) {
         self.sinks = sinks
         self.isEnabled = !sinks.isEmpty
         self.origin = origin
         self.scope = nil
+        self.overridden = overridden
         self.sequencer = Locked(0)
         self.delivery = Locked(Delivery())
     }
@@ -46,6 +50,7 @@ final class Tracer: Sendable {
         self.isEnabled = tracer.isEnabled
         self.origin = tracer.origin
         self.scope = scope
+        self.overridden = tracer.overridden
         self.sequencer = tracer.sequencer
         self.delivery = tracer.delivery
     }
@@ -74,9 +79,18 @@ final class Tracer: Sendable {
                 defer { next += 1 }
                 return Stamped(
                     sequence: next,
-                    event: TraceEvent(time: time, build: item.build, scope: scope, kind: item.kind))
+                    event: TraceEvent(time: time, build: item.build, scope: scope, kind: marked(item.kind)))
             }
         }
+    }
+
+    /// `kind`, with the override mark when it starts an overridden service.
+    @inline(__always)
+    private func marked(_ kind: TraceEvent.Kind) -> TraceEvent.Kind {
+        guard !overridden.isEmpty, case .nodeStarted(let node, false) = kind, overridden.contains(node) else {
+            return kind
+        }
+        return .nodeStarted(node: node, overridden: true)
     }
 
     /// Hands stamped events to the sinks, each once, in sequence order.

@@ -8,8 +8,10 @@ import Container
 public enum DemoCommand {
     /// The `--help` text.
     public static let usage = """
-        USAGE: container-demo [--config PATH] [--data-dir PATH] [--scenario NAME] [--trace FORMAT]
-                              [--callers N] [--retries N] [--output FILE] [--no-color]
+        USAGE: container-demo [--config PATH] [--overlay FILE]... [--data-dir PATH] [--scenario NAME]
+                              [--trace FORMAT] [--callers N] [--retries N] [--output FILE] [--status]
+                              [--no-color]
+               container-demo [--config OLD] --reload NEW [OPTIONS]
                container-demo --version
 
         Runs a service graph the way an app starts: several entry points (launch, scene,
@@ -18,6 +20,13 @@ public enum DemoCommand {
 
         OPTIONS:
           --config PATH      The config file to run (default: Configs/app.json).
+          --overlay FILE     An overlay (profile) applied on top of the config before it is
+                             validated: it changes, adds or removes services and policy
+                             keys (see Configs/README.md, "Overlays"). Repeatable: applied
+                             in the order given, the last one to set a key wins. Shipped:
+                             Configs/overlays/test.json (an in-memory database with a known
+                             session: the data folder is not written) and
+                             Configs/overlays/offline.json (offline settings, no waiting).
           --data-dir PATH    The folder for the files a config run writes: the config's
                              "$data" path root, where Configs/app.json keeps its SQLite
                              database (it counts the launches). Created when missing;
@@ -29,38 +38,69 @@ public enum DemoCommand {
                                permanent   \(DemoScenario.permanent.summary)
                                logout      \(DemoScenario.logout.summary)
                                cancel      \(DemoScenario.cancel.summary)
+                               scopes      \(DemoScenario.scopes.summary)
+                               reload      \(DemoScenario.reload.summary)
                                all         \(DemoScenario.all.summary)
-                             --config runs with cold-start (and all, for its cold start);
-                             the other stories use built-in graphs.
-          --trace FORMAT     text (default), jsonl (JSON Lines v1, see docs/trace-format.md),
-                             dot (Graphviz), mermaid (flowchart), gantt (Mermaid gantt),
-                             perfetto (Chrome trace JSON: open it in ui.perfetto.dev or
-                             chrome://tracing; a track per caller, a span per node run).
+                             --config runs with cold-start (and all, for its cold start) and
+                             scopes (a config with the scene and push scopes of app.json);
+                             transient, permanent, logout and cancel use built-in graphs;
+                             scopes uses Configs/app.json, reload Configs/reload/v1.json
+                             and v2.json (run them from the repository's root).
+          --reload NEW       Reload: run --config (default Configs/app.json), reload the
+                             container with the config file NEW, run the entry points again,
+                             and print the reload report (added, removed, changed, rebuilt,
+                             carried over, torn down) with the trace. Only what changed is
+                             rebuilt. An invalid NEW is listed on standard error and exits 2;
+                             nothing is reloaded and the old snapshot stays published.
+          --trace FORMAT     text (default), jsonl (JSON Lines v1, see docs/trace-format.md;
+                             written as it happens), dot (Graphviz), mermaid (flowchart),
+                             gantt (Mermaid gantt), perfetto (Chrome trace JSON: open it in
+                             ui.perfetto.dev or chrome://tracing; a track per caller, a span
+                             per node run).
           --callers N        N generic callers race besides the config's entry points
                              (default: 0, or 4 when the config lists no entry points).
-          --retries N        After a transient build failure, the callers call start()
-                             again, up to N times: at most 1 + N build attempts
-                             (default: 0; 1 for the transient story).
+          --retries N        The attempt budget: each generation gets at most 1 + N builds,
+                             however many callers retry (BuildPolicy.maxAttempts). Callers
+                             retry transient failures until they get the services or the
+                             budget is used up (attemptsExhausted). Default: the config's
+                             policy.maxAttempts, else 1 build (0 retries; 1 for transient).
           --output FILE      Write the trace to FILE instead of standard output.
+          --status           After each run, print container.status as JSON (state,
+                             generation, attempt, the last build's nodes, last failure, next
+                             attempt, open scopes), as it was before the demo shut the
+                             container down, after a line "\(ReportPrinter.statusHeading)".
+                             It follows the run's commentary: on standard output with --trace
+                             text or --output, on standard error when standard output holds a
+                             machine-readable trace.
           --no-color         No ANSI colours (they are used only on a terminal, and never
                              when NO_COLOR is set).
           -h, --help         Show this help.
           --version          Print the version (container-demo \(ContainerVersion.current)) and exit.
 
+        SIGNALS:
+          SIGINT, SIGTERM    Shut down gracefully: new callers are refused, a running build
+                             has \(DemoInterrupt.grace.components.seconds) s to finish (then it is cancelled), every value is
+                             torn down (scopes first), the trace so far is printed, and the
+                             demo exits 130 (SIGINT) or 143 (SIGTERM). A second signal exits
+                             at once.
+
         EXIT STATUS:
           0  a snapshot was published (with a story: the story behaved as it says)
           1  the build failed (with a story: the story did not behave as it says)
           2  invalid config or usage; config errors are listed on standard error
+          130, 143  stopped by SIGINT or SIGTERM (after the teardown)
         """
 
     private static let valueOptions = [
-        "--config", "--data-dir", "--scenario", "--trace", "--callers", "--retries", "--output",
+        "--config", "--overlay", "--data-dir", "--scenario", "--trace", "--callers", "--retries", "--output",
+        "--reload",
     ]
-    private static let flagOptions = ["--no-color", "--help", "-h", "--version"]
+    private static let flagOptions = ["--no-color", "--help", "-h", "--version", "--status"]
 
     /// Parses the arguments (without the program name).
     ///
-    /// Accepts `--option value` and `--option=value`; a later option overrides an earlier one.
+    /// Accepts `--option value` and `--option=value`; a later option overrides an earlier one,
+    /// except `--overlay`, which adds one more overlay each time.
     /// - Throws: ``UsageError`` for an unknown option, a missing or malformed value, or a
     ///   combination the demo cannot run.
     public static func parse(_ arguments: [String]) throws(UsageError) -> DemoOptions {
@@ -80,6 +120,7 @@ public enum DemoCommand {
                 switch name {
                 case "--no-color": options.noColor = true
                 case "--version": options.showVersion = true
+                case "--status": options.showStatus = true
                 default: options.showHelp = true
                 }
                 continue
@@ -105,6 +146,9 @@ public enum DemoCommand {
             case "--config":
                 guard !value.isEmpty else { throw UsageError("--config needs a file path") }
                 options.configPath = value
+            case "--overlay":
+                guard !value.isEmpty else { throw UsageError("--overlay needs a file path") }
+                options.overlayPaths.append(value)
             case "--data-dir":
                 guard !value.isEmpty else { throw UsageError("--data-dir needs a folder path") }
                 options.dataDirectory = value
@@ -121,17 +165,27 @@ public enum DemoCommand {
             case "--callers":
                 options.callers = try count(value, of: name, maximum: 100_000)
             case "--retries":
-                options.retries = try count(value, of: name, maximum: 1_000)
+                // The attempt budget is 1 + N builds (BuildPolicy.maxAttempts, at most 1,000).
+                options.retries = try count(value, of: name, maximum: BuildPolicy.maximumAttempts - 1)
+            case "--reload":
+                guard !value.isEmpty else { throw UsageError("--reload needs a file path") }
+                options.reloadPath = value
             default:  // --output
                 guard !value.isEmpty else { throw UsageError("--output needs a file path") }
                 options.outputPath = value
             }
         }
-        let runsConfig = options.scenario == .coldStart || options.scenario == .all
+        try checkLiveOperations(&options)
+        let runsConfig = [.coldStart, .all, .scopes, .reload].contains(options.scenario)
         if options.configPath != nil && !runsConfig && !options.showHelp {
             throw UsageError(
                 "--config runs the cold-start race; the '\(options.scenario.name)' story uses its own built-in "
                     + "graph. Drop --config, or use --scenario cold-start")
+        }
+        if !options.overlayPaths.isEmpty && !runsConfig && !options.showHelp {
+            throw UsageError(
+                "--overlay changes the config of a config run; the '\(options.scenario.name)' story uses a built-in "
+                    + "graph. Drop --overlay, or use --scenario cold-start")
         }
         if options.dataDirectory != nil && !runsConfig && !options.showHelp {
             throw UsageError(
@@ -142,8 +196,11 @@ public enum DemoCommand {
     }
 
     /// Parses `arguments`, runs the demo and returns its exit status; usage errors print to
-    /// standard error and return 2.
-    public static func main(_ arguments: [String], output: DemoOutput) async -> Int32 {
+    /// standard error and return 2. A signal `interrupt` received ends the run gracefully
+    /// (see ``DemoInterrupt``).
+    public static func main(
+        _ arguments: [String], output: DemoOutput, interrupt: DemoInterrupt = DemoInterrupt()
+    ) async -> Int32 {
         let options: DemoOptions
         do {
             options = try parse(arguments)
@@ -151,7 +208,7 @@ public enum DemoCommand {
             output.writeError(error.description + "\n")
             return 2
         }
-        return await runDemo(options, output: output)
+        return await runDemo(options, output: output, interrupt: interrupt)
     }
 
     private static func unknownValue(_ value: String, of option: String, among names: [String]) -> UsageError {

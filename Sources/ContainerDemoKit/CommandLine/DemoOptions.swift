@@ -8,6 +8,9 @@ public struct DemoOptions: Sendable, Hashable {
     /// `--config PATH`: the services to run; `nil` means ``defaultConfigPath`` (with a built-in
     /// app graph as a fallback when that file does not exist).
     public var configPath: String?
+    /// `--overlay FILE` (repeatable): overlays applied on top of the config, in the order given
+    /// (the last one to set a key wins); see `Configs/README.md`, "Overlays".
+    public var overlayPaths: [String]
     /// `--data-dir PATH`: the folder for the files a config run writes (the config's `$data` path
     /// root); `nil` means ``DemoDataFolder/defaultPath``, outside the working tree.
     public var dataDirectory: String?
@@ -28,14 +31,20 @@ public struct DemoOptions: Sendable, Hashable {
     public var showHelp: Bool
     /// `--version`: print ``ContainerVersion/current`` and exit.
     public var showVersion: Bool
+    /// `--reload PATH`: after the config's cold start, reload this new version of it (DESIGN §11)
+    /// and start again; `nil`: no reload (`--scenario reload` uses `Configs/reload/`).
+    public var reloadPath: String? = nil
+    /// `--status`: print `container.status` as JSON after each run.
+    public var showStatus = false
 
     /// Options with every default: the cold-start story of `Configs/app.json`, as a text timeline.
     public init(
         configPath: String? = nil, trace: TraceFormat = .text, scenario: DemoScenario = .coldStart,
         callers: Int? = nil, retries: Int? = nil, outputPath: String? = nil, noColor: Bool = false,
-        showHelp: Bool = false, dataDirectory: String? = nil, showVersion: Bool = false
+        showHelp: Bool = false, dataDirectory: String? = nil, showVersion: Bool = false, overlayPaths: [String] = []
     ) {
         self.configPath = configPath
+        self.overlayPaths = overlayPaths
         self.dataDirectory = dataDirectory
         self.trace = trace
         self.scenario = scenario

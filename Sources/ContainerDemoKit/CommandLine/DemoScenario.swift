@@ -25,11 +25,20 @@ public struct DemoScenario: Sendable, Hashable, CustomStringConvertible {
     /// One caller cancels while the build is held; the others still get the snapshot.
     public static let cancel = DemoScenario(
         "cancel", "one caller cancels while the build runs; the others still get the snapshot")
+    /// Two windows and a push arrive during the cold start of `Configs/app.json`; each gets a
+    /// scope instance built on the app snapshot; logout supersedes the instances that use the session.
+    public static let scopes = DemoScenario(
+        "scopes", "windows and a push get scope instances; logout supersedes those using the session")
+    /// A changed config is reloaded: only what changed is rebuilt, the rest carries over.
+    public static let reload = DemoScenario(
+        "reload", "a changed config is reloaded: only what changed is rebuilt, the rest carries over")
     /// Every story, one after the other.
     public static let all = DemoScenario("all", "every story, one after the other")
 
     /// The single stories, in the order `all` runs them.
-    public static let stories: [DemoScenario] = [.coldStart, .transient, .permanent, .logout, .cancel]
+    public static let stories: [DemoScenario] = [
+        .coldStart, .transient, .permanent, .logout, .cancel, .scopes, .reload,
+    ]
 
     /// The scenario called `name`, if any.
     public init?(name: String) {

@@ -4,26 +4,46 @@ import Container
 struct RaceCaller: Sendable {
     /// The caller's name in the trace.
     let name: String
-    /// Asks the container; returns what the caller did with the services.
-    let call: @Sendable (ServiceContainer) async throws -> String
+    /// For a scoped entry point: the instance it runs in, opened for this caller and kept across
+    /// its retries (so the instance's attempt budget bounds them), closed when it is done.
+    let instance: (scope: String, id: String, parameters: ScopeParameters)?
+    /// Asks the container (or the caller's scope instance); returns what the caller did with the services.
+    let call: @Sendable (ServiceContainer, ScopeInstance?) async throws -> String
 
-    /// A caller that runs `entryPoint` (any entry point: the existential is opened here).
+    init(
+        name: String, instance: (scope: String, id: String, parameters: ScopeParameters)? = nil,
+        call: @escaping @Sendable (ServiceContainer, ScopeInstance?) async throws -> String
+    ) {
+        self.name = name
+        self.instance = instance
+        self.call = call
+    }
+
+    /// A caller that runs `entryPoint` (any entry point: the existential is opened here); a
+    /// scoped one runs in an instance of its own (``DemoScopeInstances``).
     static func entryPoint(_ entryPoint: any EntryPoint) -> RaceCaller {
-        RaceCaller(name: entryPoint.id) { container in try await run(entryPoint, on: container) }
+        let instance = entryPoint.scope.map { scope in
+            let made = DemoScopeInstances.instance(for: scope)
+            return (scope: scope, id: made.id, parameters: made.parameters)
+        }
+        return RaceCaller(name: entryPoint.id, instance: instance) { container, scopeInstance in
+            try await run(entryPoint, on: container, in: scopeInstance)
+        }
     }
 
     /// A caller that only asks for the snapshot.
     static func generic(_ name: String) -> RaceCaller {
-        RaceCaller(name: name) { container in
+        RaceCaller(name: name) { container, _ in
             let services = try await container.start(as: name)
             return "got generation \(services.generation) (\(services.serviceNames.count) services)"
         }
     }
 
-    private static func run<Entry: EntryPoint>(_ entryPoint: Entry, on container: ServiceContainer) async throws
-        -> String
-    {
-        String(describing: try await container.run(entryPoint))
+    private static func run<Entry: EntryPoint>(
+        _ entryPoint: Entry, on container: ServiceContainer, in instance: ScopeInstance?
+    ) async throws -> String {
+        if let instance { return String(describing: try await instance.run(entryPoint)) }
+        return String(describing: try await container.run(entryPoint))
     }
 }
 
@@ -54,12 +74,15 @@ struct RaceResult: Sendable {
     /// A short form of `error`: for a failed build, its generation, attempt and failed nodes.
     static func describe(_ error: any Error) -> String {
         if error is CancellationError { return "cancelled" }
-        if let error = error as? ContainerError, error.code == .buildFailed, let report = error.report {
+        if let error = error as? ContainerError, error.code == .buildFailed || error.code == .attemptsExhausted,
+            let report = error.report
+        {
             let causes = report.nodes.compactMap { node -> String? in
                 if case .failed(let failure) = node.outcome { return "\(node.name): \(failure.message)" }
                 return nil
             }
-            return "generation \(report.generation), attempt \(report.attempt) failed "
+            let exhausted = error.code == .attemptsExhausted ? ", the last its attempt budget allows" : ""
+            return "generation \(report.generation), attempt \(report.attempt)\(exhausted) failed "
                 + "(\(report.failure.map(\.rawValue) ?? "cancelled"))"
                 + (causes.isEmpty ? "" : ": " + causes.joined(separator: "; "))
         }
@@ -67,16 +90,19 @@ struct RaceResult: Sendable {
     }
 }
 
-/// Runs callers concurrently against one container, each retrying transient build failures.
+/// Runs callers concurrently against one container, each retrying transient build failures
+/// until it gets the services or the generation's attempt budget is used up.
 enum CallerRace {
     /// Starts every caller at once and waits for all of them; results in the callers' order.
     ///
-    /// - Parameter retries: after a transient failure of build attempt k, callers call again when k <= retries,
-    ///   so the build gets at most 1 + retries attempts however many callers race.
-    static func run(_ callers: [RaceCaller], on container: ServiceContainer, retries: Int) async -> [RaceResult] {
+    /// - Parameter retryAfter: the container policy's spacing of attempts: a caller waits that
+    ///   long after a failed attempt before it asks again (asking sooner only returns the same failure).
+    static func run(_ callers: [RaceCaller], on container: ServiceContainer, retryAfter: Backoff = .none) async
+        -> [RaceResult]
+    {
         await withTaskGroup(of: (Int, RaceResult).self) { group in
             for (index, caller) in callers.enumerated() {
-                group.addTask { (index, await attempt(caller, on: container, retries: retries)) }
+                group.addTask { (index, await attempt(caller, on: container, retryAfter: retryAfter)) }
             }
             var results = [RaceResult?](repeating: nil, count: callers.count)
             for await (index, result) in group { results[index] = result }
@@ -84,21 +110,47 @@ enum CallerRace {
         }
     }
 
-    /// Calls until success, a failure that is not a transient build failure, or the retries run out.
-    static func attempt(_ caller: RaceCaller, on container: ServiceContainer, retries: Int) async -> RaceResult {
+    /// Calls until success, or a failure that is not a transient build failure.
+    ///
+    /// The loop has no count of its own: the attempt budget (`BuildPolicy.maxAttempts`, which the
+    /// demo always sets, `--retries N` giving 1 + N) ends it, with `.attemptsExhausted`, when the
+    /// last allowed attempt fails. However many callers retry, the generation (or the caller's
+    /// scope instance) never gets more builds than that (DESIGN §11).
+    static func attempt(_ caller: RaceCaller, on container: ServiceContainer, retryAfter: Backoff = .none) async
+        -> RaceResult
+    {
+        var instance: ScopeInstance?
+        if let scoped = caller.instance {
+            do {
+                instance = try container.openScope(scoped.scope, id: scoped.id, parameters: scoped.parameters)
+            } catch {
+                return RaceResult(name: caller.name, outcome: .failure(error), calls: 1, failedBuilds: [])
+            }
+        }
+        let result = await loop(caller, on: container, in: instance, retryAfter: retryAfter)
+        if let instance { _ = try? await instance.close() }
+        return result
+    }
+
+    private static func loop(
+        _ caller: RaceCaller, on container: ServiceContainer, in instance: ScopeInstance?, retryAfter: Backoff
+    ) async -> RaceResult {
         var failed: [BuildReport] = []
         var calls = 0
         while true {
             calls += 1
             do {
-                let text = try await caller.call(container)
+                let text = try await caller.call(container, instance)
                 return RaceResult(name: caller.name, outcome: .success(text), calls: calls, failedBuilds: failed)
-            } catch let error as ContainerError where error.code == .buildFailed {
-                if let report = error.report { failed.append(report) }
-                // Retry only after a transient failure of attempt k <= retries: every caller
-                // then agrees, and the build gets at most 1 + retries attempts (deterministic).
-                if error.failure == .transient, let attempt = error.report?.attempt, attempt <= retries { continue }
-                return RaceResult(name: caller.name, outcome: .failure(error), calls: calls, failedBuilds: failed)
+            } catch let error as ContainerError where error.code == .buildFailed || error.code == .attemptsExhausted {
+                // A caller that asked before the next attempt was allowed got the same build's failure again.
+                if let report = error.report, failed.last?.build != report.build { failed.append(report) }
+                guard error.code == .buildFailed, error.failure == .transient, !Task.isCancelled else {
+                    return RaceResult(name: caller.name, outcome: .failure(error), calls: calls, failedBuilds: failed)
+                }
+                let delay = retryAfter.delay(beforeRetry: error.report?.attempt ?? 1)
+                // Backing off as the policy asks (not ordering anything): a sooner call gets the same failure.
+                if delay > .zero { try? await Task.sleep(for: delay) }
             } catch {
                 return RaceResult(name: caller.name, outcome: .failure(error), calls: calls, failedBuilds: failed)
             }

@@ -1,20 +1,32 @@
 import Container
+import ContainerTesting
 
 /// Runs a config: its entry points and `--callers` generic callers race at cold start.
 ///
 /// Exit status by DESIGN §7: 0 when a snapshot was published, 1 when the build failed.
 enum ConfigRun {
-    static func run(_ config: LoadedConfig, callers: Int?, retries: Int) async -> ScenarioReport {
+    /// Races the config's entry points and `callers` generic callers (`nil`: 4 when the config
+    /// lists no entry points), with the attempt budget of `retries` (``AttemptBudget``), then
+    /// shuts the container down (or lets `interrupt`'s signal do it). `live` receives every
+    /// event as it happens (`--trace jsonl` on standard output).
+    static func run(
+        _ config: LoadedConfig, callers: Int?, retries: Int?, interrupt: DemoInterrupt = DemoInterrupt(),
+        live: (any TraceSink)? = nil
+    ) async -> ScenarioReport {
         let recorder = TraceRecorder()
-        let container = ServiceContainer(graph: config.graph, policy: config.policy, trace: [recorder])
+        let policy = AttemptBudget.policy(config.policy, retries: retries)
+        let container = ServiceContainer(
+            graph: config.graph, policy: policy, trace: [recorder] + (live.map { [$0] } ?? []))
+        interrupt.track(container)
         let generic = callers ?? (config.entryPoints.isEmpty ? DemoOptions.defaultGenericCallers : 0)
         let racers =
             config.entryPoints.map { RaceCaller.entryPoint($0) }
             + (0..<generic).map { RaceCaller.generic("caller-\($0 + 1)") }
-        let results = await CallerRace.run(racers, on: container, retries: retries)
+        let results = await CallerRace.run(racers, on: container, retryAfter: policy.retryAfter)
         let published = container.current
+        let status = container.status
         // Shut down like an app would, so the trace ends with the teardowns (reverse order).
-        _ = try? await container.shutdown()
+        await interrupt.finish(container)
         let events = recorder.events
         // The container redacts what it traces and reports; what callers print (an entry
         // point's own error, which may quote a secret option such as a database path) is ours.
@@ -25,11 +37,15 @@ enum ConfigRun {
             entryNames.isEmpty
             ? "\(generic) generic callers"
             : entryNames.joined(separator: ", ") + (generic > 0 ? " and \(generic) generic callers" : "")
-        return ScenarioReport(
+        var report = ScenarioReport(
             scenario: .coldStart, title: "cold start: \(who) race for \(config.graph.count) services (\(config.file))",
             graph: config.graph, events: events, reports: CallerRace.reports(results, published: published),
             narrative: narrative, checks: TraceInvariants.check(events, graph: config.graph),
             published: published != nil, isConfigRun: true)
+        report.status = status
+        report.secrets = config.secrets
+        report.streamed = live != nil
+        return report
     }
 
     /// The entry points' lines, and a count of the generic callers by outcome.

@@ -3,17 +3,19 @@ import Plugins
 
 /// Loads a config file through the `Plugins` module's loader and its standard plugins.
 enum ConfigSource {
-    /// The config at `path`, or every problem the loader found (its full list, for standard error).
-    /// `pathRoots` are the folders its path options may start at (`$data/...`).
+    /// The config at `path` with `overlays` applied in order, or every problem the loader found
+    /// (its full list, for standard error). `pathRoots` are the folders its path options may start
+    /// at (`$data/...`).
     static func load(
-        path: String, registry: ProviderRegistry = .standard, pathRoots: [String: String]
+        path: String, overlays: [String] = [], registry: ProviderRegistry = .standard, pathRoots: [String: String]
     ) -> Result<LoadedConfig, ConfigProblem> {
         do {
-            let config = try ConfigLoader.load(path: path, registry: registry, pathRoots: pathRoots)
+            let config = try ConfigLoader.load(
+                path: path, overlays: overlays, registry: registry, pathRoots: pathRoots)
             return .success(
                 LoadedConfig(
-                    file: config.file, graph: config.graph, policy: config.policy, entryPoints: config.entryPoints,
-                    secrets: config.specs.flatMap(\.options.secretStrings)))
+                    file: config.file, overlays: config.overlays, graph: config.graph, policy: config.policy,
+                    entryPoints: config.entryPoints, secrets: config.specs.flatMap(\.options.secretStrings)))
         } catch {
             return .failure(ConfigProblem(description: error.description))
         }

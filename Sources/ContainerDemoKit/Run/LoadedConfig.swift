@@ -4,6 +4,8 @@ import Container
 struct LoadedConfig: Sendable {
     /// The file it came from.
     let file: String
+    /// The overlays applied on top of it, in order (`--overlay`).
+    let overlays: [String]
     let graph: ServiceGraph
     let policy: BuildPolicy
     /// The entry points the config lists (empty when it lists none).

@@ -1,4 +1,5 @@
 import Container
+import ContainerTesting
 import ContainerTrace
 
 /// Turns a ``ScenarioReport`` into text: the trace in the chosen format, and the commentary
@@ -82,12 +83,15 @@ struct ReportPrinter: Sendable {
                     "container-demo: warning: the trace broke the runtime's invariants (a bug in the container):\n"
                     + failed.map { "  ✗ \($0.claim): \($0.detail ?? "")\n" }.joined()
             }
-            if !report.published {
-                let roots = report.reports.last?.failedNodes ?? []
-                let kind = report.reports.last?.failure.map { "\($0) " } ?? ""
+            if !report.published, let last = report.reports.last {
+                let roots = last.failedNodes
+                let kind = last.failure.map { "\($0) " } ?? ""
                 verdict +=
                     "container-demo: the build failed (\(kind)failure"
                     + (roots.isEmpty ? "" : " of \(roots.joined(separator: ", "))") + "); no snapshot was published\n"
+            } else if !report.published {
+                // No build ended with a failure: it was cancelled (a signal's shutdown) or never ran.
+                verdict += "container-demo: no snapshot was published\n"
             }
             return verdict.isEmpty ? nil : verdict
         }

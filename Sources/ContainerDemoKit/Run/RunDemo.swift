@@ -1,4 +1,5 @@
 import Container
+import ContainerTrace
 import Foundation
 
 /// Runs the demo as `options` say, writing to `output`, and returns the process exit status.
@@ -18,7 +19,16 @@ import Foundation
 /// let capture = CapturedOutput()
 /// let status = await runDemo(DemoOptions(scenario: .logout), output: capture.output())
 /// ```
-public func runDemo(_ options: DemoOptions, output: DemoOutput) async -> Int32 {
+///
+/// With `--status`, each run's `container.status` follows as JSON (``StatusJSON``), last, where
+/// the commentary goes: after the text trace on standard output, or on standard error for a
+/// machine-readable trace on standard output.
+///
+/// A signal `interrupt` received (SIGINT, SIGTERM) shuts the running container down; the run
+/// ends with the trace so far and the status is 130 or 143 (``DemoInterrupt``).
+public func runDemo(_ options: DemoOptions, output: DemoOutput, interrupt: DemoInterrupt = DemoInterrupt()) async
+    -> Int32
+{
     if options.showHelp {
         output.write(DemoCommand.usage + "\n")
         return 0
@@ -36,9 +46,14 @@ public func runDemo(_ options: DemoOptions, output: DemoOutput) async -> Int32 {
     var trace = ""
     var reports: [ScenarioReport] = []
     var status: Int32 = 0
-    for scenario in scenarios {
+    // A single JSON Lines trace on standard output is written as it happens: a reader sees the
+    // build start (and can stop the demo with a signal mid-build), and it holds what came before.
+    let live: (any TraceSink)? =
+        options.trace == .jsonl && options.outputPath == nil && scenarios.count == 1
+        ? JSONLinesTraceSink { output.write($0) } : nil
+    for scenario in scenarios where !interrupt.wasInterrupted {
         let report: ScenarioReport
-        switch await run(scenario, options, output: output, note: note) {
+        switch await run(scenario, options, output: output, note: note, interrupt: interrupt, live: live) {
         case .success(let made): report = made
         case .failure(let problem):
             output.writeError(problem.description + (problem.description.hasSuffix("\n") ? "" : "\n"))
@@ -46,7 +61,7 @@ public func runDemo(_ options: DemoOptions, output: DemoOutput) async -> Int32 {
         }
         reports.append(report)
         // A single-document format (one JSON object) is written once, after the last run.
-        if !options.trace.isSingleDocument {
+        if !options.trace.isSingleDocument && !report.streamed {
             let text = printer.trace(report)
             if options.outputPath == nil {
                 output.write(text + (options.trace == .text ? "\n" : ""))
@@ -59,6 +74,9 @@ public func runDemo(_ options: DemoOptions, output: DemoOutput) async -> Int32 {
             if commentaryGoesToError { output.writeError(commentary) } else { output.write(commentary) }
         }
         if let verdict = printer.verdict(report) { output.writeError(verdict) }
+        if options.showStatus, let text = printer.status(report) {
+            if commentaryGoesToError { output.writeError(text) } else { output.write(text) }
+        }
         if status == 0 { status = report.exitCode }
     }
     if options.trace.isSingleDocument {
@@ -72,43 +90,113 @@ public func runDemo(_ options: DemoOptions, output: DemoOutput) async -> Int32 {
         }
         output.write("trace (\(options.trace.name)) written to \(path)\n")
     }
+    if let signalled = interrupt.exitStatus {
+        output.writeError(
+            "container-demo: stopped by a signal: the container was shut down and torn down; exit status \(signalled)\n"
+        )
+        return signalled
+    }
     return status
 }
 
 /// Runs one scenario: the config run for cold start when a config is given or the default
 /// config exists; a built-in story otherwise. `note` receives commentary (the data folder).
 private func run(
-    _ scenario: DemoScenario, _ options: DemoOptions, output: DemoOutput, note: (String) -> Void
+    _ scenario: DemoScenario, _ options: DemoOptions, output: DemoOutput, note: (String) -> Void,
+    interrupt: DemoInterrupt, live: (any TraceSink)?
 ) async -> Result<ScenarioReport, ConfigProblem> {
     let retries = options.retries ?? (scenario == .transient ? 1 : 0)
     let callers = options.callers ?? 0
     switch scenario {
     case .coldStart:
         let path = options.configPath ?? DemoOptions.defaultConfigPath
-        if options.configPath == nil && !FileManager.default.fileExists(atPath: path) {
+        // Overlays need their config: without it, loading says the file is missing.
+        if options.configPath == nil && options.overlayPaths.isEmpty && !FileManager.default.fileExists(atPath: path) {
             output.writeError("note: \(path) not found; running the built-in app graph instead\n")
             return .success(await ColdStartStory.run(callers: callers, retries: retries))
         }
-        let folder = DemoDataFolder.absolutePath(options.dataDirectory)
         let config: LoadedConfig
-        switch ConfigSource.load(path: path, pathRoots: DemoDataFolder.pathRoots(folder)) {
-        case .success(let loaded): config = loaded
+        switch prepare(path, options, note: note) {
+        case .success(let loaded): config = loaded.config
         case .failure(let problem): return .failure(problem)
         }
-        if config.entryPoints.isEmpty && options.callers == 0 {
-            return .failure(
-                ConfigProblem(
-                    description:
-                        "container-demo: \(config.file) lists no entry points and --callers is 0, so nobody would "
-                        + "ask for the services; pass --callers N (N >= 1) or add \"entryPoints\" to the config"))
+        return .success(
+            await ConfigRun.run(
+                config, callers: options.callers, retries: options.retries, interrupt: interrupt, live: live))
+    case .scopes:
+        // With --scenario all, --config is the cold start's; the story needs the scopes of app.json.
+        let path =
+            options.scenario == .scopes
+            ? options.configPath ?? DemoOptions.defaultConfigPath
+            : DemoOptions.defaultConfigPath
+        if let skipped = skipped(scenario, missing: path, options, output: output) { return .success(skipped) }
+        switch prepare(path, options, note: note) {
+        case .success(let loaded):
+            return await ScopesStory.run(loaded.config, retries: options.retries, interrupt: interrupt, live: live)
+        case .failure(let problem): return .failure(problem)
         }
-        if let problem = DemoDataFolder.create(folder) { return .failure(problem) }
-        // Printed before anything runs, so a user knows where the database goes.
-        note("data folder: \(folder) (the config's $data; choose another with --data-dir PATH)\n")
-        return .success(await ConfigRun.run(config, callers: options.callers, retries: retries))
+    case .reload:
+        let explicit = options.scenario == .reload && options.reloadPath != nil
+        let old = explicit ? options.configPath ?? DemoOptions.defaultConfigPath : ReloadStory.paths.old
+        let new = explicit ? options.reloadPath ?? "" : ReloadStory.paths.new
+        if let skipped = skipped(scenario, missing: old, options, output: output) { return .success(skipped) }
+        let loaded: (config: LoadedConfig, roots: [String: String])
+        switch prepare(old, options, note: note) {
+        case .success(let made): loaded = made
+        case .failure(let problem): return .failure(problem)
+        }
+        let outcome = await ReloadRun.run(
+            old: loaded.config, newPath: new, pathRoots: loaded.roots, callers: options.callers,
+            retries: options.retries, interrupt: interrupt, live: live)
+        return outcome.map { outcome in
+            var report = ReloadRun.report(
+                outcome, scenario: .reload, isConfigRun: explicit,
+                extraChecks: explicit ? [] : ReloadStory.checks(outcome))
+            report.streamed = live != nil
+            return report
+        }
     case .transient: return .success(await TransientStory.run(callers: callers, retries: retries))
     case .permanent: return .success(await PermanentStory.run(callers: callers, retries: retries))
     case .logout: return .success(await LogoutStory.run(callers: callers, retries: retries))
     default: return .success(await CancelStory.run(callers: callers))
     }
+}
+
+/// Loads the config at `path` with the data folder as `$data`, checks that someone will ask
+/// for its services, and creates the data folder (printed through `note` before anything runs).
+private func prepare(
+    _ path: String, _ options: DemoOptions, note: (String) -> Void
+) -> Result<(config: LoadedConfig, roots: [String: String]), ConfigProblem> {
+    let folder = DemoDataFolder.absolutePath(options.dataDirectory)
+    let roots = DemoDataFolder.pathRoots(folder)
+    let config: LoadedConfig
+    switch ConfigSource.load(path: path, overlays: options.overlayPaths, pathRoots: roots) {
+    case .success(let loaded): config = loaded
+    case .failure(let problem): return .failure(problem)
+    }
+    if config.entryPoints.isEmpty && options.callers == 0 {
+        return .failure(
+            ConfigProblem(
+                description:
+                    "container-demo: \(config.file) lists no entry points and --callers is 0, so nobody would "
+                    + "ask for the services; pass --callers N (N >= 1) or add \"entryPoints\" to the config"))
+    }
+    if let problem = DemoDataFolder.create(folder) { return .failure(problem) }
+    // Printed before anything runs, so a user knows where the database goes.
+    note("data folder: \(folder) (the config's $data; choose another with --data-dir PATH)\n")
+    if !config.overlays.isEmpty { note("overlays: \(config.overlays.joined(separator: ", ")) (in this order)\n") }
+    return .success((config, roots))
+}
+
+/// With `--scenario all` run away from the repository's root, the stories that need its
+/// `Configs/` files are skipped with a note (the others still run); `nil` when the file is there.
+private func skipped(
+    _ scenario: DemoScenario, missing path: String, _ options: DemoOptions, output: DemoOutput
+) -> ScenarioReport? {
+    guard options.scenario == .all, !FileManager.default.fileExists(atPath: path) else { return nil }
+    output.writeError(
+        "note: \(path) not found (run from the repository's root); the \(scenario.name) story is skipped\n")
+    return ScenarioReport(
+        scenario: scenario, title: "\(scenario.name): skipped (\(path) not found)", graph: nil, events: [],
+        reports: [], narrative: [], checks: [], published: false, isConfigRun: false)
 }

@@ -1,4 +1,5 @@
 import Container
+import ContainerTesting
 
 /// Logout: the user signs out while the entry points hold generation 1's snapshot.
 /// `reset(invalidating: ["session"])` retires the session and what depends on it (torn down
@@ -6,7 +7,7 @@ import Container
 enum LogoutStory {
     static func run(callers generic: Int, retries: Int) async -> ScenarioReport {
         let stage: StoryStage
-        switch StoryStage.make(StoryApp.Lab()) {
+        switch StoryStage.make(StoryApp.Lab(), retries: retries) {
         case .success(let made): stage = made
         case .failure(let error): return StoryStage.broken(.logout, error)
         }
@@ -14,7 +15,7 @@ enum LogoutStory {
         let graph = stage.app.graph
         var narrative = ["1. cold start, signed in as alice:"]
         let callers = stage.callers(generic: generic)
-        let first = await CallerRace.run(callers, on: container, retries: retries)
+        let first = await CallerRace.run(callers, on: container)
         narrative += first.map { "   " + $0.line }
         let held = container.current
         narrative.append("   the entry points hold generation \(held.map { String($0.generation) } ?? "?")'s snapshot")
@@ -34,7 +35,7 @@ enum LogoutStory {
         }
 
         narrative.append("3. the entry points run again:")
-        let second = await CallerRace.run(callers, on: container, retries: retries)
+        let second = await CallerRace.run(callers, on: container)
         narrative += second.map { "   " + $0.line }
         let heldUser = held.flatMap { try? $0[StoryApp.Keys.session] }?.user
         let newUser = container.current.flatMap { try? $0[StoryApp.Keys.session] }?.user
@@ -49,38 +50,38 @@ enum LogoutStory {
             return nil
         }.first
         let tornDown = events.filter { $0.generation == 1 }.nodes("node.tornDown")
-        let newBuild = events.of(generation: 2, attempt: 1)
+        let newBuild = events.inBuild(2, 1)
         let checks = [
-            StoryCheck(
+            CheckResult(
                 "generation 1 publishes for every caller", first.allSatisfy(\.succeeded) && held?.generation == 1,
                 detail: first.filter { !$0.succeeded }.map(\.line).joined(separator: "; ")),
-            StoryCheck(
+            CheckResult(
                 "the reset goes from generation 1 to 2 and invalidates session and its dependent feed",
                 resetEvent.map { $0.0 == 1 && $0.1 == 2 && Set($0.2 ?? []) == ["session", "feed"] } ?? false,
                 detail:
                     "generation.reset: \(resetEvent.map { "\($0.0) → \($0.1), \(String(describing: $0.2))" } ?? "none")"
             ),
-            StoryCheck(
+            CheckResult(
                 "session and feed are torn down, dependents first", tornDown == ["feed", "session"],
                 detail: "torn down: \(tornDown)"),
             reverseDependencyOrder(tornDown, graph: graph),
-            StoryCheck(
+            CheckResult(
                 "logout does not reopen the database: it is carried over, not torn down or rebuilt",
                 stage.lab.runs(of: "database") == 1 && !tornDown.contains("database")
                     && newBuild.nodes("node.reused").contains("database"),
                 detail: "database provider runs: \(stage.lab.runs(of: "database")); torn down: \(tornDown)"),
-            StoryCheck(
+            CheckResult(
                 "generation 2 rebuilds only session and feed",
                 Set(newBuild.nodes("node.started")) == ["session", "feed"]
                     && Set(newBuild.nodes("node.reused")) == ["configuration", "database", "analytics"],
                 detail: "started \(newBuild.nodes("node.started")), reused \(newBuild.nodes("node.reused"))"),
-            StoryCheck(
+            CheckResult(
                 "generation 2 publishes a signed-out snapshot",
                 container.current?.generation == 2 && newUser == nil && second.allSatisfy(\.succeeded),
                 detail:
                     "current: generation \(container.current.map { String($0.generation) } ?? "none"), user \(newUser ?? "nil")"
             ),
-            StoryCheck(
+            CheckResult(
                 "the snapshot held from generation 1 is unchanged", held?.generation == 1 && heldUser == "alice",
                 detail: "held: generation \(held.map { String($0.generation) } ?? "none"), user \(heldUser ?? "nil")"),
         ]
@@ -91,14 +92,14 @@ enum LogoutStory {
     }
 
     /// No value is torn down after one of its dependencies (reverse dependency order, §5).
-    static func reverseDependencyOrder(_ order: [String], graph: ServiceGraph) -> StoryCheck {
+    static func reverseDependencyOrder(_ order: [String], graph: ServiceGraph) -> CheckResult {
         var problems: [String] = []
         for (index, earlier) in order.enumerated() {
             for later in order[(index + 1)...] where dependsTransitively(later, on: earlier, graph: graph) {
                 problems.append("\(earlier) was torn down before its dependent \(later)")
             }
         }
-        return StoryCheck(
+        return CheckResult(
             "teardown runs in reverse dependency order", problems.isEmpty, detail: problems.joined(separator: "; "))
     }
 

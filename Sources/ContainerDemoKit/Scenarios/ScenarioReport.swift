@@ -1,4 +1,5 @@
 public import Container
+public import ContainerTesting
 
 /// Everything one run of a story (or of a config) produced: the trace, the builds, what the
 /// entry points did, and whether the story held.
@@ -16,11 +17,18 @@ public struct ScenarioReport: Sendable {
     /// What each step and entry point did, one line each.
     public let narrative: [String]
     /// The story's claims and whether they held.
-    public let checks: [StoryCheck]
+    public let checks: [CheckResult]
     /// For a config run: whether a snapshot was published (DESIGN §7 exit status 0 or 1).
     public let published: Bool
     /// Whether this was a run of a config file (exit status by §7) rather than a built-in story.
     public let isConfigRun: Bool
+    /// `container.status` at the end of the run, before the demo shut the container down
+    /// (`--status` prints it as JSON); `nil` when the run had no container.
+    public var status: ContainerStatus? = nil
+    /// Secret option values of the run's config: redacted from what the demo prints itself.
+    var secrets: [String] = []
+    /// Whether the trace was already written, event by event, as the run went (`--trace jsonl`).
+    var streamed = false
 
     /// The process exit status this run asks for.
     ///
@@ -33,5 +41,5 @@ public struct ScenarioReport: Sendable {
     }
 
     /// The checks that failed.
-    public var failedChecks: [StoryCheck] { checks.filter { !$0.passed } }
+    public var failedChecks: [CheckResult] { checks.filter { !$0.passed } }
 }

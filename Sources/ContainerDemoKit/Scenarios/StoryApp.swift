@@ -1,4 +1,5 @@
 import Container
+import ContainerTesting
 import Synchronization
 
 /// The built-in app the stories run: five services declared in code, four entry points,
@@ -124,7 +125,7 @@ struct StoryApp: Sendable {
                 context in
                 _ = lab.ran("database")
                 let settings = try context[Keys.configuration]
-                try await lab.databaseGate?.wait()
+                try await lab.databaseGate?.cancellableWait()
                 try await Task.sleep(for: work * 2)
                 if lab.databaseCorrupt {
                     throw InjectedFailure(

@@ -1,25 +1,29 @@
 import Container
+import ContainerTesting
 
 /// The set of one built-in story: the app, its lab, the container, and the trace it records.
 struct StoryStage: Sendable {
     let app: StoryApp
     let container: ServiceContainer
-    let signal: TraceSignal
+    let trace: TraceWatcher
 
     /// Builds the stage, or returns why the built-in graph is invalid (a bug in the demo).
-    static func make(_ lab: StoryApp.Lab, policy: BuildPolicy = .default) -> Result<StoryStage, GraphError> {
+    ///
+    /// - Parameter retries: `--retries N`: the container's attempt budget is 1 + N builds per generation.
+    static func make(_ lab: StoryApp.Lab, retries: Int = 0) -> Result<StoryStage, GraphError> {
         do {
             let app = try StoryApp(lab: lab)
-            let signal = TraceSignal()
-            let container = ServiceContainer(graph: app.graph, policy: policy, trace: [signal])
-            return .success(StoryStage(app: app, container: container, signal: signal))
+            let trace = TraceWatcher()
+            let policy = AttemptBudget.policy(.default, retries: retries)
+            let container = ServiceContainer(graph: app.graph, policy: policy, trace: [trace])
+            return .success(StoryStage(app: app, container: container, trace: trace))
         } catch {
             return .failure(error)
         }
     }
 
     var lab: StoryApp.Lab { app.lab }
-    var events: [TraceEvent] { signal.events }
+    var events: [TraceEvent] { trace.events }
 
     /// The entry points plus `generic` generic callers.
     func callers(generic: Int) -> [RaceCaller] {
@@ -28,13 +32,15 @@ struct StoryStage: Sendable {
 
     /// A report of this stage's run, with the general invariants added to the story's own checks.
     func report(
-        _ scenario: DemoScenario, title: String, reports: [BuildReport], narrative: [String], checks: [StoryCheck]
+        _ scenario: DemoScenario, title: String, reports: [BuildReport], narrative: [String], checks: [CheckResult]
     ) -> ScenarioReport {
         let events = events
-        return ScenarioReport(
+        var report = ScenarioReport(
             scenario: scenario, title: title, graph: app.graph, events: events, reports: reports,
             narrative: narrative, checks: checks + TraceInvariants.check(events, graph: app.graph),
             published: container.current != nil, isConfigRun: false)
+        report.status = container.status
+        return report
     }
 
     /// A report saying the story could not even start.
@@ -42,25 +48,13 @@ struct StoryStage: Sendable {
         ScenarioReport(
             scenario: scenario, title: "\(scenario.name): the built-in graph is invalid", graph: nil,
             events: [], reports: [], narrative: [],
-            checks: [StoryCheck("the built-in graph is valid", false, detail: "\(error)")],
+            checks: [CheckResult("the built-in graph is valid", false, detail: "\(error)")],
             published: false, isConfigRun: false)
     }
 }
 
-/// Small queries over a trace, for the stories' checks.
+/// A query over a trace for the stories' checks (the others are ContainerTesting's).
 extension [TraceEvent] {
-    /// Events of one generation and attempt.
-    func of(generation: Int, attempt: Int) -> [TraceEvent] {
-        let build = BuildAttempt(generation: generation, attempt: attempt)
-        return filter { $0.build == build }
-    }
-
-    /// How many events have the given JSON Lines name.
-    func count(_ name: String) -> Int { count { $0.kind.name == name } }
-
-    /// The names of nodes with an event called `name`, in order.
-    func nodes(_ name: String) -> [String] { filter { $0.kind.name == name }.compactMap(\.kind.node) }
-
     /// The states callers found, by caller, for `caller.joined` events.
     var joinStates: [(caller: String, state: CallerState)] {
         compactMap { if case .callerJoined(let caller, let state) = $0.kind { (caller, state) } else { nil } }

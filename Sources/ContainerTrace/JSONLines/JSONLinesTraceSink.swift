@@ -5,7 +5,7 @@ public import Container
 /// Every line carries `"v":1` first, then `t` (seconds since the container was created),
 /// `gen`, `attempt` and `event`, then `scope` for an event of a scope instance, then the
 /// event's own fields, in a fixed order. The format
-/// is documented, field by field, in `docs/trace-format.md`; it is stable for other tools:
+/// is documented, field by field, in <doc:TraceFormat> (`docs/trace-format.md`); it is stable for other tools:
 /// fields may be added within version 1, never renamed or removed.
 ///
 /// ```swift
@@ -60,7 +60,11 @@ public struct JSONLinesTraceSink: TraceSink {
         switch event.kind {
         case .buildStarted, .buildCancelled, .containerShutdown, .scopeOpened, .scopeClosed:
             break
-        case .nodeStarted(let node), .nodeReused(let node):
+        case .nodeStarted(let node, let overridden):
+            object.append("node", string: node)
+            // Present only when true: a trace without overrides reads as before.
+            if overridden { object.append("override", raw: "true") }
+        case .nodeReused(let node):
             object.append("node", string: node)
         case .nodeSucceeded(let node, let duration):
             object.append("node", string: node)

@@ -79,7 +79,7 @@ struct PerfettoLayout {
             endBuild(event, "failed", colour: "terrible", args)
         case .buildCancelled:
             endBuild(event, "cancelled", colour: "grey", [])
-        case .nodeStarted(let node):
+        case .nodeStarted(let node, _):
             open[scope]?.nodes[NodeRun(build: event.build, node: node)] = event.time
         case .nodeSucceeded(let node, let duration):
             endNode(

@@ -19,7 +19,7 @@ public import Container
 ///
 /// Times are microseconds since the container was created. Spans still open when the trace
 /// ends close at its last event with the result `unfinished`. The format is documented in
-/// `docs/trace-format.md`.
+/// <doc:TraceFormat> (`docs/trace-format.md`).
 ///
 /// ```swift
 /// let recorder = TraceRecorder()

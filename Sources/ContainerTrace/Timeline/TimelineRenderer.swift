@@ -86,8 +86,8 @@ public struct TimelineRenderer: Sendable {
         switch kind {
         case .buildStarted:
             return ("build", "", ("started", .plain), "")
-        case .nodeStarted(let node):
-            return ("node", node, ("started", .plain), "")
+        case .nodeStarted(let node, let overridden):
+            return ("node", node, ("started", .plain), overridden ? "by an override" : "")
         case .nodeSucceeded(let node, let duration):
             return ("node", node, ("succeeded", .good), "in \(duration.formattedMilliseconds)")
         case .nodeFailed(let node, let failure, let error):

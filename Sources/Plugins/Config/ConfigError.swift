@@ -13,19 +13,37 @@ public import Container
 /// ```
 public struct ConfigError: Error, Sendable, CustomStringConvertible {
     /// One problem of a config file.
+    ///
+    /// Two issues are equal when their code, message, location, service and option are;
+    /// ``underlying`` is not compared (the message already quotes it).
     public struct Issue: Sendable, Hashable, CustomStringConvertible {
         /// What kind of problem this is.
         public let code: Code
         /// What is wrong and how to fix it (secrets never appear in it).
         public let message: String
-        /// The file, line, column and key path of the problem.
+        /// The file, line, column and key path of the problem. With overlays, the file is the
+        /// one that wrote the offending value: the base config or an overlay.
         public let location: ConfigLocation
+        /// The service concerned, when the problem is about one (graph problems say which).
+        public let service: String?
+        /// For ``Code/invalidOptions``: the option the provider rejected (`path`, `outcomes[1]`).
+        public let option: String?
+        /// The error behind the problem, when there is one to keep: what a provider's `validate`
+        /// threw (``/Container/GraphError/Issue/underlying``). Left out when its text would show
+        /// a secret.
+        public let underlying: (any Error)?
 
         /// Creates an issue.
-        public init(code: Code, message: String, location: ConfigLocation) {
+        public init(
+            code: Code, message: String, location: ConfigLocation, service: String? = nil, option: String? = nil,
+            underlying: (any Error)? = nil
+        ) {
             self.code = code
             self.message = message
             self.location = location
+            self.service = service
+            self.option = option
+            self.underlying = underlying
         }
 
         /// `file:line:column: keyPath: message`.
@@ -35,59 +53,126 @@ public struct ConfigError: Error, Sendable, CustomStringConvertible {
             if let keyPath = location.keyPath, !keyPath.isEmpty { place += " \(keyPath):" }
             return place + " " + message
         }
+
+        /// Whether two issues say the same (``underlying`` aside).
+        public static func == (lhs: Issue, rhs: Issue) -> Bool {
+            lhs.code == rhs.code && lhs.message == rhs.message && lhs.location == rhs.location
+                && lhs.service == rhs.service && lhs.option == rhs.option
+        }
+
+        /// Hashes what `==` compares.
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(code)
+            hasher.combine(message)
+            hasher.combine(location)
+            hasher.combine(service)
+            hasher.combine(option)
+        }
     }
 
-    /// The kinds of config problems. Graph problems keep the names of ``GraphError/Code``.
+    /// The kinds of config problems: the file's own (``syntax``, ``unknownKey``, ...) and every
+    /// problem of the graph validator, wrapped (``graph(_:)``), so that one `switch` covers both:
+    ///
+    /// ```swift
+    /// for issue in error.issues {
+    ///     switch issue.code {
+    ///     case .syntax: print("not JSON:", issue.location)
+    ///     case .unknownKey, .unknownService: print("a typo:", issue.message)
+    ///     case .graph(.cycle): print("a cycle:", issue.message)
+    ///     case .graph(.undeclaredScope): print("declare the scope:", issue.message)
+    ///     default: print(issue)
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// ``graphCode`` gives the wrapped ``/Container/GraphError/Code``. The graph codes of the
+    /// first version keep their short names (``cycle`` is ``graph(_:)`` of
+    /// ``/Container/GraphError/Code/cycle``); newer graph codes are written `.graph(...)`.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private let name: String
-        private init(_ name: String) { self.name = name }
+        private enum Base: Hashable, Sendable {
+            case unreadableFile, syntax, unsupportedVersion, unknownKey, duplicateKey, missingKey, wrongType
+            case invalidValue, unknownEntryPoint, limitExceeded
+            case graph(GraphError.Code)
+        }
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
 
         /// The file could not be read.
-        public static let unreadableFile = Code("unreadableFile")
+        public static let unreadableFile = Code(.unreadableFile)
         /// The text is not valid JSON.
-        public static let syntax = Code("syntax")
+        public static let syntax = Code(.syntax)
         /// `version` is missing or not supported.
-        public static let unsupportedVersion = Code("unsupportedVersion")
+        public static let unsupportedVersion = Code(.unsupportedVersion)
         /// A key is not part of the format.
-        public static let unknownKey = Code("unknownKey")
+        public static let unknownKey = Code(.unknownKey)
         /// An object names the same key twice.
-        public static let duplicateKey = Code("duplicateKey")
+        public static let duplicateKey = Code(.duplicateKey)
         /// A required key is absent.
-        public static let missingKey = Code("missingKey")
+        public static let missingKey = Code(.missingKey)
         /// A value has the wrong JSON type.
-        public static let wrongType = Code("wrongType")
+        public static let wrongType = Code(.wrongType)
         /// A value has the right type but is not allowed (a negative timeout, an unknown word).
-        public static let invalidValue = Code("invalidValue")
+        public static let invalidValue = Code(.invalidValue)
         /// `entryPoints` names an entry point the registry does not have.
-        public static let unknownEntryPoint = Code("unknownEntryPoint")
+        public static let unknownEntryPoint = Code(.unknownEntryPoint)
+        /// A value or the file goes past a documented bound of the format (``ConfigLimits``).
+        public static let limitExceeded = Code(.limitExceeded)
 
-        /// Two services have the same name.
-        public static let duplicateService = Code(GraphError.Code.duplicateService)
-        /// A provider id is not registered.
-        public static let unknownProvider = Code(GraphError.Code.unknownProvider)
-        /// `dependsOn` names a service that does not exist.
-        public static let missingDependency = Code(GraphError.Code.missingDependency)
-        /// `dependsOn` names the same service twice.
-        public static let duplicateDependency = Code(GraphError.Code.duplicateDependency)
-        /// Services depend on each other in a cycle.
-        public static let cycle = Code(GraphError.Code.cycle)
-        /// An entry point requires a service that is not declared.
-        public static let unknownRequirement = Code(GraphError.Code.unknownRequirement)
-        /// An entry point reads a service as another type than its provider makes.
-        public static let typeMismatch = Code(GraphError.Code.typeMismatch)
-        /// A provider rejected a service's options.
-        public static let invalidOptions = Code(GraphError.Code.invalidOptions)
-        /// A service name is empty.
-        public static let invalidName = Code(GraphError.Code.invalidName)
+        /// A problem the graph validator found (``/Container/GraphError``), as its code.
+        public static func graph(_ code: GraphError.Code) -> Code { Code(.graph(code)) }
 
-        /// The config code of a graph problem.
-        public init(_ graphCode: GraphError.Code) { self.name = graphCode.description }
+        /// The config code of a graph problem: ``graph(_:)``.
+        public init(_ graphCode: GraphError.Code) { self.init(.graph(graphCode)) }
 
-        /// The code's name, e.g. `unknownKey`.
-        public var description: String { name }
+        /// The graph validator's code, when this is a graph problem.
+        public var graphCode: GraphError.Code? {
+            if case .graph(let code) = base { return code }
+            return nil
+        }
+
+        /// Two services have the same name: `.graph(.duplicateService)`.
+        public static let duplicateService = graph(.duplicateService)
+        /// A provider id is not registered: `.graph(.unknownProvider)`.
+        public static let unknownProvider = graph(.unknownProvider)
+        /// `dependsOn` names a service that does not exist: `.graph(.missingDependency)`.
+        public static let missingDependency = graph(.missingDependency)
+        /// `dependsOn` names the same service twice: `.graph(.duplicateDependency)`.
+        public static let duplicateDependency = graph(.duplicateDependency)
+        /// Services depend on each other in a cycle: `.graph(.cycle)`.
+        public static let cycle = graph(.cycle)
+        /// An entry point requires a service that is not declared: `.graph(.unknownRequirement)`.
+        public static let unknownRequirement = graph(.unknownRequirement)
+        /// A reader expects another type than the provider makes: `.graph(.typeMismatch)`.
+        public static let typeMismatch = graph(.typeMismatch)
+        /// A provider rejected a service's options: `.graph(.invalidOptions)`.
+        public static let invalidOptions = graph(.invalidOptions)
+        /// A name is empty, too long or holds a control character (``/Container/NameRules``):
+        /// `.graph(.invalidName)`, for names of the file (provider and entry point ids) too.
+        public static let invalidName = graph(.invalidName)
+        /// An overlay changes or removes a service the config does not declare (a typo, or a new
+        /// service without `"add": true`), as an override in code would: `.graph(.unknownService)`.
+        public static let unknownService = graph(.unknownService)
+
+        /// The code's name, e.g. `unknownKey`; a graph code's own name, e.g. `cycle`.
+        public var description: String {
+            switch base {
+            case .unreadableFile: "unreadableFile"
+            case .syntax: "syntax"
+            case .unsupportedVersion: "unsupportedVersion"
+            case .unknownKey: "unknownKey"
+            case .duplicateKey: "duplicateKey"
+            case .missingKey: "missingKey"
+            case .wrongType: "wrongType"
+            case .invalidValue: "invalidValue"
+            case .unknownEntryPoint: "unknownEntryPoint"
+            case .limitExceeded: "limitExceeded"
+            case .graph(let code): code.description
+            }
+        }
     }
 
-    /// The config file, as given to the loader.
+    /// The config file, as given to the loader (the base config when overlays were applied:
+    /// each issue's ``Issue/location`` names the file it is in).
     public let file: String
     /// Every problem found, in the order of their place in the file.
     public let issues: [Issue]

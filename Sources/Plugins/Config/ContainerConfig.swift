@@ -1,7 +1,7 @@
 public import Container
 
 /// A loaded and validated config file: the services, the container policy, the entry points
-/// to run, and the validated graph, ready for a ``Container/ServiceContainer``.
+/// to run, and the validated graph, ready for a ``/Container/ServiceContainer``.
 ///
 /// ```swift
 /// let config = try ConfigLoader.load(path: "Configs/app.json")
@@ -11,9 +11,13 @@ public import Container
 public struct ContainerConfig: Sendable {
     /// The config file, as given to the loader.
     public let file: String
-    /// The services, in declaration order, with their locations in the file.
+    /// The overlays applied on top of ``file``, in order (empty when there are none).
+    public let overlays: [String]
+    /// The services, in declaration order, with their locations in the file (or in the
+    /// overlay that added them), as the overlays changed them.
     public let specs: [ServiceSpec]
-    /// `policy.failFast` and `policy.unclassifiedFailure` of the file.
+    /// The file's `policy` (failure mode, classification, attempt budget), with the keys the
+    /// overlays give.
     public let policy: BuildPolicy
     /// The entry points the file lists under `entryPoints`, resolved from the registry, in file
     /// order; empty when the file lists none.
@@ -23,9 +27,11 @@ public struct ContainerConfig: Sendable {
 
     /// Creates a config; ``ConfigLoader`` is the usual way.
     public init(
-        file: String, specs: [ServiceSpec], policy: BuildPolicy, entryPoints: [any EntryPoint], graph: ServiceGraph
+        file: String, specs: [ServiceSpec], policy: BuildPolicy, entryPoints: [any EntryPoint], graph: ServiceGraph,
+        overlays: [String] = []
     ) {
         self.file = file
+        self.overlays = overlays
         self.specs = specs
         self.policy = policy
         self.entryPoints = entryPoints

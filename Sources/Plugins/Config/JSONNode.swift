@@ -51,19 +51,4 @@ struct JSONNode: Sendable {
             .object(Dictionary(members.map { ($0.key, $0.value.optionValue) }, uniquingKeysWith: { _, last in last }))
         }
     }
-
-    /// Calls `body` with the key path and node of this value and of every value inside it.
-    func forEach(path: String, _ body: (String, JSONNode) -> Void) {
-        body(path, self)
-        switch value {
-        case .array(let items):
-            for (index, item) in items.enumerated() { item.forEach(path: path + "[\(index)]", body) }
-        case .object(let members):
-            for member in members {
-                member.value.forEach(path: path.isEmpty ? member.key : path + "." + member.key, body)
-            }
-        default:
-            break
-        }
-    }
 }

@@ -1,3 +1,5 @@
+internal import Container
+
 /// A small strict JSON parser (RFC 8259) that records the line and column of every value.
 ///
 /// Foundation's `JSONSerialization` reports only a byte offset and drops positions, which
@@ -5,10 +7,19 @@
 /// parser keeps them, and explains the mistakes people make in hand-written JSON: trailing
 /// commas, comments, single quotes, unquoted keys.
 struct JSONParser {
-    /// The text is not valid JSON.
+    /// The text is not valid JSON, or goes past a limit of the format.
     struct SyntaxError: Error, Sendable, Hashable {
+        /// What kind of problem stopped the parser.
+        enum Kind: Sendable, Hashable {
+            /// Not JSON (or not UTF-8).
+            case syntax
+            /// Valid JSON past a documented limit (``ConfigLimits``).
+            case limit
+        }
+
         let message: String
         let position: SourcePosition
+        var kind = Kind.syntax
     }
 
     private let bytes: [UInt8]
@@ -17,7 +28,8 @@ struct JSONParser {
     private var column = 1
     /// Nesting depth, bounded so that a hostile file cannot exhaust the stack.
     private var depth = 0
-    private static let maxDepth = 512
+    private static let maxDepth = ConfigLimits.maxNestingDepth
+    private static let maxStringBytes = ConfigLimits.maxStringBytes
 
     /// Parses `bytes` (UTF-8) as one JSON value followed only by whitespace.
     static func parse(_ bytes: [UInt8]) throws(SyntaxError) -> JSONNode {
@@ -38,8 +50,10 @@ struct JSONParser {
 
     private var position: SourcePosition { SourcePosition(line: line, column: column) }
 
-    private func error(_ message: String, at position: SourcePosition? = nil) -> SyntaxError {
-        SyntaxError(message: message, position: position ?? self.position)
+    private func error(
+        _ message: String, at position: SourcePosition? = nil, kind: SyntaxError.Kind = .syntax
+    ) -> SyntaxError {
+        SyntaxError(message: message, position: position ?? self.position, kind: kind)
     }
 
     private var current: UInt8? { index < bytes.count ? bytes[index] : nil }
@@ -68,13 +82,14 @@ struct JSONParser {
     /// The character at the cursor, quoted for a message (`'x'`, `end of file`).
     private func describeCurrent() -> String {
         guard index < bytes.count else { return "end of file" }
-        var end = index + 1
-        while end < bytes.count, bytes[end] & 0xC0 == 0x80 { end += 1 }
-        let text = String(decoding: bytes[index..<end], as: UTF8.self)
+        guard let length = UTF8Validation.sequenceLength(in: bytes, at: index) else {
+            return "invalid UTF-8 (byte \(UTF8Validation.hex(bytes[index])); save the file as UTF-8)"
+        }
+        let text = String(decoding: bytes[index..<index + length], as: UTF8.self)
         switch text {
         case "\n": return "end of line"
         case "\t": return "tab"
-        default: return "'\(text)'"
+        default: return "'\(NameRules.visible(text))'"
         }
     }
 
@@ -118,7 +133,11 @@ struct JSONParser {
 
     private mutating func enter() throws(SyntaxError) {
         depth += 1
-        guard depth <= Self.maxDepth else { throw error("the JSON is nested more than \(Self.maxDepth) levels deep") }
+        guard depth <= Self.maxDepth else {
+            throw error(
+                "the JSON is nested more than \(Self.maxDepth) levels deep (ConfigLimits.maxNestingDepth); "
+                    + "flatten the options", kind: .limit)
+        }
     }
 
     private mutating func parseObject() throws(SyntaxError) -> JSONNode {
@@ -223,6 +242,7 @@ struct JSONParser {
 
     private mutating func parseString() throws(SyntaxError) -> String {
         let start = position
+        let startIndex = index
         advance()  // opening quote
         // Plain bytes are not copied one by one: each run between escapes is decoded from the
         // input in one piece, and a string without escapes (nearly all of them) is one decode.
@@ -236,6 +256,13 @@ struct JSONParser {
             let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""):
+                // The bytes between the quotes, as written (an escape counts its characters).
+                guard index - startIndex - 1 <= Self.maxStringBytes else {
+                    throw error(
+                        "the string is \(index - startIndex - 1) bytes long, over the limit of \(Self.maxStringBytes) "
+                            + "bytes (ConfigLimits.maxStringBytes); keep long texts in a file the service reads",
+                        at: start, kind: .limit)
+                }
                 let text = run(bytes, upTo: index)
                 advance()
                 if result.isEmpty { return text }
@@ -265,11 +292,20 @@ struct JSONParser {
                 runStart = index
             case 0..<0x20:
                 throw error("control character in a string; write a line break as \\n and a tab as \\t")
-            default:
+            case 0..<0x80:
                 // Inside a string there is no line break (it would be a control character),
-                // so only the column moves; continuation bytes do not start a new column.
+                // so only the column moves.
                 index += 1
-                if byte & 0xC0 != 0x80 { column += 1 }
+                column += 1
+            default:
+                // A multi-byte character is one column; it must be well-formed UTF-8 (decoding
+                // would silently turn a bad byte into U+FFFD).
+                guard let length = UTF8Validation.sequenceLength(in: bytes, at: index) else {
+                    throw error(
+                        "invalid UTF-8 in a string (byte \(UTF8Validation.hex(byte))); save the file as UTF-8")
+                }
+                index += length
+                column += 1
             }
         }
     }

@@ -2,7 +2,8 @@ public import Container
 
 extension ProviderRegistry {
     /// A registry holding every standard provider (`configuration`, `sqlite`, `session`,
-    /// `simulated`) and entry point (`launch`, `scene`, `deeplink`, `push`).
+    /// `simulated`, and the scoped `sceneRouter` and `pushDetail`) and entry point (`launch`,
+    /// `deeplink`, and the scoped `scene` and `push`).
     ///
     /// Each read makes a fresh registry with fresh provider instances. Add your own plugins
     /// to a copy:
@@ -19,6 +20,8 @@ extension ProviderRegistry {
             try registry.register(SQLiteProvider())
             try registry.register(SessionProvider())
             try registry.register(SimulatedProvider())
+            try registry.register(SceneRouterProvider())
+            try registry.register(PushDetailProvider())
             try registry.register(entryPoint: LaunchEntryPoint())
             try registry.register(entryPoint: SceneEntryPoint())
             try registry.register(entryPoint: DeepLinkEntryPoint())

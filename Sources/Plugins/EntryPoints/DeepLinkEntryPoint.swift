@@ -11,19 +11,14 @@ public struct DeepLinkEntryPoint: EntryPoint {
     /// The link to open, e.g. `demo://profile`.
     public let url: String
 
-    /// The services `deeplink` reads.
-    public static let requirements: [AnyServiceKey] = [ServiceKey.configuration.erased, ServiceKey.session.erased]
+    @Needs(.configuration) var configuration: AppConfiguration
+    @Needs(.session) var session: Session
 
     /// Creates the entry point for `url` (the standard registry uses `demo://profile`).
     public init(url: String = "demo://profile") { self.url = url }
 
-    /// ``requirements``.
-    public var requirements: [AnyServiceKey] { Self.requirements }
-
     /// Returns e.g. `deeplink: demo://profile -> ProfileScreen (signed in as ada)`.
     public func run(_ services: ScopedServices) async throws -> String {
-        let configuration = try services[.configuration]
-        let session = try services[.session]
         var path = Substring(url)
         if let scheme = configuration.deepLinkScheme, path.hasPrefix(scheme + "://") {
             path = path.dropFirst(scheme.count + 3)

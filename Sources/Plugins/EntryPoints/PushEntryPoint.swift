@@ -1,26 +1,26 @@
 public import Container
 
-/// The `push` entry point: a push notification arrives. It needs only the session (to know
-/// whom the notification is for) and never reads local storage directly.
+/// The `push` entry point: a push notification arrives. It runs in its own instance of the
+/// `push` scope, opened with the notification's item (``ScopeParameter/itemID``), and shows the
+/// item's detail to the signed-in user: the notification's data is a parameter of its scope,
+/// built only on top of a ready app snapshot (DESIGN §9, seed 002), never a fallback.
 ///
-/// Requires `session`.
+/// Requires `session` (app) and `pushDetail` (scope `push`).
 public struct PushEntryPoint: EntryPoint {
     /// `push`.
     public let id = "push"
+    /// `push`.
+    public var scope: String? { "push" }
 
-    /// The services `push` reads: only `session`.
-    public static let requirements: [AnyServiceKey] = [ServiceKey.session.erased]
+    @Needs(.session) var session: Session
+    @Needs(.pushDetail) var detail: PushDetail
 
     /// Creates the entry point.
     public init() {}
 
-    /// ``requirements``.
-    public var requirements: [AnyServiceKey] { Self.requirements }
-
-    /// Returns `push: delivered to ada` or `push: dropped (signed out)`.
+    /// Returns `push: A-17: Your order has shipped, for ada` or `push: dropped (signed out)`.
     public func run(_ services: ScopedServices) async throws -> String {
-        let session = try services[.session]
         guard session.isSignedIn, let userID = session.userID else { return "push: dropped (signed out)" }
-        return "push: delivered to \(userID)"
+        return "push: \(detail), for \(userID)"
     }
 }

@@ -1,29 +1,24 @@
 public import Container
 
-/// The `scene` entry point: a new window or scene connects. Picks the scene's content from
-/// the configuration and the session.
+/// The `scene` entry point: a new window or scene connects. It runs in its own instance of the
+/// `scene` scope, opened with the window's id (``ScopeParameter/windowID``), and shows what the
+/// window's router (`sceneRouter`, built per window) picked.
 ///
-/// Requires `configuration` and `session`.
+/// Requires `configuration` (app) and `sceneRouter` (scope `scene`).
 public struct SceneEntryPoint: EntryPoint {
     /// `scene`.
     public let id = "scene"
+    /// `scene`.
+    public var scope: String? { "scene" }
 
-    /// The services `scene` reads.
-    public static let requirements: [AnyServiceKey] = [ServiceKey.configuration.erased, ServiceKey.session.erased]
+    @Needs(.configuration) var configuration: AppConfiguration
+    @Needs(.sceneRouter) var router: SceneRouter
 
     /// Creates the entry point.
     public init() {}
 
-    /// ``requirements``.
-    public var requirements: [AnyServiceKey] { Self.requirements }
-
-    /// Returns e.g. `scene: connected Demo home for ada (theme dark)`.
+    /// Returns e.g. `scene: connected Demo window-1: HomeScreen for ada (theme dark)`.
     public func run(_ services: ScopedServices) async throws -> String {
-        let configuration = try services[.configuration]
-        let session = try services[.session]
-        let screen = session.isSignedIn ? "home for \(session.userID ?? "?")" : "sign-in screen"
-        let theme: String
-        if case .string(let value)? = configuration.raw["theme"] { theme = value } else { theme = "default" }
-        return "scene: connected \(configuration.appName) \(screen) (theme \(theme))"
+        "scene: connected \(configuration.appName) \(router)"
     }
 }

@@ -20,7 +20,7 @@ internal import Synchronization
 /// A SQLite database opened by the `sqlite` provider: one connection, in WAL mode, with
 /// versioned migrations applied.
 ///
-/// Every call is serialized by ``connection`` (a `Mutex` around the `sqlite3` handle), so the
+/// Every call is serialized by `connection` (a `Mutex` around the `sqlite3` handle), so the
 /// database can be shared by every entry point of a snapshot. ``close()`` is idempotent; any
 /// call after it throws.
 ///

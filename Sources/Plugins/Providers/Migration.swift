@@ -26,7 +26,8 @@ public struct Migration: Sendable, Hashable {
     }
 
     /// The built-in schema used when a `sqlite` service lists no `migrations`: a `sessions`
-    /// table (read by the `session` provider) and a `launches` table (written by `launch`).
+    /// table (read by the `session` provider), a `launches` table (written by `launch`) and an
+    /// `items` table (read by `pushDetail`).
     public static let standard: [Migration] = [
         Migration(
             version: 1, name: "create_sessions",
@@ -47,12 +48,21 @@ public struct Migration: Sendable, Hashable {
                     launched_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
                 );
                 """),
+        Migration(version: 3, name: "create_items", sql: itemsTable),
     ]
+
+    /// The `items` table the `pushDetail` provider reads, with three demo items
+    /// (`A-17`, `B-3`, `C-8`).
+    public static let itemsTable = """
+        CREATE TABLE items (id TEXT PRIMARY KEY, title TEXT NOT NULL);
+        INSERT INTO items (id, title) VALUES
+            ('A-17', 'Your order has shipped'), ('B-3', 'A new message from Grace'), ('C-8', 'Your invoice is ready');
+        """
 
     /// Reads the `migrations` option: a list of `{"version": 1, "name": "...", "sql": "..."}`
     /// with unique versions; ``standard`` when the option is absent. When the option is secret,
     /// every migration read is (``isSecret``).
-    /// - Throws: ``Container/OptionError`` naming the offending entry.
+    /// - Throws: ``/Container/OptionError`` naming the offending entry.
     public static func list(from options: ServiceOptions) throws(OptionError) -> [Migration] {
         guard let raw = options["migrations"] else { return standard }
         guard case .array(let items) = raw else {

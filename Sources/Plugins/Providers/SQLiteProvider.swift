@@ -5,7 +5,7 @@ public import Container
 ///
 /// Options:
 /// - `path` (required): the database file, relative to the config file's folder, or starting at
-///   a folder the app supplies (`"$data/app.sqlite"`, see ``ServiceOptions/pathRoots``); `:memory:`
+///   a folder the app supplies (`"$data/app.sqlite"`, see ``/Container/ServiceOptions/pathRoots``); `:memory:`
 ///   for an in-memory database. The folder must exist (an app creates its Application Support).
 ///   A new file is created readable by its owner only (`0600`).
 /// - `migrations` (optional): `[{"version": 1, "name": "create_x", "sql": "CREATE TABLE ..."}]`;

@@ -4,7 +4,8 @@ public import Container
 /// for demos, benchmarks and what-if runs of a start-up graph (DESIGN §7).
 ///
 /// Options:
-/// - `durationMs` (default 0): how long each run takes (a cancellable `Task.sleep`).
+/// - `durationMs` (default 0, at most ``maxDurationMs``, one hour): how long each run takes (a
+///   cancellable `Task.sleep`).
 /// - `outcomes` (default `["ok"]`): one of `ok`, `transient`, `permanent`, `hang` per run of
 ///   the node's provider within its generation. The first run uses the first outcome, the
 ///   second run the second, and so on; the last one repeats. A node that never ran (it was
@@ -17,7 +18,7 @@ public import Container
 ///   "options": { "durationMs": 20, "outcomes": ["transient", "ok"] } }
 /// ```
 ///
-/// The run number comes from the runtime (``Container/ProviderContext/runInGeneration``), so the
+/// The run number comes from the runtime (``/Container/ProviderContext/runInGeneration``), so the
 /// provider keeps no state: containers built from one graph, even concurrently, never share counts.
 public struct SimulatedProvider: ServiceProvider {
     /// `simulated`.
@@ -26,8 +27,12 @@ public struct SimulatedProvider: ServiceProvider {
     /// Creates the provider.
     public init() {}
 
-    /// Requires `durationMs` to be a non-negative integer, `outcomes` a non-empty list of known
-    /// words, and no other options (but `description` and options marked secret).
+    /// The longest `durationMs`: one hour, in milliseconds. A simulated start-up step longer
+    /// than that is a typo (and `Int.max` would sleep for ever).
+    public static let maxDurationMs = 3_600_000
+
+    /// Requires `durationMs` to be an integer from 0 to ``maxDurationMs``, `outcomes` a non-empty
+    /// list of known words, and no other options (but `description` and options marked secret).
     public func validate(options: ServiceOptions) throws {
         _ = try Self.settings(from: options)
     }
@@ -60,6 +65,12 @@ public struct SimulatedProvider: ServiceProvider {
         }
         let duration = try options.int("durationMs", default: 0)
         guard duration >= 0 else { throw .invalid("durationMs", "must not be negative, found \(duration)") }
+        guard duration <= maxDurationMs else {
+            throw .invalid(
+                "durationMs",
+                "\(duration) is over the limit of \(maxDurationMs) ms (one hour, SimulatedProvider.maxDurationMs); "
+                    + "use a shorter duration, or the outcome \"hang\" for a node that never ends")
+        }
         let words = try options.strings("outcomes", default: ["ok"])
         guard !words.isEmpty else {
             throw .invalid("outcomes", "must list at least one outcome (ok, transient, permanent, hang)")

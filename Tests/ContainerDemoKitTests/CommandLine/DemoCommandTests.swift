@@ -1,6 +1,5 @@
 import Container
 import ContainerDemoKit
-import TestSupport
 import Testing
 
 @Suite("Command line parsing")

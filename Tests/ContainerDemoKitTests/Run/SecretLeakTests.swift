@@ -1,7 +1,6 @@
 import ContainerDemoKit
 import Foundation
 import Plugins
-import TestSupport
 import Testing
 
 /// DESIGN §6 and the redaction rule (`Redactor`): no secret, and no fragment of one (a run of
@@ -176,7 +175,7 @@ private struct SecretFolder {
               { "name": "analytics", "provider": "simulated", "dependsOn": ["remote"],
                 "options": { "outcomes": ["permanent"], "flag": true, "writeKey": "zqkWriteKey_7f3q" },
                 "secretOptions": ["flag", "writeKey"] }
-            ], "entryPoints": ["launch", "scene", "deeplink", "push"] }
+            ], "entryPoints": ["launch", "deeplink"] }
             """
         ),
         (
@@ -199,7 +198,7 @@ private struct SecretFolder {
               { "name": "sync", "provider": "simulated", "dependsOn": ["session"],
                 "options": { "outcomes": ["transient", "ok"], "syncKey": "ZQKhappy_zq_sekrit" },
                 "secretOptions": ["syncKey"] }
-            ], "entryPoints": ["launch", "scene", "deeplink", "push"] }
+            ], "entryPoints": ["launch", "deeplink"] }
             """
         ),
         (
@@ -214,7 +213,7 @@ private struct SecretFolder {
                 ] },
                 "secretOptions": ["path"] },
               { "name": "session", "provider": "session", "dependsOn": ["database"] }
-            ], "entryPoints": ["launch", "push"] }
+            ], "entryPoints": ["launch", "deeplink"] }
             """
         ),
         (
@@ -225,7 +224,7 @@ private struct SecretFolder {
               { "name": "database", "provider": "sqlite", "dependsOn": ["configuration"],
                 "options": { "path": "ZQKcorrupt_zqstore.zqkdb" }, "secretOptions": ["path"] },
               { "name": "session", "provider": "session", "dependsOn": ["database"] }
-            ], "entryPoints": ["launch", "push"] }
+            ], "entryPoints": ["launch", "deeplink"] }
             """
         ),
         (

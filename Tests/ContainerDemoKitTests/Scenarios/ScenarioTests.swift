@@ -1,11 +1,13 @@
 import Container
+import ContainerTesting
+import Foundation
 import TestSupport
 import Testing
 
 @testable import ContainerDemoKit
 
-/// The stories run in-process; their traces are checked against the general rules and the
-/// facts each story claims. Independent of the demo's own checks (which must also pass).
+/// The stories run in-process; their traces are checked against the general rules (the kit's
+/// `TraceInvariants`, whose own tests show they catch each broken rule) and the facts each story claims.
 @Suite("Stories", .timeLimit(.minutes(1)))
 struct ScenarioTests {
     private func expectStoryHeld(_ report: ScenarioReport, sourceLocation: SourceLocation = #_sourceLocation) {
@@ -15,7 +17,7 @@ struct ScenarioTests {
             Issue.record("no graph", sourceLocation: sourceLocation)
             return
         }
-        TraceExpectations.expectValid(report.events, graph: graph, sourceLocation: sourceLocation)
+        expectPassed(TraceInvariants.check(report.events, graph: graph), sourceLocation: sourceLocation)
     }
 
     @Test("cold start: one build shared by every caller, each found idle or running")
@@ -47,9 +49,9 @@ struct ScenarioTests {
         #expect(first.named("build.started").count == 1)
         #expect(second.named("build.started").count == 1)
         #expect(first.contains { $0.kind == .buildFailed(failure: .transient, roots: ["session"], exhausted: false) })
-        #expect(first.nodeNames("node.skipped") == ["feed"])
-        #expect(Set(second.nodeNames("node.reused")) == ["configuration", "database", "analytics"])
-        #expect(Set(second.nodeNames("node.started")) == ["session", "feed"])
+        #expect(first.nodes("node.skipped") == ["feed"])
+        #expect(Set(second.nodes("node.reused")) == ["configuration", "database", "analytics"])
+        #expect(Set(second.nodes("node.started")) == ["session", "feed"])
         #expect(second.named("snapshot.published").count == 1)
         #expect(report.reports.map(\.attempt) == [1, 2])
         #expect(report.reports.last?.outcome(of: "database") == .reused)
@@ -83,7 +85,7 @@ struct ScenarioTests {
         #expect(events.named("build.started").map(\.generation) == [1, 2])
         #expect(events.inBuild(2, 1).named("snapshot.published").count == 1)
         // The values generation 1 built were torn down, dependents first, before generation 2 built.
-        let torn = events.filter { $0.generation == 1 }.nodeNames("node.tornDown")
+        let torn = events.filter { $0.generation == 1 }.nodes("node.tornDown")
         #expect(Set(torn) == ["configuration", "analytics"])
         #expect(torn.first == "analytics")
     }
@@ -97,7 +99,7 @@ struct ScenarioTests {
             events.contains {
                 $0.kind == .generationReset(GenerationChange(from: 1, to: 2, invalidated: ["session", "feed"]))
             })
-        let torn = events.nodeNames("node.tornDown")
+        let torn = events.nodes("node.tornDown")
         #expect(torn == ["feed", "session"])
         // Reverse dependency order, in general: nothing is torn down after one of its dependencies.
         if let graph = report.graph {
@@ -109,7 +111,7 @@ struct ScenarioTests {
         }
         let second = events.inBuild(2, 1)
         #expect(second.named("build.started").count == 1)
-        #expect(Set(second.nodeNames("node.started")) == ["session", "feed"])
+        #expect(Set(second.nodes("node.started")) == ["session", "feed"])
         #expect(second.named("snapshot.published").count == 1)
         #expect(!torn.contains("database"))
     }
@@ -140,9 +142,14 @@ struct ScenarioTests {
         let config = try folder.write("small.json", SimulatedConfigs.config([("a", [], ["ok"]), ("b", ["a"], ["ok"])]))
         let capture = CapturedOutput()
         let status = await runDemo(
-            DemoOptions(configPath: config, trace: .jsonl, scenario: .all), output: capture.output())
+            DemoOptions(configPath: config, trace: .jsonl, scenario: .all, dataDirectory: folder.path),
+            output: capture.output())
         #expect(status == 0, "\(capture.standardError)")
         let scenarios = Set(JSONLines.parse(capture.standardOutput).compactMap { $0["scenario"] as? String })
-        #expect(scenarios == Set(DemoScenario.stories.map(\.name)))
+        // The scopes and reload stories read Configs/ from the current folder (swift test runs at the root).
+        let atRoot = FileManager.default.fileExists(atPath: "Configs/app.json")
+        let skipped: Set<String> = atRoot ? [] : ["scopes", "reload"]
+        #expect(scenarios == Set(DemoScenario.stories.map(\.name)).subtracting(skipped))
+        #expect(atRoot || capture.standardError.contains("the scopes story is skipped"))
     }
 }

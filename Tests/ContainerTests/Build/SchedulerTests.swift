@@ -1,5 +1,5 @@
+import ContainerTesting
 import Synchronization
-import TestSupport
 import Testing
 
 @testable import Container
@@ -36,7 +36,7 @@ struct SchedulerTests {
             }
         }
         let container = try ServiceContainer(specs)
-        let services = try await withTimeout(60, "the build") { try await container.start() }
+        let services = try await withTimeout(.seconds(60), "the build") { try await container.start() }
         return (timeline, services)
     }
 
@@ -92,12 +92,12 @@ struct SchedulerTests {
                 ServiceSpec(ServiceKey<Int>("c"), dependsOn: ["b"]) { _ in 3 },
             ], trace: [watcher])
         let build = Task { try await container.start() }
-        try await watcher.wait("c to succeed while slow is held") { events in
+        try await watcher.wait(for: "c to succeed while slow is held") { events in
             events.contains { if case .nodeSucceeded("c", _) = $0.kind { true } else { false } }
         }
         #expect(!watcher.events.contains { if case .nodeSucceeded("slow", _) = $0.kind { true } else { false } })
         gate.open()
-        _ = try await withTimeout(10, "the build") { try await build.value }
+        _ = try await withTimeout(.seconds(10), "the build") { try await build.value }
     }
 
     @Test("Every node has exactly one terminal trace event per attempt, after its start")

@@ -1,4 +1,4 @@
-import TestSupport
+import ContainerTesting
 import Testing
 
 @testable import Container
@@ -8,10 +8,10 @@ struct TimeoutRetryTests {
     @Test("A node exceeding its timeout fails transiently and its work is cancelled")
     func timeoutIsTransient() async throws {
         let sawCancellation = Counter()
-        let gate = CancellableGate()  // never opened: the provider hangs until cancelled
+        let gate = Gate()  // never opened: the provider hangs until cancelled
         let container = try ServiceContainer([
             ServiceSpec(ServiceKey<Int>("hangs"), timeout: .milliseconds(20)) { _ in
-                do { try await gate.wait() } catch {
+                do { try await gate.cancellableWait() } catch {
                     sawCancellation.increment()
                     throw error
                 }
@@ -19,7 +19,7 @@ struct TimeoutRetryTests {
             }
         ])
         let error = await #expect(throws: ContainerError.self) {
-            try await withTimeout(10, "the timed-out build") { try await container.start() }
+            try await withTimeout(.seconds(10), "the timed-out build") { try await container.start() }
         }
         guard case .failed(let failure)? = error?.report?.outcome(of: "hangs") else {
             Issue.record("hangs should have failed")
@@ -34,14 +34,14 @@ struct TimeoutRetryTests {
 
     @Test("A value that arrives despite the timeout's cancellation still counts (§3.8)")
     func commitAfterCancellation() async throws {
-        let gate = CancellableGate()
+        let gate = Gate()
         let container = try ServiceContainer([
             ServiceSpec(ServiceKey<String>("commits"), timeout: .milliseconds(10)) { _ in
-                try? await gate.wait()  // ignores the cancellation: the effect is already committed
+                try? await gate.cancellableWait()  // ignores the cancellation: the effect is already committed
                 return "committed"
             }
         ])
-        let services = try await withTimeout(10, "the build") { try await container.start() }
+        let services = try await withTimeout(.seconds(10), "the build") { try await container.start() }
         #expect(try services[ServiceKey<String>("commits")] == "committed")
     }
 
@@ -83,7 +83,7 @@ struct TimeoutRetryTests {
         #expect(try await container.start()[ServiceKey<Int>("flaky")] == 3)
         try await container.reset()
         #expect(try await container.start()[ServiceKey<Int>("flaky")] == 1)
-        #expect(seen.items == ["g1 a1 r1 n1", "g1 a1 r2 n2", "g1 a2 r1 n3", "g2 a1 r1 n1"])
+        #expect(seen.entries == ["g1 a1 r1 n1", "g1 a1 r2 n2", "g1 a2 r1 n3", "g2 a1 r1 n1"])
     }
 
     @Test("Retries stop at maxAttempts; permanent errors are never retried")

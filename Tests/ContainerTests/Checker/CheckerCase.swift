@@ -1,5 +1,5 @@
+import ContainerTesting
 import Synchronization
-import TestSupport
 import Testing
 
 @testable import Container
@@ -16,6 +16,8 @@ struct CheckerCase {
 
     final class CallerRecord: Sendable {
         let label: String
+        /// The scope instance it asked (`s#i0`), or `nil` for the app.
+        let instance: String?
         let mode: CheckerPlan.CancelMode
         let alreadyCancelled: Bool
         /// World sequence number when the caller called `start()`.
@@ -23,10 +25,11 @@ struct CheckerCase {
         let task: Task<Answer, Never>
 
         init(
-            label: String, mode: CheckerPlan.CancelMode, alreadyCancelled: Bool, startedAt: Int,
+            label: String, instance: String?, mode: CheckerPlan.CancelMode, alreadyCancelled: Bool, startedAt: Int,
             task: Task<Answer, Never>
         ) {
             self.label = label
+            self.instance = instance
             self.mode = mode
             self.alreadyCancelled = alreadyCancelled
             self.startedAt = startedAt
@@ -41,13 +44,14 @@ struct CheckerCase {
     let finished = Counter()
     let container: ServiceContainer
     /// Seconds any single wait may take before the case fails.
-    let patience: Double = 10
+    let patience: Duration = .seconds(10)
 
     init(plan: CheckerPlan) throws {
         self.plan = plan
         world = CheckerWorld(plan: plan)
-        container = try ServiceContainer(
-            world.specs(), policy: plan.failFast ? .failFast : .default, trace: plan.traced ? [watcher] : [])
+        container = ServiceContainer(
+            graph: try ServiceGraph(world.specs(), scopes: plan.hasScope ? ["s"] : []),
+            policy: plan.failFast ? .failFast : .default, trace: plan.traced ? [watcher] : [])
     }
 
     /// Performs the plan's operations, shuts the container down, and checks everything.
@@ -55,26 +59,30 @@ struct CheckerCase {
         var callers: [CallerRecord] = []
         var resets: [Task<Result<ResetReport, ContainerError>, Never>] = []
         var settled: [ResetReport] = []
+        var instances: [Int: ScopeInstance] = [:]
+        var closes: [Task<Result<ResetReport, ContainerError>, Never>] = []
         let hasUnboundedHang = plan.nodes.contains { $0.steps.contains(.hang) }
         for (index, operation) in plan.operations.enumerated() {
             switch operation {
+            case .open(let number):
+                guard instances[number] == nil else { break }
+                // Refused only while its close (in its own task) has not finished: then skip it.
+                instances[number] = try? container.openScope("s", id: "i\(number)")
+            case .close(let number):
+                guard let instance = instances.removeValue(forKey: number) else { break }
+                closes.append(Task { await resetResult { try await instance.close() } })
+            case .scopeCallers(let number, let count, let mode):
+                guard let instance = instances[number] else { break }
+                for caller in 0..<count {
+                    let record = call(label: "s\(index)-\(caller)", mode: mode, in: instance)
+                    callers.append(record)
+                    try await cancel(record, mode: mode)
+                }
             case .callers(let count, let mode):
                 for number in 0..<count {
                     let record = call(label: "c\(index)-\(number)", mode: mode)
                     callers.append(record)
-                    switch mode {
-                    case .none: break
-                    case .immediately: record.task.cancel()
-                    case .afterJoining:
-                        try await watcher.wait("\(record.label) to join", seconds: patience) { events in
-                            events.contains { $0.kind.caller == record.label && $0.kind.name == "caller.joined" }
-                        }
-                        record.task.cancel()
-                        // Promptly: the answer comes without opening any gate (rule 5).
-                        _ = try await withTimeout(patience, "cancelled caller \(record.label)") {
-                            await record.task.value
-                        }
-                    }
+                    try await cancel(record, mode: mode)
                 }
             case .cancelledCaller:
                 callers.append(call(label: "x\(index)", mode: .immediately, alreadyCancelled: true))
@@ -91,6 +99,13 @@ struct CheckerCase {
                 // A hang without a timeout ends only when the build is cancelled: reset until every
                 // caller has its answer (a caller that registers after a reset starts a build that
                 // hangs again, so one reset may not be enough).
+                // Closing an instance cancels its build too: the instances go (they may be opened again).
+                if hasUnboundedHang {
+                    for (_, instance) in instances {
+                        closes.append(Task { await resetResult { try await instance.close() } })
+                    }
+                    instances = [:]
+                }
                 var rounds = 0
                 while hasUnboundedHang && finished.count < callers.count && rounds < 100 {
                     rounds += 1
@@ -115,7 +130,7 @@ struct CheckerCase {
                 (caller, try await withTimeout(patience, "caller \(caller.label)") { await caller.task.value }))
         }
         var reports = settled
-        for reset in resets {
+        for reset in resets + closes {
             let result = try await withTimeout(patience, "a reset") { await reset.value }
             if case .success(let report) = result { reports.append(report) }
         }
@@ -129,20 +144,44 @@ struct CheckerCase {
         return world.state.withLock { $0.violations } + checker.violations
     }
 
-    private func call(label: String, mode: CheckerPlan.CancelMode, alreadyCancelled: Bool = false) -> CallerRecord {
+    /// Cancels `record` as `mode` says; after joining, its answer must come promptly (rule 5).
+    private func cancel(_ record: CallerRecord, mode: CheckerPlan.CancelMode) async throws {
+        switch mode {
+        case .none: break
+        case .immediately: record.task.cancel()
+        case .afterJoining:
+            try await watcher.wait(for: "\(record.label) to join", timeout: patience) { events in
+                events.contains { $0.kind.caller == record.label && $0.kind.name == "caller.joined" }
+            }
+            record.task.cancel()
+            // Promptly: the answer comes without opening any gate.
+            _ = try await withTimeout(patience, "cancelled caller \(record.label)") { await record.task.value }
+        }
+    }
+
+    private func call(
+        label: String, mode: CheckerPlan.CancelMode, alreadyCancelled: Bool = false, in instance: ScopeInstance? = nil
+    ) -> CallerRecord {
         let startedAt = world.tick()
         let world = world
         let finished = finished
+        let plan = plan
         let task = Task { [container] () -> Answer in
             defer { finished.increment() }
             if alreadyCancelled {
                 withUnsafeCurrentTask { $0?.cancel() }
             }
             do {
+                if let instance { return .snapshot(try await instance.start(as: label)) }
                 return .snapshot(try await container.start(as: label))
             } catch let error as ContainerError {
-                if error.code == .buildFailed, error.failure == .permanent {
-                    world.sawPermanentFailure(generation: error.generation)
+                if error.code == .buildFailed, error.failure == .permanent, let report = error.report {
+                    // A scope instance's own build reports its scoped nodes; the app's, app nodes.
+                    let scoped = report.nodes.first.map { node in
+                        plan.nodes.contains { $0.name == node.name && $0.scoped }
+                    }
+                    world.sawPermanentFailure(
+                        label: scoped == true ? (instance?.label ?? "app") : "app", generation: error.generation)
                 }
                 return .failure(error)
             } catch is CancellationError {
@@ -152,7 +191,8 @@ struct CheckerCase {
             }
         }
         return CallerRecord(
-            label: label, mode: mode, alreadyCancelled: alreadyCancelled, startedAt: startedAt, task: task)
+            label: label, instance: instance?.label, mode: mode, alreadyCancelled: alreadyCancelled,
+            startedAt: startedAt, task: task)
     }
 }
 

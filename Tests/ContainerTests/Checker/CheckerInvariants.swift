@@ -30,18 +30,29 @@ struct CheckerInvariants {
     private mutating func checkAnswers(
         _ answers: [(CheckerCase.CallerRecord, CheckerCase.Answer)], state: CheckerWorld.State
     ) {
-        var snapshots: [Int: AppServices] = [:]
+        var snapshots: [String: AppServices] = [:]
         var failures: [String: String] = [:]
         for (caller, answer) in answers {
+            let label = caller.instance ?? "app"
             switch answer {
             case .snapshot(let snapshot):
-                if let first = snapshots[snapshot.generation], first !== snapshot {
-                    fail("two different snapshots of generation \(snapshot.generation) (rule 1)")
+                let key = "\(label) g\(snapshot.generation)"
+                if let first = snapshots[key], first !== snapshot {
+                    fail("two different snapshots of \(key) (rule 1)")
                 }
-                snapshots[snapshot.generation] = snapshot
-                for index in plan.nodes.indices {
+                snapshots[key] = snapshot
+                if snapshot.scope != caller.instance {
+                    fail("\(caller.label) got a snapshot of \(snapshot.scope ?? "app")")
+                }
+                // An app snapshot holds every app service; a scope's, every scoped service and the
+                // app services they use.
+                let expected = plan.nodes.indices.filter { plan.nodes[$0].scoped == (caller.instance != nil) }
+                for index in expected where !snapshot.contains(plan.nodes[index].name) {
+                    fail("snapshot \(key) lacks \(plan.nodes[index].name) (§3.7)")
+                }
+                for index in plan.nodes.indices where snapshot.contains(plan.nodes[index].name) {
                     guard let value = try? snapshot[.checker(index)] else {
-                        fail("snapshot of generation \(snapshot.generation) lacks \(plan.nodes[index].name) (§3.7)")
+                        fail("snapshot \(key) cannot read \(plan.nodes[index].name)")
                         continue
                     }
                     // A value torn down before this caller asked must never be handed to it.
@@ -51,8 +62,10 @@ struct CheckerInvariants {
                             "\(caller.label) got \(plan.nodes[index].name) g\(value.generation), torn down before it asked"
                         )
                     }
-                    if value.generation > snapshot.generation {
-                        fail("snapshot g\(snapshot.generation) holds a value of generation \(value.generation)")
+                    let built =
+                        value.label == "app" ? (snapshot.appGeneration ?? snapshot.generation) : snapshot.generation
+                    if value.generation > built {
+                        fail("snapshot \(key) holds a value of a later generation \(value.generation)")
                     }
                 }
             case .failure(let error):
@@ -62,12 +75,17 @@ struct CheckerInvariants {
                         fail("buildFailed without a report")
                         continue
                     }
-                    let key = "g\(report.generation)a\(report.attempt)"
+                    // A scope caller may get its own build's failure or the app's.
+                    let scoped = report.nodes.first.map { node in
+                        plan.nodes.contains { $0.name == node.name && $0.scoped }
+                    }
+                    let key = "\(scoped == true ? label : "app") g\(report.generation)a\(report.attempt)"
                     if let first = failures[key], first != error.message {
                         fail("callers of \(key) got different failures (rule 1)")
                     }
                     failures[key] = error.message
                 case .superseded, .shutDown: break
+                case .closed where caller.instance != nil: break
                 default: fail("\(caller.label) got an unexpected container error: \(error)")
                 }
             case .cancelled:
@@ -81,11 +99,15 @@ struct CheckerInvariants {
     /// Rules 1–4: one run per node per attempt, kept values never rebuilt.
     private mutating func checkRuns(_ state: CheckerWorld.State) {
         for (run, count) in state.runs where count > 1 {
-            fail("\(plan.nodes[run.node].name) ran \(count) times in g\(run.generation)a\(run.attempt) (rule 1)")
+            fail(
+                "\(run.label) \(plan.nodes[run.node].name) ran \(count) times in g\(run.generation)a\(run.attempt) "
+                    + "(rule 1)")
         }
         for (generation, nodes) in state.successes {
             for (node, count) in nodes where count > 1 {
-                fail("\(plan.nodes[node].name) succeeded \(count) times in generation \(generation) (rule 3)")
+                fail(
+                    "\(generation.label) \(plan.nodes[node].name) succeeded \(count) times in generation "
+                        + "\(generation.generation) (rule 3)")
             }
         }
     }
@@ -94,7 +116,7 @@ struct CheckerInvariants {
     private mutating func checkValues(_ state: CheckerWorld.State) {
         for record in state.values.values where record.teardowns != 1 {
             fail(
-                "\(plan.nodes[record.value.node].name) g\(record.value.generation) torn down "
+                "\(record.value.label) \(plan.nodes[record.value.node].name) g\(record.value.generation) torn down "
                     + "\(record.teardowns) times (§5: exactly once)")
         }
     }
@@ -104,7 +126,7 @@ struct CheckerInvariants {
         var reported: [String: Int] = [:]
         for report in reports {
             for teardown in report.tornDown where teardown.error != nil {
-                reported["\(teardown.service) g\(teardown.generation)", default: 0] += 1
+                reported["\(teardown.scope ?? "app")/\(teardown.service) g\(teardown.generation)", default: 0] += 1
             }
         }
         var happened: [String: Int] = [:]
@@ -122,17 +144,23 @@ struct CheckerInvariants {
         _ events: [TraceEvent], answers: [(CheckerCase.CallerRecord, CheckerCase.Answer)]
     ) {
         let steps = world.state.withLock { $0.steps }
-        var retired = Set<Int>()
+        // Per coordinator: the app's, and each scope instance's (events carry its label).
+        var retired = Set<String>()
         var builds: [String: Int] = [:]
         var joined: [String: CallerState] = [:]
+        // An id may be opened again once closed: each opening is a new instance (incarnation).
+        var incarnations: [String: Int] = [:]
         for event in events {
-            let attempt = "g\(event.generation)a\(event.attempt)"
+            if event.kind == .scopeOpened, let scope = event.scope { incarnations[scope, default: 0] += 1 }
+            let label = event.scope.map { "\($0)#\(incarnations[$0] ?? 0)" } ?? "app"
+            let runLabel = event.scope ?? "app"
+            let attempt = "\(label) g\(event.generation)a\(event.attempt)"
             switch event.kind {
-            case .generationReset(let change): retired.insert(change.from)
-            case .containerShutdown: retired.insert(event.generation)
+            case .generationReset(let change): retired.insert("\(label) g\(change.from)")
+            case .containerShutdown, .scopeClosed: retired.insert("\(label) g\(event.generation)")
             case .snapshotPublished:
-                if retired.contains(event.generation) {
-                    fail("generation \(event.generation) published after it was retired (rule 7)")
+                if retired.contains("\(label) g\(event.generation)") {
+                    fail("\(label) generation \(event.generation) published after it was retired (rule 7)")
                 }
             case .buildStarted:
                 builds[attempt, default: 0] += 1
@@ -140,7 +168,8 @@ struct CheckerInvariants {
             case .nodeFailed(let node, let failure, let error):
                 // A late error keeps its own classification and message (§3.8), never the timeout's.
                 if let index = plan.nodes.firstIndex(where: { $0.name == node }),
-                    steps[.init(generation: event.generation, attempt: event.attempt, node: index)] == .lateError,
+                    steps[.init(label: runLabel, generation: event.generation, attempt: event.attempt, node: index)]
+                        == .lateError,
                     failure != .permanent || !error.contains("late permanent error")
                 {
                     fail("\(node) \(attempt) ended \(failure): \(error); its late error is permanent (§3.8)")
@@ -157,8 +186,8 @@ struct CheckerInvariants {
                 continue
             }
             switch (state, answer) {
-            case (.ready, .snapshot), (.failed, .failure), (.shutDown, .failure), (.idle, .cancelled),
-                (.running, .cancelled):
+            case (.ready, .snapshot), (.failed, .failure), (.shutDown, .failure), (.waiting, .failure),
+                (.idle, .cancelled), (.running, .cancelled):
                 break
             default:
                 fail("\(caller.label), already cancelled, found \(state) and got \(answer)")

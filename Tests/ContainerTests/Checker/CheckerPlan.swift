@@ -1,4 +1,4 @@
-import TestSupport
+import ContainerTesting
 
 /// One random case of the randomized checker: a graph, per-run outcomes, and the operations
 /// a driver performs on a container built from it. Made from a seed only, so a failing case
@@ -21,6 +21,8 @@ struct CheckerPlan: CustomStringConvertible {
         /// The provider waits on the node's (cancellable) gate before its step.
         let gated: Bool
         let teardownFails: Bool
+        /// Lives in scope `s` instead of the app.
+        var scoped = false
         /// Set for nodes with a `lateError` step: the timeout they ignore.
         var hasTimeout: Bool { steps.contains(.lateError) }
     }
@@ -39,6 +41,12 @@ struct CheckerPlan: CustomStringConvertible {
         case reset([Int]?)
         /// Waits until every caller started so far has its answer (opens every gate first).
         case settle
+        /// Opens scope instance `i<n>` of scope `s` (when it is not open).
+        case open(Int)
+        /// Callers of scope instance `i<n>` (when it is open).
+        case scopeCallers(Int, count: Int, cancel: CancelMode)
+        /// Closes scope instance `i<n>` in its own task (when it is open).
+        case close(Int)
 
         var description: String {
             switch self {
@@ -48,6 +56,9 @@ struct CheckerPlan: CustomStringConvertible {
             case .openLateGates: "openLateGates"
             case .reset(let nodes): "reset(\(nodes.map { "\($0)" } ?? "all"))"
             case .settle: "settle"
+            case .open(let instance): "open(i\(instance))"
+            case .scopeCallers(let instance, let count, let cancel): "scopeCallers(i\(instance), \(count), \(cancel))"
+            case .close(let instance): "close(i\(instance))"
             }
         }
     }
@@ -65,6 +76,8 @@ struct CheckerPlan: CustomStringConvertible {
     let failFast: Bool
     let traced: Bool
     let operations: [Operation]
+    /// Whether any node lives in scope `s`.
+    var hasScope: Bool { nodes.contains { $0.scoped } }
 
     init(seed: UInt64) {
         var random = SplitMix64(seed: seed)
@@ -88,11 +101,30 @@ struct CheckerPlan: CustomStringConvertible {
                     name: "n\(index)", dependencies: dependencies, steps: steps,
                     gated: Bool.random(using: &random), teardownFails: Int.random(in: 0..<4, using: &random) == 0))
         }
+        // Scoped nodes are a suffix: an app node never depends on a scoped one (no captive edge).
+        if count >= 2 && Int.random(in: 0..<3, using: &random) == 0 {
+            let first = Int.random(in: 1..<count, using: &random)
+            for index in first..<count { nodes[index].scoped = true }
+        }
         self.nodes = nodes
         failFast = Int.random(in: 0..<5, using: &random) == 0
         traced = Int.random(in: 0..<4, using: &random) != 0
         var operations: [Operation] = []
         for _ in 0..<Int.random(in: 2...9, using: &random) {
+            if nodes.contains(where: { $0.scoped }) && Int.random(in: 0..<2, using: &random) == 0 {
+                let instance = Int.random(in: 0..<2, using: &random)
+                let modes: [CancelMode] = traced ? [.none, .none, .immediately, .afterJoining] : [.none, .immediately]
+                switch Int.random(in: 0..<5, using: &random) {
+                case 0, 1: operations.append(.open(instance))
+                case 2, 3:
+                    operations.append(
+                        .scopeCallers(
+                            instance, count: Int.random(in: 1...3, using: &random),
+                            cancel: modes.randomElement(using: &random)!))
+                default: operations.append(.close(instance))
+                }
+                continue
+            }
             switch Int.random(in: 0..<12, using: &random) {
             case 0..<4:
                 let modes: [CancelMode] = traced ? [.none, .none, .immediately, .afterJoining] : [.none, .immediately]
@@ -118,6 +150,7 @@ struct CheckerPlan: CustomStringConvertible {
             text += " \(node.steps.map(\.rawValue))"
             if node.gated { text += " gated" }
             if node.teardownFails { text += " teardownFails" }
+            if node.scoped { text += " scoped" }
             return text
         }
         return "seed \(seed)\(failFast ? " failFast" : "")\(traced ? " traced" : "")\n  graph: "

@@ -1,5 +1,5 @@
+import ContainerTesting
 import Synchronization
-import TestSupport
 
 @testable import Container
 
@@ -8,11 +8,14 @@ import TestSupport
 final class CheckerValue: Sendable {
     let node: Int
     let generation: Int
+    /// `app`, or the scope instance that built it (`s#i0`).
+    let label: String
     let dependencies: [ObjectIdentifier]
 
-    init(node: Int, generation: Int, dependencies: [ObjectIdentifier]) {
+    init(node: Int, generation: Int, label: String, dependencies: [ObjectIdentifier]) {
         self.node = node
         self.generation = generation
+        self.label = label
         self.dependencies = dependencies
     }
 }
@@ -27,10 +30,18 @@ extension ServiceKey where Value == CheckerValue {
 /// teardowns, dependents torn down before their dependencies, no run after a permanent
 /// failure) are checked right there and recorded as violations.
 final class CheckerWorld: Sendable {
+    /// One provider run: of the app (`label` "app") or of a scope instance.
     struct Run: Hashable {
+        let label: String
         let generation: Int
         let attempt: Int
         let node: Int
+    }
+
+    /// A generation of one coordinator (the app's or a scope instance's).
+    struct Generation: Hashable {
+        let label: String
+        let generation: Int
     }
 
     struct ValueRecord {
@@ -42,15 +53,19 @@ final class CheckerWorld: Sendable {
 
     struct State {
         var sequence = 0
-        var providersInFlight = 0
-        var teardownsInFlight = 0
+        /// Provider runs and teardowns in flight, per coordinator (`app` or a scope instance):
+        /// each coordinator never overlaps them; different coordinators may.
+        var providersInFlight: [String: Int] = [:]
+        var teardownsInFlight: [String: Int] = [:]
+        /// How many provider runs in flight read each value.
+        var readsInFlight: [ObjectIdentifier: Int] = [:]
         var runs: [Run: Int] = [:]
         /// The step each run took.
         var steps: [Run: CheckerPlan.Step] = [:]
-        var successes: [Int: [Int: Int]] = [:]  // generation -> node -> successful runs
+        var successes: [Generation: [Int: Int]] = [:]  // node -> successful runs
         var values: [ObjectIdentifier: ValueRecord] = [:]
-        var permanentFailureAt: [Int: Int] = [:]  // generation -> sequence
-        var failedTeardowns: [String] = []  // "node g<gen>", one per failed teardown
+        var permanentFailureAt: [Generation: Int] = [:]  // sequence
+        var failedTeardowns: [String] = []  // "label/node g<gen>", one per failed teardown
         var violations: [String] = []
 
         mutating func tick() -> Int {
@@ -60,15 +75,15 @@ final class CheckerWorld: Sendable {
     }
 
     let plan: CheckerPlan
-    let gates: [CancellableGate]
+    let gates: [Gate]
     let lateGates: [Gate]
     /// Never opened: `hang` steps wait on it until cancelled.
-    let never = CancellableGate()
+    let never = Gate()
     let state = Locked(State())
 
     init(plan: CheckerPlan) {
         self.plan = plan
-        gates = plan.nodes.map { _ in CancellableGate() }
+        gates = plan.nodes.map { _ in Gate() }
         lateGates = plan.nodes.map { _ in Gate() }
     }
 
@@ -81,7 +96,7 @@ final class CheckerWorld: Sendable {
         plan.nodes.enumerated().map { index, node in
             ServiceSpec(
                 .checker(index), dependsOn: node.dependencies.map { plan.nodes[$0].name },
-                timeout: node.hasTimeout ? .milliseconds(1) : nil,
+                timeout: node.hasTimeout ? .milliseconds(1) : nil, lifetime: node.scoped ? .scope("s") : .app,
                 tearDown: { [self] value in try await tearDown(value) }
             ) { [self] context in try await provide(index, context) }
         }
@@ -89,37 +104,43 @@ final class CheckerWorld: Sendable {
 
     private func provide(_ index: Int, _ context: ProviderContext) async throws -> CheckerValue {
         let node = plan.nodes[index]
-        let run = Run(generation: context.generation, attempt: context.attempt, node: index)
+        let label = context.scopeInstance ?? "app"
+        let run = Run(label: label, generation: context.generation, attempt: context.attempt, node: index)
+        let generation = Generation(label: label, generation: context.generation)
         state.withLock { state in
             let now = state.tick()
-            state.providersInFlight += 1
+            state.providersInFlight[label, default: 0] += 1
             state.runs[run, default: 0] += 1
-            if state.teardownsInFlight > 0 {
-                state.violations.append("\(node.name) g\(run.generation) started while a teardown runs (rule 8)")
-            }
-            if let failedAt = state.permanentFailureAt[run.generation], failedAt < now {
+            if state.teardownsInFlight[label, default: 0] > 0 {
                 state.violations.append(
-                    "\(node.name) ran in generation \(run.generation) after its permanent failure (rule 4)")
+                    "\(label) \(node.name) g\(run.generation) started while a teardown runs (rule 8)")
+            }
+            if let failedAt = state.permanentFailureAt[generation], failedAt < now {
+                state.violations.append(
+                    "\(label) \(node.name) ran in generation \(run.generation) after its permanent failure (rule 4)")
             }
         }
-        defer { state.withLock { $0.providersInFlight -= 1 } }
+        defer { state.withLock { $0.providersInFlight[label, default: 0] -= 1 } }
         let dependencies = try node.dependencies.map { ObjectIdentifier(try context[.checker($0)]) }
+        state.withLock { state in for id in dependencies { state.readsInFlight[id, default: 0] += 1 } }
+        defer { state.withLock { state in for id in dependencies { state.readsInFlight[id, default: 0] -= 1 } } }
         let step = node.steps[min(context.runInGeneration, node.steps.count) - 1]
         // A gated run may end on its gate (cancelled by its timeout) before it reaches its step.
-        if node.gated { try await gates[index].wait() }
+        if node.gated { try await gates[index].cancellableWait() }
         state.withLock { $0.steps[run] = step }
         switch step {
         case .ok:
-            let value = CheckerValue(node: index, generation: context.generation, dependencies: dependencies)
+            let value = CheckerValue(
+                node: index, generation: context.generation, label: label, dependencies: dependencies)
             state.withLock { state in
                 state.values[ObjectIdentifier(value)] = ValueRecord(value: value)
-                state.successes[run.generation, default: [:]][index, default: 0] += 1
+                state.successes[generation, default: [:]][index, default: 0] += 1
             }
             return value
         case .transient: throw Classified(failureKind: .transient)
         case .permanent: throw Classified(failureKind: .permanent)
         case .hang:
-            try await never.wait()
+            try await never.cancellableWait()
             throw TestError("hang ended without cancellation")
         case .lateError:
             await lateGates[index].wait()
@@ -130,11 +151,18 @@ final class CheckerWorld: Sendable {
     private func tearDown(_ value: CheckerValue) async throws {
         let node = plan.nodes[value.node]
         let id = ObjectIdentifier(value)
+        let label = value.label
         state.withLock { state in
             _ = state.tick()
-            state.teardownsInFlight += 1
-            if state.providersInFlight > 0 {
-                state.violations.append("teardown of \(node.name) g\(value.generation) while a provider runs (rule 8)")
+            state.teardownsInFlight[label, default: 0] += 1
+            if state.providersInFlight[label, default: 0] > 0 {
+                state.violations.append(
+                    "teardown of \(label) \(node.name) g\(value.generation) while a provider runs (rule 8)")
+            }
+            if state.readsInFlight[id, default: 0] > 0 {
+                state.violations.append(
+                    "teardown of \(label) \(node.name) g\(value.generation) while a provider that read it runs (§5, §9)"
+                )
             }
             // Dependents first (§5): every value that read this one is already torn down.
             for record in state.values.values where record.value.dependencies.contains(id) && record.teardowns == 0 {
@@ -144,20 +172,23 @@ final class CheckerWorld: Sendable {
             }
         }
         state.withLock { state in
-            state.teardownsInFlight -= 1
+            state.teardownsInFlight[label, default: 0] -= 1
             let now = state.tick()
             state.values[id]?.teardowns += 1
             if state.values[id]?.tornDownAt == nil { state.values[id]?.tornDownAt = now }
-            if node.teardownFails { state.failedTeardowns.append("\(node.name) g\(value.generation)") }
+            if node.teardownFails {
+                state.failedTeardowns.append("\(label)/\(node.name) g\(value.generation)")
+            }
         }
         if node.teardownFails { throw TestError("teardown of \(node.name) failed") }
     }
 
-    /// A caller received a permanent failure of `generation`: no provider of it may run after this.
-    func sawPermanentFailure(generation: Int) {
+    /// A caller received a permanent failure of `generation` of `label`: no provider of it may run after this.
+    func sawPermanentFailure(label: String, generation: Int) {
+        let key = Generation(label: label, generation: generation)
         state.withLock { state in
             let now = state.tick()
-            if state.permanentFailureAt[generation] == nil { state.permanentFailureAt[generation] = now }
+            if state.permanentFailureAt[key] == nil { state.permanentFailureAt[key] = now }
         }
     }
 

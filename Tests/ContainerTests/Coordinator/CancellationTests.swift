@@ -1,4 +1,4 @@
-import TestSupport
+import ContainerTesting
 import Testing
 
 @testable import Container
@@ -8,27 +8,29 @@ struct CancellationTests {
     @Test("A cancelled caller gets CancellationError while the build is held; the others get the snapshot")
     func cancelledCallerLeavesBuildRunning() async throws {
         let gate = Gate()
-        let log = CallLog(["held"])
+        let log = OrderLog()
         let watcher = TraceWatcher()
         let container = try ServiceContainer(
             [countedSpec("held", log: log) { _ in await gate.wait() }], trace: [watcher])
 
         let others = (0..<3).map { index in Task { try await container.start(as: "other\(index)") } }
         let victim = Task { try await container.start(as: "victim") }
-        try await watcher.wait("4 callers to join") { $0.count { $0.kind.name == "caller.joined" } == 4 }
+        try await watcher.wait(for: "4 callers to join") { $0.count { $0.kind.name == "caller.joined" } == 4 }
 
         victim.cancel()
         // The victim returns while the gate is still closed: it does not wait for the build.
-        let outcome = try await withTimeout(10, "the cancelled caller") { await victim.result }
+        let outcome = try await withTimeout(.seconds(10), "the cancelled caller") { await victim.result }
         #expect(throws: CancellationError.self) { try outcome.get() }
         #expect(container.current == nil)
         #expect(watcher.events.contains { $0.kind == .callerCancelled(caller: "victim") })
 
         gate.open()
         var snapshots: [AppServices] = []
-        for task in others { snapshots.append(try await withTimeout(10, "other callers") { try await task.value }) }
+        for task in others {
+            snapshots.append(try await withTimeout(.seconds(10), "other callers") { try await task.value })
+        }
         #expect(Set(snapshots.map(ObjectIdentifier.init)).count == 1)
-        #expect(log.calls("held") == 1)
+        #expect(log.count(of: "held") == 1)
         #expect(watcher.count("build.started") == 1)
         #expect(watcher.count("snapshot.published") == 1)
     }
@@ -45,7 +47,7 @@ struct CancellationTests {
             withUnsafeCurrentTask { $0?.cancel() }
             return try await container.start()
         }
-        let outcome = try await withTimeout(10, "a pre-cancelled caller") { await task.result }
+        let outcome = try await withTimeout(.seconds(10), "a pre-cancelled caller") { await task.result }
         #expect(throws: CancellationError.self) { try outcome.get() }
         gate.open()
     }
@@ -57,7 +59,7 @@ struct CancellationTests {
         let gotSnapshot = Counter()
         let gotCancelled = Counter()
         let builds = Counter()
-        try await withTimeout(120, "10,000 races") {
+        try await withTimeout(.seconds(120), "10,000 races") {
             for _ in 0..<iterations {
                 let gate = Gate()
                 let container = try ServiceContainer([

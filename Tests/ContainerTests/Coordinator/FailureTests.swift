@@ -1,4 +1,4 @@
-import TestSupport
+import ContainerTesting
 import Testing
 
 @testable import Container
@@ -7,7 +7,7 @@ import Testing
 struct FailureTests {
     @Test("Transient failure returns to idle; the retry reuses nodes that succeeded")
     func transientThenRetry() async throws {
-        let log = CallLog(["config", "database", "session", "analytics"])
+        let log = OrderLog()
         let failOnce = Counter()
         let watcher = TraceWatcher()
         let container = try ServiceContainer(
@@ -28,10 +28,10 @@ struct FailureTests {
         let services = try await container.start()
         #expect(services.report.attempt == 2)
         #expect(services.generation == 1)
-        #expect(log.calls("config") == 1)
-        #expect(log.calls("database") == 1)
-        #expect(log.calls("analytics") == 1)
-        #expect(log.calls("session") == 2)
+        #expect(log.count(of: "config") == 1)
+        #expect(log.count(of: "database") == 1)
+        #expect(log.count(of: "analytics") == 1)
+        #expect(log.count(of: "session") == 2)
         #expect(services.report.outcome(of: "database") == .reused)
         #expect(services.report.outcome(of: "analytics") == .reused)
         if case .succeeded? = services.report.outcome(of: "session") {
@@ -45,7 +45,7 @@ struct FailureTests {
 
     @Test("Permanent failure is sticky: later calls fail at once without building, until reset")
     func permanentIsSticky() async throws {
-        let log = CallLog(["config", "broken"])
+        let log = OrderLog()
         let watcher = TraceWatcher()
         let shouldFail = Counter()
         let container = try ServiceContainer(
@@ -63,8 +63,8 @@ struct FailureTests {
             #expect(again?.message == first?.message)
             #expect(again?.report?.attempt == 1)
         }
-        #expect(log.calls("broken") == 1)
-        #expect(log.calls("config") == 1)
+        #expect(log.count(of: "broken") == 1)
+        #expect(log.count(of: "config") == 1)
         #expect(watcher.count("build.started") == 1)
         let failedJoins = watcher.events.count {
             if case .callerJoined(_, .failed) = $0.kind { return true }
@@ -77,8 +77,8 @@ struct FailureTests {
         #expect(report.from == 1 && report.to == 2)
         let services = try await container.start()
         #expect(services.generation == 2)
-        #expect(log.calls("broken") == 2)
-        #expect(log.calls("config") == 2)
+        #expect(log.count(of: "broken") == 2)
+        #expect(log.count(of: "config") == 2)
     }
 
     @Test("A failing node skips exactly its transitive dependents; independent branches succeed")
@@ -86,7 +86,7 @@ struct FailureTests {
         //   a -> b -> c -> d        x -> y       (b fails)
         //        b -> e ; f depends on (d, y)
         let names = ["a", "b", "c", "d", "e", "x", "y", "f"]
-        let log = CallLog(names)
+        let log = OrderLog()
         let container = try ServiceContainer([
             countedSpec("a", log: log),
             countedSpec("b", dependsOn: ["a"], log: log) { _ in throw Classified(failureKind: .transient) },
@@ -103,19 +103,19 @@ struct FailureTests {
         #expect(report.failedNodes == ["b"])
         for name in ["c", "d", "e", "f"] {
             #expect(report.outcome(of: name) == .skipped(because: ["b"]), "\(name)")
-            #expect(log.calls(name) == 0)
+            #expect(log.count(of: name) == 0)
             #expect(report.node(name)?.runs == 0)
         }
         for name in ["a", "x", "y"] {
             #expect(report.outcome(of: name)?.hasValue == true, "\(name)")
-            #expect(log.calls(name) == 1)
+            #expect(log.count(of: name) == 1)
         }
         #expect(container.current == nil)
     }
 
     @Test("Skipped names every failed upstream root")
     func skippedBecauseSeveralRoots() async throws {
-        let log = CallLog(["p", "q", "r"])
+        let log = OrderLog()
         let container = try ServiceContainer([
             countedSpec("p", log: log) { _ in throw TestError("p") },
             countedSpec("q", log: log) { _ in throw TestError("q") },
@@ -127,15 +127,15 @@ struct FailureTests {
 
     @Test("failFast cancels running independent branches and starts nothing else")
     func failFastCancels() async throws {
-        let holding = CancellableGate()
+        let holding = Gate()
         let started = Gate()
-        let log = CallLog(["slow", "afterSlow", "bad", "dependent"])
+        let log = OrderLog()
         let watcher = TraceWatcher()
         let container = try ServiceContainer(
             [
                 countedSpec("slow", log: log) { _ in
                     started.open()
-                    try await holding.wait()
+                    try await holding.cancellableWait()
                 },
                 countedSpec("afterSlow", dependsOn: ["slow"], log: log),
                 countedSpec("bad", log: log) { _ in
@@ -146,14 +146,14 @@ struct FailureTests {
             ], policy: .failFast, trace: [watcher])
 
         let error = await #expect(throws: ContainerError.self) {
-            try await withTimeout(10, "the fail-fast build") { try await container.start() }
+            try await withTimeout(.seconds(10), "the fail-fast build") { try await container.start() }
         }
         let report = try #require(error?.report)
         #expect(report.failure == .permanent)
         #expect(report.outcome(of: "slow") == .cancelled(.whileRunning))
         #expect(report.outcome(of: "afterSlow") == .cancelled(.beforeStart))
         #expect(report.outcome(of: "dependent") == .skipped(because: ["bad"]))
-        #expect(log.calls("afterSlow") == 0)
+        #expect(log.count(of: "afterSlow") == 0)
         for name in ["slow", "afterSlow", "bad", "dependent"] {
             let terminal = watcher.events.count { $0.kind.node == name && $0.kind.isTerminalNodeEvent }
             #expect(terminal == 1, "\(name) has \(terminal) terminal events")
@@ -163,19 +163,19 @@ struct FailureTests {
 
     @Test("Without failFast an independent branch finishes and is kept for the retry")
     func continueKeepsIndependentBranch() async throws {
-        let log = CallLog(["slow", "bad"])
+        let log = OrderLog()
         let started = Gate()
         let container = try ServiceContainer([
             countedSpec("slow", log: log) { _ in started.open() },
             countedSpec("bad", log: log) { _ in
                 await started.wait()
-                if log.calls("bad") == 1 { throw TestError() }
+                if log.count(of: "bad") == 1 { throw TestError() }
             },
         ])
         let error = await #expect(throws: ContainerError.self) { try await container.start() }
         #expect(error?.report?.outcome(of: "slow")?.hasValue == true)
         let services = try await container.start()
         #expect(services.report.outcome(of: "slow") == .reused)
-        #expect(log.calls("slow") == 1)
+        #expect(log.count(of: "slow") == 1)
     }
 }

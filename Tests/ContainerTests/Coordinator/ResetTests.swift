@@ -1,5 +1,5 @@
+import ContainerTesting
 import Synchronization
-import TestSupport
 import Testing
 
 @testable import Container
@@ -8,8 +8,8 @@ import Testing
 struct ResetTests {
     @Test("reset() during a running build cancels it; its waiters are superseded; nothing old is published")
     func resetDuringBuild() async throws {
-        let holding = CancellableGate()
-        let log = CallLog(["config", "held"])
+        let holding = Gate()
+        let log = OrderLog()
         let watcher = TraceWatcher()
         let sawCancellation = Counter()
         let container = try ServiceContainer(
@@ -17,7 +17,7 @@ struct ResetTests {
                 countedSpec("config", log: log),
                 countedSpec("held", dependsOn: ["config"], log: log) { context in
                     guard context.generation == 1 else { return }
-                    do { try await holding.wait() } catch {
+                    do { try await holding.cancellableWait() } catch {
                         sawCancellation.increment()
                         throw error
                     }
@@ -25,15 +25,15 @@ struct ResetTests {
             ], trace: [watcher])
 
         let waiters = (0..<3).map { _ in Task { try await container.start() } }
-        try await watcher.wait("held to start") { $0.contains { $0.kind == .nodeStarted(node: "held") } }
-        try await watcher.wait("3 callers to join") { $0.count { $0.kind.name == "caller.joined" } == 3 }
+        try await watcher.wait(for: "held to start") { $0.contains { $0.kind == .nodeStarted(node: "held") } }
+        try await watcher.wait(for: "3 callers to join") { $0.count { $0.kind.name == "caller.joined" } == 3 }
 
-        let report = try await withTimeout(10, "the reset") { try await container.reset() }
+        let report = try await withTimeout(.seconds(10), "the reset") { try await container.reset() }
         #expect(report.from == 1 && report.to == 2)
         #expect(container.generation == 2)
         #expect(sawCancellation.count == 1)
         for waiter in waiters {
-            let result = try await withTimeout(10, "superseded waiters") { await waiter.result }
+            let result = try await withTimeout(.seconds(10), "superseded waiters") { await waiter.result }
             #expect(throws: ContainerError.self) { try result.get() }
             if case .failure(let error as ContainerError) = result { #expect(error.code == .superseded) }
         }
@@ -43,8 +43,8 @@ struct ResetTests {
 
         let services = try await container.start()
         #expect(services.generation == 2)
-        #expect(log.calls("config") == 2)
-        #expect(log.calls("held") == 2)
+        #expect(log.count(of: "config") == 2)
+        #expect(log.count(of: "held") == 2)
         #expect(watcher.events.filter { $0.kind.name == "snapshot.published" }.map(\.generation) == [2])
     }
 
@@ -61,16 +61,16 @@ struct ResetTests {
                 }
             ], trace: [watcher])
         let waiter = Task { try await container.start() }
-        try await watcher.wait("late to start") { $0.contains { $0.kind == .nodeStarted(node: "late") } }
+        try await watcher.wait(for: "late to start") { $0.contains { $0.kind == .nodeStarted(node: "late") } }
         let reset = Task { try await container.reset() }
-        try await watcher.wait("the reset") { $0.contains { $0.kind.name == "generation.reset" } }
-        let superseded = try await withTimeout(10, "the superseded waiter") { await waiter.result }
+        try await watcher.wait(for: "the reset") { $0.contains { $0.kind.name == "generation.reset" } }
+        let superseded = try await withTimeout(.seconds(10), "the superseded waiter") { await waiter.result }
         #expect(throws: ContainerError.self) { try superseded.get() }
 
         gate.open()  // generation 1's provider now returns a value, after the reset
-        let report = try await withTimeout(10, "the reset") { try await reset.value }
+        let report = try await withTimeout(.seconds(10), "the reset") { try await reset.value }
         #expect(report.tornDown.map(\.service) == ["late"])
-        #expect(torn.items == ["late g1"])
+        #expect(torn.entries == ["late g1"])
         #expect(container.current == nil)
         #expect(!watcher.events.contains { $0.kind.name == "snapshot.published" })
         let services = try await container.start()
@@ -80,7 +80,7 @@ struct ResetTests {
 
     @Test("Old snapshots stay valid after reset; the new generation is a new object")
     func oldSnapshotStaysValid() async throws {
-        let log = CallLog(["a"])
+        let log = OrderLog()
         let container = try ServiceContainer([countedSpec("a", log: log)])
         let old = try await container.start()
         try await container.reset()
@@ -95,7 +95,7 @@ struct ResetTests {
     @Test("Teardown runs in reverse dependency order, once per value, after the build stopped")
     func teardownOrder() async throws {
         let order = OrderLog()
-        let log = CallLog(["configuration", "database", "session", "cache"])
+        let log = OrderLog()
         @Sendable func tearDown(_ value: Made) async throws { order.append(value.name) }
         let container = try ServiceContainer([
             countedSpec("session", dependsOn: ["database"], log: log, tearDown: tearDown),
@@ -105,16 +105,16 @@ struct ResetTests {
         ])
         _ = try await container.start()
         let report = try await container.reset()
-        #expect(report.tornDown.map(\.service) == order.items)
-        #expect(order.items.count == 3)
-        let index = { (name: String) in order.items.firstIndex(of: name)! }
+        #expect(report.tornDown.map(\.service) == order.entries)
+        #expect(order.entries.count == 3)
+        let index = { (name: String) in order.entries.firstIndex(of: name)! }
         #expect(index("session") < index("database"))
         #expect(index("database") < index("configuration"))
         #expect(report.failures.isEmpty)
 
         _ = try await container.start()
         try await container.shutdown()
-        #expect(order.items.count == 6)
+        #expect(order.entries.count == 6)
         let shutdownError = await #expect(throws: ContainerError.self) { try await container.start() }
         #expect(shutdownError?.code == .shutDown)
     }
@@ -122,7 +122,7 @@ struct ResetTests {
     @Test("Values a failed attempt kept for its retry are torn down on reset; teardown errors are reported")
     func teardownAfterTransientAndErrors() async throws {
         let order = OrderLog()
-        let log = CallLog(["kept", "fails"])
+        let log = OrderLog()
         let container = try ServiceContainer([
             countedSpec(
                 "kept", log: log,
@@ -134,9 +134,9 @@ struct ResetTests {
         ])
         await #expect(throws: ContainerError.self) { try await container.start() }
         await #expect(throws: ContainerError.self) { try await container.start() }
-        #expect(log.calls("kept") == 1)
+        #expect(log.count(of: "kept") == 1)
         let report = try await container.reset()
-        #expect(order.items == ["kept"])
+        #expect(order.entries == ["kept"])
         #expect(report.failures.map(\.service) == ["kept"])
         #expect(report.failures.first?.error == "close failed")
     }
@@ -144,7 +144,7 @@ struct ResetTests {
     @Test("A permanent failure tears its values down at once")
     func permanentFailureTearsDown() async throws {
         let order = OrderLog()
-        let log = CallLog(["base", "bad"])
+        let log = OrderLog()
         let watcher = TraceWatcher()
         let container = try ServiceContainer(
             [
@@ -152,13 +152,15 @@ struct ResetTests {
                 countedSpec("bad", dependsOn: ["base"], log: log) { _ in throw Classified(failureKind: .permanent) },
             ], trace: [watcher])
         await #expect(throws: ContainerError.self) { try await container.start() }
-        try await watcher.wait("base torn down") { $0.contains { $0.kind == .nodeTornDown(node: "base", error: nil) } }
-        #expect(order.items == ["base"])
+        try await watcher.wait(for: "base torn down") {
+            $0.contains { $0.kind == .nodeTornDown(node: "base", error: nil) }
+        }
+        #expect(order.entries == ["base"])
         // A reset afterwards tears nothing down again; its report is the first to list that
         // teardown (so an error in it would not be lost, §5), and the next one does not repeat it.
         let report = try await container.reset()
         #expect(report.tornDown.map(\.service) == ["base"])
-        #expect(order.items == ["base"])
+        #expect(order.entries == ["base"])
         let next = try await container.reset()
         #expect(next.tornDown.isEmpty)
     }
@@ -166,7 +168,7 @@ struct ResetTests {
     @Test("reset(invalidating:) rebuilds only the named services and their dependents")
     func incrementalReset() async throws {
         let order = OrderLog()
-        let log = CallLog(["configuration", "database", "session", "feed"])
+        let log = OrderLog()
         let container = try ServiceContainer([
             countedSpec("configuration", log: log, tearDown: { order.append($0.name) }),
             countedSpec("database", dependsOn: ["configuration"], log: log, tearDown: { order.append($0.name) }),
@@ -177,12 +179,12 @@ struct ResetTests {
         let report = try await container.reset(invalidating: ["session"])
         #expect(report.invalidated == ["session", "feed"])
         #expect(report.carriedOver == ["configuration", "database"])
-        #expect(order.items == ["feed", "session"])
+        #expect(order.entries == ["feed", "session"])
 
         let second = try await container.start()
         #expect(second.generation == 2)
-        #expect(log.calls("database") == 1, "logout must not reopen the database")
-        #expect(log.calls("session") == 2)
+        #expect(log.count(of: "database") == 1, "logout must not reopen the database")
+        #expect(log.count(of: "session") == 2)
         #expect(try second[.made("database")] === first[.made("database")])
         #expect(try second[.made("session")] !== first[.made("session")])
         #expect(second.report.outcome(of: "database") == .reused)
@@ -214,14 +216,14 @@ struct ResetTests {
             ], trace: [watcher])
         _ = try await container.start()
         let reset = Task { try await container.reset() }
-        try await watcher.wait("the reset") { $0.contains { $0.kind.name == "generation.reset" } }
+        try await watcher.wait(for: "the reset") { $0.contains { $0.kind.name == "generation.reset" } }
         let next = Task { try await container.start() }
-        try await watcher.wait("the new caller to join") { $0.count { $0.kind.name == "caller.joined" } == 2 }
-        #expect(!order.items.contains("build g2"))
+        try await watcher.wait(for: "the new caller to join") { $0.count { $0.kind.name == "caller.joined" } == 2 }
+        #expect(!order.entries.contains("build g2"))
         release.open()
-        _ = try await withTimeout(10, "the reset") { try await reset.value }
-        let services = try await withTimeout(10, "generation 2") { try await next.value }
+        _ = try await withTimeout(.seconds(10), "the reset") { try await reset.value }
+        let services = try await withTimeout(.seconds(10), "generation 2") { try await next.value }
         #expect(services.generation == 2)
-        #expect(order.items == ["build g1", "teardown started", "teardown finished", "build g2"])
+        #expect(order.entries == ["build g1", "teardown started", "teardown finished", "build g2"])
     }
 }

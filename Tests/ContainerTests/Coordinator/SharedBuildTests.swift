@@ -1,4 +1,4 @@
-import TestSupport
+import ContainerTesting
 import Testing
 
 @testable import Container
@@ -8,13 +8,13 @@ struct SharedBuildTests {
     @Test("1,000 concurrent start() calls run each provider once and get the identical snapshot")
     func thousandCallers() async throws {
         let names = ["configuration", "database", "session"]
-        let log = CallLog(names)
+        let log = OrderLog()
         let container = try ServiceContainer([
             countedSpec("configuration", log: log),
             countedSpec("database", dependsOn: ["configuration"], log: log),
             countedSpec("session", dependsOn: ["database"], log: log),
         ])
-        let snapshots = try await withTimeout(30, "1,000 callers") {
+        let snapshots = try await withTimeout(.seconds(30), "1,000 callers") {
             try await withThrowingTaskGroup(of: AppServices.self) { group in
                 for _ in 0..<1_000 { group.addTask { try await container.start() } }
                 return try await group.reduce(into: [AppServices]()) { $0.append($1) }
@@ -23,7 +23,7 @@ struct SharedBuildTests {
         #expect(snapshots.count == 1_000)
         let first = try #require(snapshots.first)
         #expect(snapshots.allSatisfy { $0 === first })
-        for name in names { #expect(log.calls(name) == 1, "provider of \(name) ran \(log.calls(name)) times") }
+        for name in names { #expect(log.count(of: name) == 1, "provider of \(name) ran \(log.count(of: name)) times") }
         #expect(container.current === first)
         #expect(try first[.made("session")].name == "session")
     }
@@ -31,7 +31,7 @@ struct SharedBuildTests {
     @Test("Joining is observed while a gate holds the build, then everyone gets one snapshot")
     func joinersObservedWhileHeld() async throws {
         let gate = Gate()
-        let log = CallLog(["slow"])
+        let log = OrderLog()
         let watcher = TraceWatcher()
         let container = try ServiceContainer(
             [countedSpec("slow", log: log) { _ in await gate.wait() }], trace: [watcher])
@@ -42,7 +42,7 @@ struct SharedBuildTests {
                 return try await group.reduce(into: [AppServices]()) { $0.append($1) }
             }
         }
-        try await watcher.wait("\(callers) callers to join") { events in
+        try await watcher.wait(for: "\(callers) callers to join") { events in
             events.count { $0.kind.name == "caller.joined" } == callers
         }
         // While the gate is closed: one caller found the container idle, all others joined the running build.
@@ -56,16 +56,16 @@ struct SharedBuildTests {
         #expect(watcher.count("snapshot.published") == 0)
 
         gate.open()
-        let snapshots = try await withTimeout(10, "the held build") { try await results.value }
+        let snapshots = try await withTimeout(.seconds(10), "the held build") { try await results.value }
         #expect(Set(snapshots.map(ObjectIdentifier.init)).count == 1)
-        #expect(log.calls("slow") == 1)
+        #expect(log.count(of: "slow") == 1)
         #expect(watcher.count("build.started") == 1)
         #expect(watcher.count("caller.resumed") == callers)
     }
 
     @Test("After success start() returns the stored snapshot without building")
     func readyIsReused() async throws {
-        let log = CallLog(["a", "b"])
+        let log = OrderLog()
         let watcher = TraceWatcher()
         let container = try ServiceContainer(
             [countedSpec("a", log: log), countedSpec("b", dependsOn: ["a"], log: log)], trace: [watcher])
@@ -74,7 +74,7 @@ struct SharedBuildTests {
         let second = try await container.start()
         #expect(first === second)
         #expect(container.current === first)
-        #expect(log.calls("a") == 1 && log.calls("b") == 1)
+        #expect(log.count(of: "a") == 1 && log.count(of: "b") == 1)
         #expect(watcher.count("build.started") == 1)
         let readyJoins = watcher.events.count {
             if case .callerJoined(_, .ready) = $0.kind { return true }
@@ -128,6 +128,7 @@ struct SharedBuildTests {
             Issue.record("b should have failed")
             return
         }
-        #expect(failure.message.contains("service 'b' read service 'a' without declaring it"))
+        #expect(failure.message.contains("service 'b' read 'a' without declaring it"))
+        #expect(failure.message.contains("add \"a\" to its dependsOn"))
     }
 }

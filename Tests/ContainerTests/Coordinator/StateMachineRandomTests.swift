@@ -1,3 +1,4 @@
+import ContainerTesting
 import Foundation
 import TestSupport
 import Testing

@@ -1,4 +1,4 @@
-import TestSupport
+import ContainerTesting
 import Testing
 
 @testable import Container

@@ -1,3 +1,4 @@
+import ContainerTesting
 import Synchronization
 import TestSupport
 import Testing
@@ -30,12 +31,12 @@ extension ServiceKey where Value == Built {
 struct ScopedApp: Sendable {
     let calls = Locked<[String: Int]>([:])
     let torn = OrderLog()
-    let gates = Locked<[String: CancellableGate]>([:])
+    let gates = Locked<[String: Gate]>([:])
     let starts = Locked<[String: Gate]>([:])
 
     /// A gate the provider of `service` waits on in generation 1 of its coordinator.
-    func hold(_ service: String) -> CancellableGate {
-        let gate = CancellableGate()
+    func hold(_ service: String) -> Gate {
+        let gate = Gate()
         gates.withLock { $0[service] = gate }
         return gate
     }
@@ -59,7 +60,7 @@ struct ScopedApp: Sendable {
         ) { [calls, gates, self] context in
             calls.withLock { $0[name, default: 0] += 1 }
             started(name).open()
-            if context.generation == 1, let gate = gates.withLock({ $0[name] }) { try await gate.wait() }
+            if context.generation == 1, let gate = gates.withLock({ $0[name] }) { try await gate.cancellableWait() }
             if name == "detail" { _ = try context.parameter(.itemID) }
             return Built(service: name, generation: context.generation, instance: context.scopeInstance)
         }
@@ -134,7 +135,7 @@ struct ScopeTests {
         let scene = try container.openScope("scene", id: "window-1")
         let callers = (0..<1_000).map { _ in Task { try await scene.start() } }
         // Every caller waits on the same build (its router is held); then it completes.
-        try await withTimeout(10, "the router to start") { await app.started("router").wait() }
+        try await withTimeout(.seconds(10), "the router to start") { await app.started("router").wait() }
         gate.open()
         var snapshots = Set<ObjectIdentifier>()
         for caller in callers { snapshots.insert(ObjectIdentifier(try await withTimeout { try await caller.value })) }
@@ -150,7 +151,7 @@ struct ScopeTests {
         let launch = Task { try await container.start() }
         let instances = try (0..<100).map { try container.openScope("scene", id: "window-\($0)") }
         let callers = instances.map { instance in Task { try await instance.start() } }
-        try await withTimeout(10, "the session to start") { await app.started("session").wait() }
+        try await withTimeout(.seconds(10), "the session to start") { await app.started("session").wait() }
         gate.open()
         _ = try await withTimeout { try await launch.value }
         for (instance, caller) in zip(instances, callers) {
@@ -160,7 +161,7 @@ struct ScopeTests {
         #expect(app.count("session") == 1 && app.count("configuration") == 1)
         #expect(app.count("router") == 100)
         try await container.shutdown()
-        #expect(app.torn.items.filter { $0.hasSuffix("router") }.count == 100)
+        #expect(app.torn.entries.filter { $0.hasSuffix("router") }.count == 100)
     }
 
     @Test("Parameters: two push instances get different details; a missing parameter fails its node permanently")
@@ -195,9 +196,11 @@ struct ScopeTests {
         let sceneSnapshot = try await scene.start()
         let widgetSnapshot = try await widget.start()
         let report = try await container.reset(invalidating: ["session"])
-        #expect(report.tornDown.map(\.service) == ["session"])
+        // The reset reports the teardowns it caused, the superseded instance's first.
+        #expect(report.tornDown.map(\.service) == ["router", "session"])
+        #expect(report.tornDown.map(\.scope) == ["scene#w", nil])
         // The scene's router (which used the session) went first, once; the widget kept its snapshot.
-        #expect(app.torn.items == ["scene#w/router", "session"])
+        #expect(app.torn.entries == ["scene#w/router", "session"])
         #expect(scene.current == nil && scene.generation == 2)
         #expect(widget.current === widgetSnapshot)
         let rebuilt = try await scene.start()
@@ -214,7 +217,7 @@ struct ScopeTests {
         let container = ServiceContainer(graph: try app.graph(), trace: [recorder])
         let scene = try container.openScope("scene", id: "w")
         let caller = Task { try await scene.start() }
-        try await withTimeout(10, "the router to start") { await app.started("router").wait() }
+        try await withTimeout(.seconds(10), "the router to start") { await app.started("router").wait() }
         let reset = Task { try await container.reset(invalidating: ["session"]) }
         let result = try await withTimeout { await caller.result }
         #expect((try? result.get()) == nil, "the waiter is superseded")
@@ -249,7 +252,7 @@ struct ScopeTests {
         let container = ServiceContainer(graph: try app.graph())
         let scene = try container.openScope("scene", id: "w")
         let caller = Task { try await scene.start() }
-        try await withTimeout(10, "the router to start") { await app.started("router").wait() }
+        try await withTimeout(.seconds(10), "the router to start") { await app.started("router").wait() }
         try await scene.close()
         let result = try await withTimeout { await caller.result }
         #expect((result.error as? ContainerError)?.code == .closed)
@@ -267,7 +270,7 @@ struct ScopeTests {
         let push = try container.openScope("push", id: "n", parameters: [.set(.itemID, to: "A")])
         _ = try await push.start()
         try await container.shutdown()
-        #expect(app.torn.items == ["push#n/detail", "session", "database", "configuration"])
+        #expect(app.torn.entries == ["push#n/detail", "session", "database", "configuration"])
         #expect(throws: ContainerError.self) { try container.openScope("push", id: "m") }
     }
 

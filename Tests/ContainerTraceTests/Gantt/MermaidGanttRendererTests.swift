@@ -1,7 +1,6 @@
 import Container
 import ContainerTrace
 import Foundation
-import TestSupport
 import Testing
 
 @Suite("Mermaid gantt renderer", .timeLimit(.minutes(1)))

@@ -1,7 +1,6 @@
 import Container
 import ContainerTrace
 import Foundation
-import TestSupport
 import Testing
 
 /// The graph renderers draw each scope instance of a trace as its own group (DESIGN §9).

@@ -34,6 +34,7 @@ struct JSONLinesTraceSinkTests {
                 from: 3, to: 4, invalidated: ["b"], reason: .reload, added: ["c"], removed: ["d"], changed: ["b"])),
         .scopeOpened,
         .scopeClosed,
+        .nodeStarted(node: "session", overridden: true),
     ]
 
     @Test("every event kind encodes to one documented, parseable line with its values intact")
@@ -78,6 +79,8 @@ struct JSONLinesTraceSinkTests {
         #expect(objects[21]["scope"] as? String == "push#notification-42")
         #expect(objects[22]["event"] as? String == "scope.closed" && objects[22]["scope"] as? String != nil)
         #expect(objects.prefix(21).allSatisfy { $0["scope"] == nil }, "app events carry no scope")
+        #expect(objects[23]["override"] as? Bool == true)
+        #expect(objects[1]["override"] == nil, "override is absent unless the service was replaced")
         #expect(
             Set(Self.everyKind.map(\.name)) == Set(JSONLinesVocabulary.documented.keys), "every event is documented")
     }

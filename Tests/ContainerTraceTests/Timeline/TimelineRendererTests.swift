@@ -1,7 +1,7 @@
 import Container
+import ContainerTesting
 import ContainerTrace
 import Foundation
-import TestSupport
 import Testing
 
 @Suite("Timeline renderer")
@@ -115,5 +115,23 @@ struct TimelineRendererTests {
         #expect(text.contains("generation 2, attempt 1: one build, cancelled"))
         #expect(text.contains("cancelled while waiting: push"))
         #expect(text.contains("torn down in order: feed, session (teardown failed)"))
+    }
+
+    @Test("a service replaced by an override says so where it starts, and nowhere else")
+    func overrideStart() async throws {
+        let recorder = TraceRecorder()
+        let graph = try ServiceGraph([
+            ServiceSpec(ServiceKey<String>("database")) { _ in "disk" },
+            ServiceSpec(ServiceKey<String>("session"), dependsOn: ["database"]) { _ in "ada" },
+        ])
+        let container = try ServiceContainer(
+            graph: graph, overrides: [.value(ServiceKey<String>("database"), "memory")], trace: [recorder])
+        _ = try await withTimeout { try await container.start() }
+        let lines = TimelineRenderer(colored: false).renderEvents(recorder.events).split(separator: "\n")
+        let starts = lines.filter { $0.contains("started") && $0.contains("node") }
+        #expect(starts.count == 2)
+        #expect(starts.first { $0.contains("database") }?.hasSuffix(" by an override") == true, "\(lines)")
+        #expect(starts.first { $0.contains("session") }?.hasSuffix("started") == true, "\(lines)")
+        #expect(lines.filter { $0.contains("override") }.count == 1)
     }
 }

@@ -5,6 +5,10 @@ import Plugins
 struct GreeterProvider: ServiceProvider {
     let id = "greeter"
 
+    /// What it reads: validation checks that its service depends on `configuration`, and
+    /// that `configuration` makes an `AppConfiguration`.
+    var requirements: [AnyServiceKey] { [ServiceKey.configuration.erased] }
+
     /// Rejects a missing or empty `greeting` at load time, with every other config error.
     func validate(options: ServiceOptions) throws {
         if try options.string("greeting").isEmpty {

@@ -17,6 +17,9 @@ let configPath =
 var registry = ProviderRegistry.standard
 do {
     try registry.register(GreeterProvider())
+    try registry.register(ConsoleSinkProvider())
+    try registry.register(MemorySinkProvider())
+    try registry.register(TrackerProvider())
     try registry.register(entryPoint: WelcomeEntryPoint())
 } catch {
     print("cannot register the plugins: \(error)")

@@ -1,0 +1,47 @@
+/// A container's state at one moment, for a health endpoint or a log (``ServiceContainer/status``).
+public struct ContainerStatus: Sendable {
+    /// Where the coordinator is.
+    public struct State: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: String, Hashable, Sendable {
+            case idle, running, ready, waiting, failed, shuttingDown, shutDown
+        }
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+
+        /// Nothing runs; the next `start()` builds.
+        public static let idle = State(.idle)
+        /// A build runs (or waits for a teardown to finish).
+        public static let running = State(.running)
+        /// A snapshot is published.
+        public static let ready = State(.ready)
+        /// The last attempt failed and the next is not allowed before ``ContainerStatus/nextAttemptAt``.
+        public static let waiting = State(.waiting)
+        /// Sticky failure (permanent, or the attempt budget used up) until `reset()`.
+        public static let failed = State(.failed)
+        /// A graceful shutdown lets the running build finish.
+        public static let shuttingDown = State(.shuttingDown)
+        /// Shut down.
+        public static let shutDown = State(.shutDown)
+
+        public var description: String { base.rawValue }
+    }
+
+    /// Where the coordinator is.
+    public let state: State
+    /// The current generation.
+    public let generation: Int
+    /// The attempt running, published, or next.
+    public let attempt: Int
+    /// The last build that finished, with every node's outcome.
+    public let lastBuild: BuildReport?
+    /// The failure the last build ended with (or the sticky one), if any.
+    public let lastFailure: ContainerError?
+    /// When the next attempt is allowed (time since the container was created), while waiting.
+    public let nextAttemptAt: Duration?
+    /// The open scope instances (`push#notification-42`).
+    public let openScopes: [String]
+    /// Callers waiting for the running build.
+    public let waitingCallers: Int
+    /// Teardowns no reset or shutdown has reported yet (e.g. those of a permanent failure).
+    public let unreportedTeardowns: [ResetReport.Teardown]
+}

@@ -1,0 +1,48 @@
+extension ServiceContainer {
+    /// Replaces the graph with a new version of it (DESIGN §11) and moves to a new generation
+    /// that rebuilds exactly what changed: the added services, the changed ones (provider,
+    /// options, dependencies, lifetime, timeout, retry or failure) and everything depending on
+    /// them. The removed and replaced values are torn down (dependents first); every other
+    /// value carries over, the same instance, its provider not called again. A running build
+    /// is cancelled and never publishes; like ``reset(invalidating:)``, the next ``start(as:)``
+    /// builds the new generation. Open scope instances whose scope changed are rebuilt on the
+    /// new graph; those of a scope it no longer declares are closed.
+    ///
+    /// An invalid new config never gets here: ``ServiceGraph`` validation (or the config loader)
+    /// throws first, and the container goes on unchanged. The policy is kept.
+    ///
+    /// - Returns: what was added, removed, changed, rebuilt, carried over and torn down.
+    /// - Throws: ``ContainerError`` `.shutDown`.
+    @discardableResult
+    public func reload(_ graph: ServiceGraph) async throws(ContainerError) -> ReloadReport {
+        let changes = graph.changes(from: scopes.declared)
+        for secret in graph.secrets { storage.redactor.register(secret) }
+        // Instances opened from now on use the new graph's scope parts.
+        scopes.setDeclared(graph)
+        let report = try await storage.withOperation { storage.beginReload(graph.appPart, changes: changes, then: $0) }
+        let scoped = await scopes.reload(graph, changes: changes)
+        return ReloadReport(
+            from: report.from, to: report.to, changes: changes, tornDown: report.tornDown + scoped.tornDown,
+            cancelledBuild: report.cancelledBuild, reloadedScopes: scoped.reloaded, closedScopes: scoped.closed)
+    }
+
+    /// Shuts down gracefully (DESIGN §11): new callers are refused at once, a running build may
+    /// finish until `deadline` (its callers then get its outcome) and is cancelled after it;
+    /// then every scope instance is closed and every value torn down, dependents first.
+    ///
+    /// ```swift
+    /// try await container.shutdown(deadline: .now + .seconds(2))
+    /// ```
+    ///
+    /// - Returns: the teardowns (with their errors) and the build cancelled at the deadline, if any.
+    /// - Throws: ``ContainerError`` `.shutDown` when already shut down.
+    @discardableResult
+    public func shutdown(deadline: ContinuousClock.Instant) async throws(ContainerError) -> ResetReport {
+        try await storage.shutdown(deadline: deadline, error: .shutDown(generation: generation))
+    }
+
+    /// What a health endpoint would show: the state, generation and attempt, the last build's
+    /// per-node outcomes, the last failure, when the next attempt is allowed, the open scope
+    /// instances, and teardowns no reset has reported yet.
+    public var status: ContainerStatus { storage.status(openScopes: openScopes) }
+}

@@ -1,0 +1,67 @@
+/// What a name in a graph may be: service names, the names in `dependsOn`, provider and entry
+/// point ids.
+///
+/// A name is not empty, at most ``maxBytes`` bytes of UTF-8, and has no control character
+/// (Unicode category Cc: U+0000–U+001F, U+007F DEL and U+0080–U+009F). Names are printed in
+/// traces, errors and terminals, where a control character could rewrite what a person reads;
+/// validation (``ServiceGraph/init(_:registry:requirements:scopes:)``) rejects such names with
+/// ``GraphError/Code/invalidName``, for services declared in code as well as in config files.
+public enum NameRules {
+    /// The longest name, in UTF-8 bytes.
+    public static let maxBytes = 256
+
+    /// Why `name` breaks the rules (to follow "service name 'x' "), or `nil` when it is valid.
+    package static func problem(with name: String) -> String? {
+        if name.isEmpty { return "is empty; give it a name" }
+        let length = name.utf8.count
+        if length > maxBytes {
+            return
+                "is \(length) bytes long, over the limit of \(maxBytes) bytes (NameRules.maxBytes); use a shorter name"
+        }
+        for (offset, scalar) in name.unicodeScalars.enumerated() where isControl(scalar) {
+            return "contains the control character \(codePoint(scalar)) (character \(offset + 1)); remove it"
+        }
+        return nil
+    }
+
+    /// Whether `scalar` is a control character (C0, DEL or C1).
+    package static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
+
+    /// `U+0000` notation.
+    package static func codePoint(_ scalar: Unicode.Scalar) -> String {
+        let hex = String(scalar.value, radix: 16, uppercase: true)
+        return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+    }
+
+    /// `text` safe to print in a message: control characters as `\u{…}` escapes, and at most
+    /// `limit` characters (then `…`).
+    package static func visible(_ text: String, limit: Int = 64) -> String {
+        var result = ""
+        var count = 0
+        for scalar in text.unicodeScalars {
+            guard count < limit else {
+                result += "…"
+                break
+            }
+            count += 1
+            if isControl(scalar) {
+                result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    /// `text` with every control character written as a `\u{…}` escape, at full length.
+    package static func escapingControlCharacters(_ text: String) -> String {
+        // In UTF-8 a control character is a byte below 0x20, 0x7F, or 0xC2 before 0x80...0x9F:
+        // a byte scan finds that none is there, the common case, without decoding.
+        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 }),
+            text.unicodeScalars.contains(where: isControl)
+        else { return text }
+        return visible(text, limit: .max)
+    }
+}

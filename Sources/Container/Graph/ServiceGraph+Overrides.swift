@@ -1,0 +1,106 @@
+extension ServiceGraph {
+    /// This graph with some services replaced, for a test or a preview (DESIGN §10).
+    ///
+    /// Each override is checked like any provider: it must name a service of the graph (else
+    /// `unknownService`, with a "did you mean"), at most once (`duplicateService`), with the
+    /// type the service's readers expect (`typeMismatch`, naming both types). The result is then
+    /// validated as a whole, so new dependencies or a new lifetime are checked like a
+    /// declaration's (missing services, cycles, scopes). Every problem is reported at once.
+    ///
+    /// ```swift
+    /// let preview = try graph.overriding([.value(.session, Session.signedOut)])
+    /// ```
+    ///
+    /// - Parameter overrides: the replacements; later overrides of an overridden graph add to it.
+    /// - Returns: the new graph; ``overriddenServices`` names the replaced services.
+    /// - Throws: ``GraphError`` listing every problem.
+    public func overriding(_ overrides: [ServiceOverride]) throws(GraphError) -> ServiceGraph {
+        guard !overrides.isEmpty else { return self }
+        let replacements = try checked(overrides)
+        var specs: [ServiceSpec] = []
+        specs.reserveCapacity(nodes.count)
+        for node in nodes {
+            var spec = ServiceSpec(
+                name: node.name, provider: node.provider.id, dependsOn: node.dependencyNames, options: node.options,
+                timeout: node.timeout, retry: node.retry, defaultFailure: node.defaultFailure, location: node.location)
+            spec.provider = .inline(node.provider)
+            spec.lifetime = node.lifetime
+            if let override = replacements[node.name] {
+                spec.provider = .inline(override.provider)
+                spec.dependsOn = override.dependsOn ?? spec.dependsOn
+                spec.options = override.options ?? spec.options
+                spec.lifetime = override.lifetime ?? spec.lifetime
+                // Problems of the replaced declaration are the override's to fix.
+                spec.location = override.location
+            }
+            specs.append(spec)
+        }
+        // The app services each scope's readers require were checked when this graph was
+        // validated; they are kept, as the requirements of each scope.
+        var reads: [String: Set<String>] = [:]
+        var requirements: [ServiceRequirement] = []
+        for scope in scopeNames {
+            guard let part = scopeParts[scope] else { continue }
+            let external = part.nodes[part.builtCount...]
+            reads[scope] = Set(external.map(\.name))
+            requirements.append(
+                ServiceRequirement(
+                    reader: "scope '\(scope)'",
+                    keys: external.map { AnyServiceKey(name: $0.name, valueType: $0.provider.valueType) },
+                    scope: scope))
+        }
+        let validated = try ServiceGraph(specs, requirements: requirements, scopes: scopeNames)
+        return ServiceGraph(
+            nodes: validated.nodes, scopeNames: validated.scopeNames, scopeReads: reads,
+            overridden: overridden.union(replacements.keys))
+    }
+
+    /// The services replaced by ``overriding(_:)``, in declaration order.
+    public var overriddenServices: [String] { serviceNames.filter { overridden.contains($0) } }
+
+    /// Whether `name` was replaced by ``overriding(_:)``.
+    public func isOverridden(_ name: String) -> Bool { overridden.contains(name) }
+
+    /// The overrides by service, or every problem with them: unknown services, services
+    /// overridden twice, replacements of another type.
+    private func checked(_ overrides: [ServiceOverride]) throws(GraphError) -> [String: ServiceOverride] {
+        var issues: [GraphError.Issue] = []
+        var accepted: [String: ServiceOverride] = [:]
+        for override in overrides {
+            let name = override.service
+            guard let slot = layout.slots[name] else {
+                var message = "an override names service '\(name)', which the graph does not declare"
+                if let suggestion = NameSuggestion.closest(to: name, among: serviceNames) {
+                    message += "; did you mean '\(suggestion)'?"
+                } else {
+                    message += " (services: \(serviceNames.joined(separator: ", ")))"
+                }
+                issues.append(
+                    .init(code: .unknownService, message: message, service: name, location: override.location))
+                continue
+            }
+            if let first = accepted[name] {
+                let firstPlace = first.location.map { " (first at \($0))" } ?? ""
+                issues.append(
+                    .init(
+                        code: .duplicateService,
+                        message: "service '\(name)' is overridden twice\(firstPlace); keep one override",
+                        service: name, location: override.location))
+                continue
+            }
+            accepted[name] = override
+            let node = nodes[slot]
+            if ObjectIdentifier(node.provider.valueType) != ObjectIdentifier(override.provider.valueType) {
+                issues.append(
+                    .init(
+                        code: .typeMismatch,
+                        message: "the override of service '\(name)' makes \(override.provider.valueType), but its "
+                            + "readers expect \(node.provider.valueType) (what provider '\(node.provider.id)' makes); "
+                            + "override it with a \(node.provider.valueType)",
+                        service: name, location: override.location))
+            }
+        }
+        guard issues.isEmpty else { throw GraphError(issues: issues) }
+        return accepted
+    }
+}

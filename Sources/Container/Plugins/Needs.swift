@@ -1,0 +1,81 @@
+/// Declares, on an entry point, a service it needs (DESIGN §10): the runtime derives the entry
+/// point's ``EntryPoint/requirements`` from its `@Needs` properties (so the list is written
+/// once) and fills them while ``EntryPoint/run(_:)`` runs.
+///
+/// ```swift
+/// struct PushEntryPoint: EntryPoint {
+///     let id = "push"
+///     @Needs(.session) var session: Session
+///     func run(_ services: ScopedServices) async throws -> String {
+///         session.userID ?? "signed out"
+///     }
+/// }
+/// ```
+///
+/// The properties are readable inside `run(_:)` and in the tasks it awaits (not in detached
+/// tasks). Reading one elsewhere stops the program with a message that says so; `$session.get()`
+/// is the throwing form for code that may run outside.
+@propertyWrapper
+public struct Needs<Value: Sendable>: Sendable {
+    /// The service read.
+    public let key: ServiceKey<Value>
+
+    /// Declares that the entry point reads the service of `key`.
+    public init(_ key: ServiceKey<Value>) { self.key = key }
+
+    /// The service's value in the running entry point's snapshot.
+    public var wrappedValue: Value {
+        do {
+            return try get()
+        } catch {
+            // Reading a property outside run(_:) is a programming error, not an input: say how
+            // to fix it (the throwing `$name.get()` exists for code that cannot be sure).
+            preconditionFailure("@Needs(\(key.name)): \(error)")
+        }
+    }
+
+    /// The wrapper itself: `$session.get()` reads without stopping the program.
+    public var projectedValue: Needs<Value> { self }
+
+    /// The service's value in the running entry point's snapshot.
+    /// - Throws: ``ServiceLookupError`` `.undeclared` outside an entry point's `run(_:)`, or as
+    ///   ``ScopedServices/resolve(_:)``.
+    public func get() throws(ServiceLookupError) -> Value {
+        guard let services = RunningEntryPoint.services else {
+            throw ServiceLookupError(
+                code: .undeclared, service: key.name,
+                message: "@Needs property for '\(key.name)' was read outside an entry point's run(_:) (or in a "
+                    + "detached task): it is filled only while the container runs the entry point; read it inside "
+                    + "run(_:), or pass the value along")
+        }
+        return try services.resolve(key)
+    }
+}
+
+/// The view of the entry point running in the current task, read by ``Needs``.
+enum RunningEntryPoint {
+    @TaskLocal static var services: ScopedServices?
+
+    /// Runs `entryPoint` with `services`, filling its `@Needs` properties.
+    static func run<Entry: EntryPoint>(_ entryPoint: Entry, with services: ScopedServices) async throws -> Entry.Output
+    {
+        try await $services.withValue(services) { try await entryPoint.run(services) }
+    }
+}
+
+/// A `@Needs` property, seen through reflection.
+protocol NeedsDeclaration {
+    var erasedKey: AnyServiceKey { get }
+}
+
+extension Needs: NeedsDeclaration {
+    var erasedKey: AnyServiceKey { key.erased }
+}
+
+extension EntryPoint {
+    /// The services the entry point's `@Needs` properties declare, in declaration order.
+    /// An entry point that lists its requirements itself overrides this.
+    public var requirements: [AnyServiceKey] {
+        Mirror(reflecting: self).children.compactMap { ($0.value as? any NeedsDeclaration)?.erasedKey }
+    }
+}

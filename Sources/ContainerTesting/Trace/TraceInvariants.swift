@@ -1,0 +1,137 @@
+public import Container
+
+/// The rules every trace of every run follows, whatever the graph (DESIGN §2, §3, §6): the demo
+/// checks them after each run, and a test can too.
+///
+/// ```swift
+/// try recorder.events.expect(TraceInvariants.expectations(for: container.graph))
+/// ```
+///
+/// Builds are told apart by their scope instance, generation and attempt; a scope instance's
+/// build is expected to end the scope's own services (the app services it uses are never built there).
+public enum TraceInvariants {
+    /// Checks `events` of a container built from `graph`: one result per rule.
+    public static func check(_ events: [TraceEvent], graph: ServiceGraph) -> [CheckResult] {
+        events.check(expectations(for: graph))
+    }
+
+    /// Every rule, as expectations on a trace of a container built from `graph`.
+    public static func expectations(for graph: ServiceGraph) -> [TraceExpectation] {
+        [
+            oneBuildPerAttempt, oneOutcomePerNode(graph), dependenciesFirst(graph), everyCallerAnswered,
+            .noSnapshotAfterReset, timeNeverGoesBack,
+        ]
+    }
+
+    /// §2.1: at most one `build.started` per attempt, however many callers.
+    public static var oneBuildPerAttempt: TraceExpectation {
+        TraceExpectation("at most one build per attempt, however many callers") { events in
+            var builds: [BuildKey: Int] = [:]
+            for event in events where event.kind == .buildStarted { builds[BuildKey(event), default: 0] += 1 }
+            let repeated = builds.filter { $0.value > 1 }.keys.map(\.description).sorted()
+            return repeated.isEmpty ? nil : "more than one build.started in " + repeated.joined(separator: ", ")
+        }
+    }
+
+    /// §3.3: in every build, every node the build is for ends in exactly one outcome (succeeded,
+    /// reused, failed, skipped or cancelled), and no node event lies outside a started build.
+    public static func oneOutcomePerNode(_ graph: ServiceGraph) -> TraceExpectation {
+        TraceExpectation("every node ends in exactly one outcome per build") { events in
+            let built = Set(events.filter { $0.kind == .buildStarted }.map(BuildKey.init))
+            var outcomes: [BuildKey: [String: Int]] = [:]
+            var problems: [String] = []
+            for event in events {
+                guard let node = event.kind.node, event.kind.name != "node.tornDown" else { continue }
+                let build = BuildKey(event)
+                if !built.contains(build) {
+                    problems.append("\(event.kind.name) of \(node) without a build in \(build)")
+                }
+                if event.kind.isTerminalNodeEvent { outcomes[build, default: [:]][node, default: 0] += 1 }
+            }
+            for build in built.sorted(by: { $0.description < $1.description }) {
+                // A build superseded by a reset still ends every node before it reports `build.cancelled`.
+                let counts = outcomes[build] ?? [:]
+                let scope = build.scope.map { String($0.prefix { $0 != "#" }) }
+                for name in graph.serviceNames where graph.lifetime(of: name)?.scope == scope {
+                    if counts[name, default: 0] != 1 {
+                        problems.append("\(name) has \(counts[name, default: 0]) outcomes in \(build)")
+                    }
+                }
+            }
+            return problems.isEmpty ? nil : problems.prefix(5).joined(separator: "; ")
+        }
+    }
+
+    /// §3.2: a node starts only after each of its dependencies succeeded or was reused in the
+    /// same build (in a scope instance's build, app services come with the instance).
+    public static func dependenciesFirst(_ graph: ServiceGraph) -> TraceExpectation {
+        TraceExpectation("a node starts only after all its dependencies have values") { events in
+            var ready: [BuildKey: Set<String>] = [:]
+            var problems: [String] = []
+            for event in events {
+                switch event.kind {
+                case .nodeSucceeded(let node, _), .nodeReused(let node):
+                    ready[BuildKey(event), default: []].insert(node)
+                case .nodeStarted:
+                    let node = event.kind.node ?? ""
+                    let have = ready[BuildKey(event)] ?? []
+                    let missing = (graph.dependencies(of: node) ?? []).filter { dependency in
+                        !have.contains(dependency) && !(event.scope != nil && graph.lifetime(of: dependency) == .app)
+                    }
+                    if !missing.isEmpty {
+                        problems.append(
+                            "\(node) started before \(missing.joined(separator: ", ")) in \(BuildKey(event))")
+                    }
+                default:
+                    break
+                }
+            }
+            return problems.isEmpty ? nil : problems.prefix(5).joined(separator: "; ")
+        }
+    }
+
+    /// §2.6: every caller that asked is answered exactly once (resumed or cancelled), after it asked.
+    public static var everyCallerAnswered: TraceExpectation {
+        TraceExpectation("every caller is answered exactly once") { events in
+            var open: [String: Int] = [:]
+            var problems: [String] = []
+            for event in events {
+                guard let caller = event.kind.caller else { continue }
+                let key = event.scope.map { "\(caller) in \($0)" } ?? caller
+                if event.kind.name == "caller.joined" {
+                    open[key, default: 0] += 1
+                } else {
+                    open[key, default: 0] -= 1
+                    if open[key, default: 0] < 0 { problems.append("\(key) answered more often than it asked") }
+                }
+            }
+            let unanswered = open.filter { $0.value > 0 }.keys.sorted()
+            if !unanswered.isEmpty { problems.append("never answered: " + unanswered.joined(separator: ", ")) }
+            return problems.isEmpty ? nil : problems.prefix(5).joined(separator: "; ")
+        }
+    }
+
+    /// §6: events come in the order of their timestamps.
+    public static var timeNeverGoesBack: TraceExpectation {
+        TraceExpectation("event times never go back") { events in
+            for (earlier, later) in zip(events, events.dropFirst()) where later.time < earlier.time {
+                return "\(later) comes after \(earlier)"
+            }
+            return nil
+        }
+    }
+}
+
+/// One build: its scope instance (`nil` for the app), generation and attempt.
+struct BuildKey: Hashable, CustomStringConvertible {
+    let scope: String?
+    let build: BuildAttempt
+
+    init(_ event: TraceEvent) {
+        scope = event.scope
+        build = event.build
+    }
+
+    /// `g1 a2`, or `g1 a2 push#7` for a scope instance.
+    var description: String { build.description + (scope.map { " \($0)" } ?? "") }
+}

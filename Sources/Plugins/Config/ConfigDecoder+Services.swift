@@ -1,0 +1,201 @@
+internal import Container
+
+/// One service as the config declares it and the overlays change it: each key's value with the
+/// file and key path that wrote it.
+struct ServiceDeclaration {
+    let name: String
+    /// The object that declared the service: in the base config, or in an overlay that added it.
+    let origin: Field
+    /// The service's keys (``ConfigSchema/serviceKeys``). A key an overlay replaced is that
+    /// overlay's field; one it reset is its `null`.
+    var fields: Fields
+
+    /// The value of `key`, or `nil` when absent or reset to its default by an overlay (`null`).
+    func value(_ key: String) -> Field? {
+        guard let field = fields[key] else { return nil }
+        return field.document > 0 && field.node.isNull ? nil : field
+    }
+}
+
+extension ConfigDecoder {
+    /// Reads the base config's `services`: each service's keys and name. `false` when the list
+    /// is over its limit and loading stops.
+    mutating func declareServices(_ field: Field) -> Bool {
+        guard case .array(let items) = field.node.value else {
+            report(
+                .wrongType, "must be a list of services, found \(field.node.typeName)", at: field.path,
+                in: field.document, field.node.position)
+            return true
+        }
+        guard checkServiceCount(items.count, of: field) else { return false }
+        declarations.reserveCapacity(items.count)
+        for (index, item) in items.enumerated() {
+            let object = field.child(item, key: "[\(index)]")
+            guard
+                let fields = members(
+                    of: object, expected: "an object", allowed: ConfigSchema.serviceKeys,
+                    misplaced: ConfigSchema.overlayOnlyServiceKeys),
+                let name = name(of: object, fields)
+            else { continue }
+            if declarationIndex[name] == nil { declarationIndex[name] = declarations.count }
+            declarations.append(ServiceDeclaration(name: name, origin: object, fields: fields))
+        }
+        return true
+    }
+
+    /// Whether a `services` list of `count` entries is within ``ConfigLimits/maxServices``.
+    mutating func checkServiceCount(_ count: Int, of field: Field) -> Bool {
+        guard count <= ConfigLimits.maxServices else {
+            report(
+                .limitExceeded,
+                "\(count) services are over the limit of \(ConfigLimits.maxServices) (ConfigLimits.maxServices); "
+                    + "split the graph into several configs",
+                at: field.path, in: field.document, field.node.position)
+            return false
+        }
+        return true
+    }
+
+    /// A service object's required `name`.
+    mutating func name(of object: Field, _ fields: Fields) -> String? {
+        guard let field = fields["name"] else {
+            report(
+                .missingKey, "missing required key 'name'; every service needs a unique name", at: object.path,
+                in: object.document, object.node.position)
+            return nil
+        }
+        return string(field)
+    }
+
+    /// The spec of a declaration; problems of its keys are reported where they were written.
+    mutating func decodeService(_ declaration: ServiceDeclaration) -> ServiceSpec {
+        let name = declaration.name
+        let origin = declaration.origin
+        let location = ConfigLocation(
+            file: documents[origin.document].file, keyPath: origin.path, line: origin.node.position.line,
+            column: origin.node.position.column)
+
+        var providerID: String?
+        if let field = declaration.value("provider") {
+            providerID = identifier(field, what: "provider id")
+        } else {
+            let known = registry.providers.keys.sorted().joined(separator: ", ")
+            report(
+                .missingKey, "missing required key 'provider' in service '\(name)'; known providers: \(known)",
+                at: origin.path, in: origin.document, origin.node.position)
+        }
+
+        var dependsOn: [String] = []
+        if let field = declaration.value("dependsOn") {
+            if case .array(let items) = field.node.value, items.count > ConfigLimits.maxDependencies {
+                report(
+                    .limitExceeded,
+                    "\(items.count) dependencies are over the limit of \(ConfigLimits.maxDependencies) per service "
+                        + "(ConfigLimits.maxDependencies); depend on a service that groups them",
+                    at: field.path, in: field.document, field.node.position)
+            } else {
+                dependsOn = strings(field, what: "a list of service names") ?? []
+            }
+        }
+
+        let options = decodeOptions(of: declaration)
+        let timeout = declaration.value("timeoutMs").flatMap { number($0, limit: .timeout) }.map {
+            Duration.milliseconds($0)
+        }
+        let retry = declaration.value("retry").map { decodeRetry($0) } ?? RetryPolicy.none
+        let failure = declaration.value("failure").flatMap { failureKind($0) }
+        // Scope names are checked against the declared `scopes` by the graph validator.
+        let scope = declaration.value("scope").flatMap { identifier($0, what: "scope name") }
+        let group = declaration.value("group").flatMap { identifier($0, what: "group name") }
+
+        var spec: ServiceSpec
+        if let providerID {
+            spec = ServiceSpec(
+                name: name, provider: providerID, dependsOn: dependsOn, options: options, timeout: timeout,
+                retry: retry, defaultFailure: failure, location: location)
+        } else {
+            // Keep the service in the graph so dependencies on it are not misreported.
+            unresolved.insert(name)
+            spec = ServiceSpec(
+                name: name, provider: UnresolvedProvider(), dependsOn: dependsOn, options: options, location: location)
+        }
+        spec.lifetime = scope.map { .scope($0) } ?? .app
+        spec.group = group
+        return spec
+    }
+
+    /// `options` and `secretOptions`. Relative paths start at the folder of the file that
+    /// wrote the options.
+    private mutating func decodeOptions(of declaration: ServiceDeclaration) -> ServiceOptions {
+        let optionsField = declaration.value("options")
+        let folder = documents[optionsField?.document ?? declaration.origin.document].baseDirectory
+        var options = ServiceOptions(baseDirectory: folder, pathRoots: pathRoots)
+        if let field = optionsField {
+            let members = read(field) { node, problems -> [JSONNode.Member]? in
+                guard case .object(let members) = node.value else {
+                    problems.append(
+                        ReadProblem(
+                            code: .wrongType, message: "must be an object, found \(node.typeName)",
+                            position: node.position))
+                    return nil
+                }
+                JSONNode.duplicateKeys(members, &problems)
+                return members
+            }
+            for member in members ?? [] { options.values[member.key] = member.value.optionValue }
+        }
+        if let field = declaration.value("secretOptions"), let secrets = strings(field, what: "a list of option names")
+        {
+            // Made on the first unknown name only; sorted, so that ties are decided the same every run.
+            var suggestions: NameSuggestion.Index?
+            for (index, secret) in secrets.enumerated() where options.values[secret] == nil {
+                var message =
+                    "secretOptions names '\(NameRules.visible(secret))', which is not an option of service "
+                    + "'\(declaration.name)'"
+                if suggestions == nil { suggestions = NameSuggestion.Index(options.values.keys.sorted()) }
+                message += suggestions?.closest(to: secret).map { "; did you mean '\($0)'?" } ?? ""
+                report(.invalidValue, message, at: field.path + "[\(index)]", in: field.document, nil)
+            }
+            options.secretKeys = Set(secrets)
+        }
+        return options
+    }
+
+    private mutating func decodeRetry(_ field: Field) -> RetryPolicy {
+        // Shorthand: "retry": 3 means three runs with no delay.
+        if field.node.isInt {
+            return read(field) { $0.retryAttempts(&$1) }.map { RetryPolicy(maxAttempts: $0) } ?? .none
+        }
+        guard
+            let fields = members(
+                of: field, expected: "an object (or an integer: maxAttempts)", allowed: ConfigSchema.retryKeys)
+        else { return .none }
+        var policy = RetryPolicy.none
+        if let attempts = fields["maxAttempts"] {
+            if let value = read(attempts, { $0.retryAttempts(&$1) }) { policy.maxAttempts = value }
+        } else {
+            report(
+                .missingKey, "missing required key 'maxAttempts'", at: field.path, in: field.document,
+                field.node.position)
+        }
+        if let delay = fields["initialDelayMs"], let value = number(delay, limit: .delay) {
+            policy.initialDelay = .milliseconds(value)
+        }
+        if let delay = fields["maxDelayMs"], let value = number(delay, limit: .delay) {
+            policy.maxDelay = .milliseconds(value)
+        }
+        if let multiplier = fields["multiplier"], let value = number(multiplier, limit: .multiplier) {
+            policy.multiplier = value
+        }
+        return policy
+    }
+}
+
+/// Stands in for a service whose `provider` key is missing or malformed, so that the rest of
+/// the graph can still be validated; a config with such a service is never built.
+private struct UnresolvedProvider: ServiceProvider {
+    struct Unresolved: Sendable {}
+    struct NotBuildable: Error {}
+    let id = "<missing provider>"
+    func make(_ context: ProviderContext) async throws -> Unresolved { throw NotBuildable() }
+}

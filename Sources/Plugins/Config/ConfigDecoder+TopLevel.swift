@@ -1,0 +1,134 @@
+internal import Container
+
+// The top level of a config or an overlay: version, policy, scopes, entry points.
+extension ConfigDecoder {
+    mutating func checkVersion(_ field: Field?, root: Field) {
+        let supported = ConfigSchema.supportedVersion
+        guard let field else {
+            report(
+                .unsupportedVersion, "missing required key 'version'; add \"version\": \(supported)", at: "",
+                in: root.document, root.node.position)
+            return
+        }
+        guard case .int(let version) = field.node.value else {
+            report(
+                .wrongType, "must be an integer, found \(field.node.typeName); write \"version\": \(supported)",
+                at: field.path, in: field.document, field.node.position)
+            return
+        }
+        if version != supported {
+            report(
+                .unsupportedVersion,
+                "config format version \(version) is not supported; this loader reads version \(supported)",
+                at: field.path, in: field.document, field.node.position)
+        }
+    }
+
+    /// An overlay may say `"overlay": true`; `false` would contradict how it is loaded.
+    mutating func checkOverlayMarker(_ field: Field?) {
+        guard let field, let marker = bool(field), !marker else { return }
+        report(
+            .invalidValue,
+            "an overlay says \"overlay\": true or leaves the key out; a base config is given as --config, not "
+                + "--overlay",
+            at: field.path, in: field.document, field.node.position)
+    }
+
+    /// Applies one `policy` object on top of `policy`: the keys it gives replace those before.
+    mutating func decodePolicy(_ field: Field, into policy: inout BuildPolicy, _ retryAfter: inout RetryAfter) {
+        guard let fields = members(of: field, expected: "an object", allowed: ConfigSchema.policyKeys) else { return }
+        if let field = fields["failFast"], let value = bool(field) {
+            policy.failureMode = value ? .failFast : .continueIndependent
+        }
+        if let field = fields["unclassifiedFailure"], let kind = failureKind(field) {
+            policy.classifier = kind == .permanent ? .permanentUnlessClassified : .default
+        }
+        // The attempt budget (DESIGN §11).
+        if let field = fields["maxAttempts"], let attempts = read(field, { $0.policyAttempts(&$1) }) {
+            policy.maxAttempts = attempts
+        }
+        if let field = fields["retryAfterMs"], let value = number(field, limit: .delay) {
+            retryAfter.initialMs = value
+        }
+        if let field = fields["retryAfterMaxMs"], let value = number(field, limit: .delay) {
+            retryAfter.maxMs = value
+        }
+    }
+
+    /// Adds the scope names of one `scopes` list; a name already declared is kept once.
+    mutating func decodeScopes(_ field: Field, into scopes: inout [String]) {
+        guard let names = strings(field, what: "a list of scope names"), case .array(let items) = field.node.value
+        else { return }
+        for (index, name) in names.enumerated() {
+            // An overlay declaring a scope the config has is harmless; the validator reports
+            // a name repeated inside one list.
+            if field.document > 0 && scopes.contains(name) { continue }
+            scopes.append(name)
+            scopeOrigins.append(field.child(items[index], key: "[\(index)]"))
+        }
+    }
+
+    mutating func decodeEntryPoints(_ field: Field) -> ([any EntryPoint], [ServiceRequirement]) {
+        guard let ids = strings(field, what: "a list of entry point ids"), case .array(let items) = field.node.value
+        else {
+            return ([], [])
+        }
+        var entryPoints: [any EntryPoint] = []
+        var requirements: [ServiceRequirement] = []
+        let known = registry.entryPoints.keys.sorted()
+        guard ids.count <= ConfigLimits.maxEntryPoints else {
+            report(
+                .limitExceeded,
+                "\(ids.count) entry points are over the limit of \(ConfigLimits.maxEntryPoints) "
+                    + "(ConfigLimits.maxEntryPoints); list each entry point once",
+                at: field.path, in: field.document, field.node.position)
+            return ([], [])
+        }
+        let file = documents[field.document].file
+        for (index, id) in ids.enumerated() {
+            let path = field.path + "[\(index)]"
+            if let problem = NameRules.problem(with: id) {
+                report(
+                    .invalidName, "entry point id '\(NameRules.visible(id))' \(problem)", at: path, in: field.document,
+                    items[index].position)
+                continue
+            }
+            guard let entryPoint = registry.entryPoint(id) else {
+                var message = "unknown entry point '\(id)'"
+                message += NameSuggestion.hint(for: id, among: known)
+                message +=
+                    known.isEmpty
+                    ? " (no entry points are registered)" : " (known entry points: \(known.joined(separator: ", ")))"
+                report(.unknownEntryPoint, message, at: path, in: field.document, nil)
+                continue
+            }
+            entryPoints.append(entryPoint)
+            // The id's own node: the value the key path `entryPoints[index]` names.
+            let position = items[index].position
+            requirements.append(
+                ServiceRequirement(
+                    entryPoint,
+                    location: ConfigLocation(file: file, keyPath: path, line: position.line, column: position.column)))
+        }
+        return (entryPoints, requirements)
+    }
+}
+
+/// `policy.retryAfterMs` and `policy.retryAfterMaxMs`, as the files give them (an overlay may
+/// give one and leave the other to the config).
+struct RetryAfter {
+    var initialMs: Double?
+    var maxMs: Double?
+
+    /// The longest delay when only `retryAfterMs` is given: Backoff's default, 30 s.
+    static let defaultMaxMs = 30_000.0
+
+    /// The delay before the second attempt is `retryAfterMs`, doubling after each failed
+    /// attempt up to `retryAfterMaxMs` (default 30 s, or `retryAfterMs` when that is longer).
+    var backoff: Backoff {
+        guard let initialMs, initialMs > 0 else { return .none }
+        return Backoff(
+            initialDelay: .milliseconds(initialMs), multiplier: 2,
+            maxDelay: .milliseconds(maxMs ?? max(initialMs, Self.defaultMaxMs)))
+    }
+}

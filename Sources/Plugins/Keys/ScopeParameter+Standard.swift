@@ -1,0 +1,8 @@
+public import Container
+
+extension ScopeParameter where Value == String {
+    /// The window of a `scene` scope instance (read by the `sceneRouter` provider).
+    public static let windowID = ScopeParameter("windowID")
+    /// The item a push notification is about (read by the `pushDetail` provider).
+    public static let itemID = ScopeParameter("itemID")
+}

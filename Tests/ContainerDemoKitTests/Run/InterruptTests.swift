@@ -1,0 +1,85 @@
+import Container
+import ContainerTesting
+import TestSupport
+import Testing
+
+@testable import ContainerDemoKit
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// What a signal does to a config run, in-process (``DemoInterrupt/received(signal:)`` stands
+/// for the signal; `SignalTests` sends real ones to the built binary).
+@Suite("Interrupts: graceful shutdown of a config run", .timeLimit(.minutes(1)))
+struct InterruptTests {
+    private func config(_ folder: TemporaryFolder, slow: String) throws -> LoadedConfig {
+        let path = try folder.write(
+            "slow.json",
+            """
+            { "version": 1, "services": [
+              { "name": "database", "provider": "sqlite", "options": { "path": ":memory:" } },
+              { "name": "slow", "provider": "simulated", "dependsOn": ["database"], "options": \(slow) }
+            ] }
+            """)
+        return try ConfigSource.load(path: path, pathRoots: [:]).get()
+    }
+
+    @Test("SIGTERM during a hanging build: cancelled at the deadline, torn down, status 143; again: exit now")
+    func hangingBuild() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let config = try config(folder, slow: #"{ "outcomes": ["hang"] }"#)
+        let interrupt = DemoInterrupt()
+        let watcher = TraceWatcher()
+        let run = Task { await ConfigRun.run(config, callers: 3, retries: nil, interrupt: interrupt, live: watcher) }
+        try await watcher.wait(for: "slow to start") { $0.contains { $0.kind.node == "slow" } }
+        #expect(interrupt.received(signal: SIGTERM) == .shuttingDown)
+        let report = try await withTimeout(.seconds(30), "the run to end") { await run.value }
+        #expect(interrupt.exitStatus == 143)
+        #expect(interrupt.received(signal: SIGINT) == .exitNow(143), "a second signal: the first's status, at once")
+        #expect(!report.published)
+        let events = report.events
+        #expect(events.contains { $0.kind == .nodeCancelled(node: "slow", phase: .whileRunning) })
+        #expect(events.contains { $0.kind == .nodeTornDown(node: "database", error: nil) })
+        #expect(events.filter { $0.kind == .containerShutdown }.count == 1)
+        #expect(report.narrative.allSatisfy { $0.contains("shut down") }, "\(report.narrative)")
+    }
+
+    @Test("a build that finishes within the grace period gives its callers the services, then is torn down")
+    func buildFinishesInTime() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let config = try config(folder, slow: #"{ "durationMs": 200 }"#)
+        let interrupt = DemoInterrupt()
+        let watcher = TraceWatcher()
+        let run = Task { await ConfigRun.run(config, callers: 2, retries: nil, interrupt: interrupt, live: watcher) }
+        try await watcher.wait(for: "slow to start") { $0.contains { $0.kind.node == "slow" } }
+        #expect(interrupt.received(signal: SIGINT) == .shuttingDown)
+        let report = try await withTimeout(.seconds(30), "the run to end") { await run.value }
+        #expect(interrupt.exitStatus == 130)
+        // The shutdown refuses new callers, so nothing is published for them; the callers of the
+        // running build get its outcome.
+        #expect(
+            report.narrative == [
+                "caller-1 → got generation 1 (2 services)", "caller-2 → got generation 1 (2 services)",
+            ])
+        let events = report.events
+        let shutdown = try #require(events.firstIndex { $0.kind == .containerShutdown })
+        let succeeded = try #require(events.firstIndex { $0.kind.name == "node.succeeded" && $0.kind.node == "slow" })
+        let resumed = try #require(
+            events.firstIndex { $0.kind == .callerResumed(caller: "caller-1", result: .snapshot) })
+        let tornDown = try #require(events.firstIndex { $0.kind == .nodeTornDown(node: "database", error: nil) })
+        #expect(shutdown < succeeded && succeeded < resumed && resumed < tornDown)
+        #expect(!events.contains { $0.kind.name == "node.cancelled" })
+    }
+
+    @Test("a signal while no container runs asks to exit at once with its own status")
+    func nothingRunning() {
+        #expect(DemoInterrupt().received(signal: SIGTERM) == .exitNow(143))
+        #expect(DemoInterrupt().received(signal: SIGINT) == .exitNow(130))
+        #expect(DemoInterrupt().exitStatus == nil)
+    }
+}

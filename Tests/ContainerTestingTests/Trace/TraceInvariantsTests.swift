@@ -1,0 +1,121 @@
+import Container
+import ContainerTesting
+import Testing
+
+@Suite("Trace invariants: hold on real runs, and each catches the rule it checks")
+struct TraceInvariantsTests {
+    /// `database <- session <- detail`, `detail` living in scope `push`.
+    let graph: ServiceGraph
+
+    init() throws {
+        graph = try ServiceGraph(
+            [
+                ServiceSpec(ServiceKey<Int>("database")) { _ in 1 },
+                ServiceSpec(ServiceKey<Int>("session"), dependsOn: ["database"]) { _ in 2 },
+                ServiceSpec(ServiceKey<Int>("detail"), dependsOn: ["session"], lifetime: .scope("push")) { _ in 3 },
+            ], scopes: ["push"])
+    }
+
+    /// The names of the rules that fail on `events`.
+    func failing(_ events: [TraceEvent]) -> [String] {
+        TraceInvariants.check(events, graph: graph).filter { !$0.passed }.map(\.claim)
+    }
+
+    @Test("a real run with a failure, a retry, a reset, a scope instance and a shutdown keeps every rule")
+    func realRun() async throws {
+        let runs = Counter()
+        let trace = TraceWatcher()
+        let graph = try ServiceGraph(
+            [
+                ServiceSpec(ServiceKey<Int>("database")) { _ in 1 },
+                ServiceSpec(ServiceKey<Int>("session"), dependsOn: ["database"], defaultFailure: .transient) { _ in
+                    if runs.increment() == 1 { throw FakeFailure(.transient, "offline") }
+                    return 2
+                },
+                ServiceSpec(ServiceKey<Int>("detail"), dependsOn: ["session"], lifetime: .scope("push")) { _ in 3 },
+            ], scopes: ["push"])
+        let container = ServiceContainer(graph: graph, trace: [trace])
+        await #expect(throws: ContainerError.self) { try await withTimeout { try await container.start(as: "launch") } }
+        _ = try await withTimeout { try await container.start(as: "launch") }
+        _ = try await withTimeout { try await container.reset(invalidating: ["session"]) }
+        let scope = try container.openScope("push", id: "7")
+        _ = try await withTimeout { try await scope.start(as: "push") }
+        _ = try await withTimeout { try await container.shutdown() }
+        let results = TraceInvariants.check(trace.events, graph: container.graph)
+        #expect(results.count == 6)
+        #expect(results.filter { !$0.passed }.isEmpty, "\(results)")
+        try trace.events.expect(TraceInvariants.expectations(for: container.graph))
+        #expect(trace.events.contains { $0.scope == "push#7" && $0.kind.node == "detail" })
+    }
+
+    @Test("two builds in one attempt")
+    func twoBuilds() {
+        var script = TraceScript()
+        script.add(.buildStarted)
+        script.add(.buildStarted)
+        #expect(failing(script.events).contains("at most one build per attempt, however many callers"))
+    }
+
+    @Test("a node without an outcome, a node with two, and a node event outside a build")
+    func outcomes() {
+        var script = TraceScript()
+        script.add(.buildStarted)
+        script.add(.nodeStarted(node: "database"))
+        script.add(.nodeSucceeded(node: "database", duration: .zero))
+        script.add(.nodeReused(node: "database"))
+        script.add(.nodeStarted(node: "cache"), 1, 2)
+        let detail = TraceInvariants.oneOutcomePerNode(graph).check(script.events).detail ?? ""
+        #expect(detail.contains("node.started of cache without a build in g1 a2"))
+        #expect(detail.contains("database has 2 outcomes in g1 a1"))
+        #expect(detail.contains("session has 0 outcomes in g1 a1"))
+        #expect(!detail.contains("detail has"), "a scoped service is not the app build's to end")
+    }
+
+    @Test("a node started before its dependency had a value")
+    func dependencyFirst() {
+        var script = TraceScript()
+        script.add(.nodeStarted(node: "database"))
+        script.add(.nodeStarted(node: "session"))
+        #expect(
+            TraceInvariants.dependenciesFirst(graph).check(script.events).detail
+                == "session started before database in g1 a1")
+        // In a scope instance's build, the app services come with the instance: never built there.
+        var scoped = TraceScript()
+        scoped.add(.nodeStarted(node: "detail"), scope: "push#1")
+        #expect(TraceInvariants.dependenciesFirst(graph).check(scoped.events).passed)
+    }
+
+    @Test("a caller never answered, and one answered twice")
+    func callers() {
+        var script = TraceScript()
+        script.add(.callerJoined(caller: "launch", state: .idle))
+        script.add(.callerJoined(caller: "scene", state: .running))
+        script.add(.callerResumed(caller: "scene", result: .snapshot))
+        script.add(.callerCancelled(caller: "scene"))
+        #expect(
+            TraceInvariants.everyCallerAnswered.check(script.events).detail
+                == "scene answered more often than it asked; never answered: launch")
+    }
+
+    @Test("a snapshot published after its generation was reset")
+    func publishAfterReset() {
+        var script = TraceScript()
+        script.add(.generationReset(GenerationChange(from: 1, to: 2, invalidated: nil)), 2, 1)
+        script.add(.snapshotPublished(services: 2), 1, 1)
+        #expect(failing(script.events) == ["no snapshot is published after a reset of its generation"])
+    }
+
+    @Test("time going back")
+    func timeGoesBack() {
+        let events = [
+            TraceEvent(time: .milliseconds(2), build: BuildAttempt(generation: 1, attempt: 1), kind: .buildStarted),
+            TraceEvent(time: .milliseconds(1), build: BuildAttempt(generation: 1, attempt: 1), kind: .buildCancelled),
+        ]
+        #expect(failing(events).contains("event times never go back"))
+    }
+
+    @Test("the hand-written retried trace keeps every rule")
+    func scriptKeepsRules() {
+        #expect(failing(TraceScript.retried).isEmpty)
+    }
+}

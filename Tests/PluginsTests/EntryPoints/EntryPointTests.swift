@@ -1,0 +1,96 @@
+import Container
+import ContainerTesting
+import Foundation
+import Plugins
+import Testing
+
+/// Entry points see only what they declared.
+struct EntryPointTests {
+    /// Declares only the session, then reads the database anyway.
+    struct SneakyEntryPoint: EntryPoint {
+        let id = "sneaky"
+        var requirements: [AnyServiceKey] { [ServiceKey.session.erased] }
+        func run(_ services: ScopedServices) async throws -> String {
+            _ = try services[.session]
+            return try services[.database].path
+        }
+    }
+
+    @Test func readingAnUndeclaredServiceIsAClearError() async throws {
+        let fixture = try AppFixture()
+        defer { fixture.remove() }
+        let config = try ConfigLoader.load(path: fixture.appConfig, pathRoots: fixture.pathRoots)
+        let container = ServiceContainer(graph: config.graph, policy: config.policy)
+        do {
+            _ = try await withTimeout { try await container.run(SneakyEntryPoint()) }
+            Issue.record("the undeclared read should throw")
+        } catch let error as ServiceLookupError {
+            #expect(error.code == .undeclared)
+            #expect(error.service == "database")
+            #expect(
+                error.description == """
+                    entry point 'sneaky' read 'database' without declaring it (it declared: session); \
+                    add it to the entry point's requirements (or an @Needs property)
+                    """)
+        }
+        // The services exist: it is the declaration, not the build, that refused the read.
+        #expect(container.current != nil)
+        try await container.shutdown()
+    }
+
+    @Test func standardEntryPointsDeclareWhatTheyRead() {
+        #expect(LaunchEntryPoint().requirements.map(\.name) == ["configuration", "database", "session"])
+        #expect(SceneEntryPoint().requirements.map(\.name) == ["configuration", "sceneRouter"])
+        #expect(DeepLinkEntryPoint().requirements.map(\.name) == ["configuration", "session"])
+        // Push reads its notification's detail from its own scope, never local storage directly.
+        #expect(PushEntryPoint().requirements.map(\.name) == ["session", "pushDetail"])
+        #expect(SceneEntryPoint().scope == "scene" && PushEntryPoint().scope == "push")
+        #expect(LaunchEntryPoint().scope == nil && DeepLinkEntryPoint().scope == nil)
+        let registry = ProviderRegistry.standard
+        #expect(registry.entryPoints.keys.sorted() == ["deeplink", "launch", "push", "scene"])
+        #expect(
+            registry.providers.keys.sorted() == [
+                "configuration", "pushDetail", "sceneRouter", "session", "simulated", "sqlite",
+            ])
+    }
+
+    @Test func standardRegistryRejectsADuplicatePlugin() {
+        var registry = ProviderRegistry.standard
+        #expect(throws: RegistryError.self) { try registry.register(SimulatedProvider()) }
+        #expect(throws: RegistryError.self) { try registry.register(entryPoint: PushEntryPoint()) }
+    }
+
+    @Test func deepLinksAreRoutedThroughTheConfiguration() async throws {
+        let fixture = try AppFixture()
+        defer { fixture.remove() }
+        let config = try ConfigLoader.load(path: fixture.appConfig, pathRoots: fixture.pathRoots)
+        let container = ServiceContainer(graph: config.graph, policy: config.policy)
+        let settings = try await withTimeout { try await container.run(DeepLinkEntryPoint(url: "demo://settings")) }
+        #expect(settings == "deeplink: demo://settings -> SettingsScreen (signed in as ada)")
+        let unknown = try await withTimeout { try await container.run(DeepLinkEntryPoint(url: "demo://nowhere")) }
+        #expect(unknown == "deeplink: demo://nowhere -> no route for /nowhere (known: /profile, /settings)")
+        let foreign = try await withTimeout { try await container.run(DeepLinkEntryPoint(url: "other://profile")) }
+        #expect(foreign == "deeplink: other://profile ignored (scheme is not 'demo'; found 'other')")
+        let configuration = try #require(container.current)[.configuration]
+        #expect(configuration.isEnabled("newOnboarding"))
+        #expect(!configuration.isEnabled("offlineMode"))
+        #expect(configuration.raw["theme"] == .string("dark"))
+        try await container.shutdown()
+    }
+
+    @Test func aBadSettingsFileIsAPermanentErrorWithItsLine() async throws {
+        let fixture = try AppFixture()
+        defer { fixture.remove() }
+        _ = try fixture.write("settings/app-settings.json", "{\n  \"appName\": 42\n}\n")
+        let config = try ConfigLoader.load(path: fixture.appConfig, pathRoots: fixture.pathRoots)
+        let container = ServiceContainer(graph: config.graph, policy: config.policy)
+        await #expect {
+            try await withTimeout { try await container.start() }
+        } throws: { error in
+            guard let error = error as? ContainerError, error.failure == .permanent else { return false }
+            return error.description.contains(
+                "app-settings.json:2:14: setting 'appName' must be a string, found an integer")
+        }
+        try await container.shutdown()
+    }
+}
