@@ -46,6 +46,8 @@ public struct ServiceOverride: Sendable {
     ///   - key: the service, with the type its readers expect.
     ///   - value: the value every snapshot holds for it.
     ///   - dependsOn: its dependencies; `nil` (default) keeps the service's, `[]` drops them.
+    ///   - fileID: the caller's file, for the location of errors about the override (default: the call site).
+    ///   - line: the caller's line (default: the call site).
     public static func value<Value: Sendable>(
         _ key: ServiceKey<Value>, _ value: Value, dependsOn: [String]? = nil, fileID: String = #fileID,
         line: Int = #line
@@ -63,6 +65,8 @@ public struct ServiceOverride: Sendable {
     ///   - dependsOn: its dependencies; `nil` (default) keeps the service's.
     ///   - options: its options; `nil` (default) keeps the service's (checked by the new provider).
     ///   - lifetime: its lifetime; `nil` (default) keeps the service's.
+    ///   - fileID: the caller's file, for the location of errors about the override (default: the call site).
+    ///   - line: the caller's line (default: the call site).
     public static func provider<Provider: ServiceProvider>(
         _ key: ServiceKey<Provider.Value>, _ provider: Provider, dependsOn: [String]? = nil,
         options: ServiceOptions? = nil, lifetime: Lifetime? = nil, fileID: String = #fileID, line: Int = #line
@@ -79,6 +83,8 @@ public struct ServiceOverride: Sendable {
     ///   - dependsOn: the services `make` reads; `nil` (default) keeps the service's.
     ///   - lifetime: its lifetime; `nil` (default) keeps the service's.
     ///   - tearDown: releases the value when its generation is retired.
+    ///   - fileID: the caller's file, for the location of errors about the override (default: the call site).
+    ///   - line: the caller's line (default: the call site).
     ///   - make: makes the value.
     public static func make<Value: Sendable>(
         _ key: ServiceKey<Value>, dependsOn: [String]? = nil, lifetime: Lifetime? = nil,

@@ -59,6 +59,8 @@ public final class TraceWatcher: TraceSink {
     /// - Parameters:
     ///   - what: what is awaited, for the error's message (`"3 callers to join"`).
     ///   - timeout: how long to wait (default 30 seconds).
+    ///   - fileID: the caller's file, for the message that points at the call (default: the call site).
+    ///   - line: the caller's line (default: the call site).
     ///   - condition: checked now and after every event.
     /// - Throws: ``TimedOut`` after `timeout`; `CancellationError` when the task is cancelled.
     public func wait(
@@ -76,6 +78,12 @@ public final class TraceWatcher: TraceSink {
     }
 
     /// Suspends until `expectation` holds for the events recorded so far.
+    ///
+    /// - Parameters:
+    ///   - expectation: what must hold.
+    ///   - timeout: how long to wait (default 30 seconds).
+    ///   - fileID: the caller's file, for the message that points at the call (default: the call site).
+    ///   - line: the caller's line (default: the call site).
     /// - Throws: ``TimedOut`` after `timeout`; `CancellationError` when the task is cancelled.
     public func wait(
         for expectation: TraceExpectation, timeout: Duration = .seconds(30), fileID: String = #fileID,
@@ -87,6 +95,11 @@ public final class TraceWatcher: TraceSink {
     }
 
     /// Checks every expectation against the events so far.
+    ///
+    /// - Parameters:
+    ///   - expectations: what must hold.
+    ///   - fileID: the caller's file, for the failure's message that points at the call (default: the call site).
+    ///   - line: the caller's line (default: the call site).
     /// - Throws: ``ExpectationFailure`` naming every expectation that failed and what was seen.
     public func expect(
         _ expectations: TraceExpectation..., fileID: String = #fileID, line: Int = #line
@@ -96,6 +109,11 @@ public final class TraceWatcher: TraceSink {
 
     /// Checks every expectation against the events so far (for a list such as
     /// ``TraceInvariants/expectations(for:)``).
+    ///
+    /// - Parameters:
+    ///   - expectations: what must hold.
+    ///   - fileID: the caller's file, for the failure's message that points at the call (default: the call site).
+    ///   - line: the caller's line (default: the call site).
     /// - Throws: ``ExpectationFailure`` naming every expectation that failed and what was seen.
     public func expect(
         _ expectations: [TraceExpectation], fileID: String = #fileID, line: Int = #line

@@ -61,6 +61,8 @@ public final class Gate: Sendable {
     /// - Parameters:
     ///   - timeout: how long to wait.
     ///   - what: what the gate stands for, for the error's message.
+    ///   - fileID: the caller's file, for the message that points at the call (default: the call site).
+    ///   - line: the caller's line (default: the call site).
     /// - Throws: ``TimedOut`` after `timeout`, `CancellationError` when the task is cancelled.
     public func wait(
         timeout: Duration, _ what: String = "the gate to open", fileID: String = #fileID, line: Int = #line

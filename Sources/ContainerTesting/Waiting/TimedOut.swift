@@ -1,7 +1,7 @@
 import Container
 
-/// Thrown when a wait of the kit (``withTimeout(_:_:fileID:line:_:)``, ``Gate/wait(timeout:_:)``,
-/// ``TraceWatcher/wait(for:timeout:until:)``) did not end in time. A test that lets it propagate fails
+/// Thrown when a wait of the kit (``withTimeout(_:_:fileID:line:_:)``, ``Gate/wait(timeout:_:fileID:line:)``,
+/// ``TraceWatcher/wait(for:timeout:fileID:line:until:)``) did not end in time. A test that lets it propagate fails
 /// with its message.
 public struct TimedOut: Error, Sendable, Hashable, CustomStringConvertible {
     /// What was awaited, e.g. `the build to start`.

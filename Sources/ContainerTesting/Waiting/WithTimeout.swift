@@ -12,6 +12,8 @@
 /// - Parameters:
 ///   - timeout: how long to wait (default 30 seconds: generous, as the bound of a hang, not a measure).
 ///   - what: what is awaited, for the error's message.
+///   - fileID: the caller's file, for the message that points at the call (default: the call site).
+///   - line: the caller's line (default: the call site).
 ///   - operation: the work.
 /// - Throws: ``TimedOut``, or what `operation` throws.
 @discardableResult

@@ -47,7 +47,7 @@ struct OverlayRunTests {
         #expect(overlaid.status == 0, "\(overlaid.err)")
         #expect(overlaid.out.contains("overlays: \(Self.testOverlay) (in this order)"))
         #expect(overlaid.out.contains("launch #1, signed in as test-user"), "a new in-memory database each run")
-        #expect(overlaid.out.contains("push → push: delivered to test-user"))
+        #expect(overlaid.out.contains("push → push: A-17: Your order has shipped, for test-user"))
         let after = try Self.state(of: data)
         #expect(Set(after.keys) == Set(before.keys))
         for (name, file) in before {

@@ -24,7 +24,7 @@ struct SecretLeakTests {
         "zqk_bad_backfill", "INSERT INTO zqk_ledger SELECT MIGSECRET_zqgone_col, 'zqkLiteral horse' FROM zqk_ledger;",
         "ZQK_apikey_Vx81_replica",
         // session, simulated nodes
-        String(1234567.7654321), "ZQKtok-rmtz-5521", "zqk.rdonly9", "zqk.write.all", "zqkWriteKey_7f3q",
+        String(1234567.7654321), "ZQKtok-rmtz-x5521", "zqk.rdonly9", "zqk.write.all", "zqkWriteKey_7f3q",
         // the happy config, the corrupt and missing files, the invalid config
         "ZQKhappy_zq_sekrit", "ZQKentry_vault.zqkdb", "ZQKcorrupt_zqstore.zqkdb", "ZQKhidden_dir/zqk_cfgfile.zqkjson",
         "ZQKoutcome_typo",
@@ -169,7 +169,7 @@ private struct SecretFolder {
               { "name": "session", "provider": "session", "dependsOn": ["database"],
                 "options": { "deviceKey": 1234567.7654321 }, "secretOptions": ["deviceKey"] },
               { "name": "remote", "provider": "simulated", "dependsOn": ["configuration"],
-                "options": { "durationMs": 1, "outcomes": ["transient", "ok"], "token": "ZQKtok-rmtz-5521",
+                "options": { "durationMs": 1, "outcomes": ["transient", "ok"], "token": "ZQKtok-rmtz-x5521",
                              "scopes": ["zqk.rdonly9", "zqk.write.all"] },
                 "secretOptions": ["token", "scopes"], "retry": { "maxAttempts": 2 } },
               { "name": "analytics", "provider": "simulated", "dependsOn": ["remote"],

@@ -354,12 +354,15 @@ struct OverlayTests {
             text: base, file: "/configs/example.json",
             overlays: [ConfigOverlay(file: "/configs/o.json", text: overlay)],
             pathRoots: ["data": "/app-data"])
-        #expect(config.graph.serviceNames == ["configuration", "database", "session", "analytics"])
+        // remoteConfig removed, analytics added after the services declared before it.
+        #expect(
+            config.graph.serviceNames == ["configuration", "database", "session", "sceneRouter", "pushDetail", "analytics"])
         #expect(Self.spec("database", in: config)?.options.values["path"] == .string(":memory:"))
         #expect(Self.spec("database", in: config)?.timeout == .milliseconds(500))
         #expect(Self.spec("session", in: config)?.retry == RetryPolicy.none)
         #expect(config.policy.maxAttempts == 1)
         #expect(config.entryPoints.map(\.id) == ["launch"])
-        #expect(config.graph.scopeNames == ["scene"])
+        // "scene" is declared already: kept once.
+        #expect(config.graph.scopeNames == ["scene", "push"])
     }
 }
