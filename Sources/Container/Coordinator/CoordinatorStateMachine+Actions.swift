@@ -3,9 +3,9 @@
 extension CoordinatorStateMachine {
     /// What a waiting caller receives.
     ///
-    /// The error is boxed (`indirect`), and so is ``StartAction``'s ticket: an action is copied
-    /// a few times on its way out of the critical section, and every caller's action would
-    /// otherwise be a hundred bytes copied case by case.
+    /// The error is boxed (`indirect`, an allocation only when a caller gets a failure): a
+    /// ``StartAction`` is copied a few times on its way out of the critical section, and every
+    /// caller's would otherwise carry the 89 bytes of a `ContainerError`.
     enum CallerOutcome {
         case snapshot(AppServices)
         indirect case failure(ContainerError)
@@ -49,7 +49,7 @@ extension CoordinatorStateMachine {
         /// The caller waits; raise the build task to its priority.
         case escalate(BuildHandle, priority: UInt8)
         /// The caller waits for a new attempt: create its task now and report it with `buildLaunched`.
-        indirect case launch(BuildTicket)
+        case launch(BuildTicket)
     }
 
     /// The answer to `waiterCancelled`.

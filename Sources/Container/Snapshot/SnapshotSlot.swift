@@ -62,7 +62,7 @@ public import Synchronization
 @usableFromInline
 // Sendable: `slot`, `epoch`, `generationValue` and the shard counters are atomics; the
 // counters' memory is allocated in `init`, never reassigned and freed only in `deinit`;
-// retirements are serialized by the `writer` lock, which also guards `backlog`; the protocol
+// retirements are serialized by the `writer` lock, which also holds the backlogs; the protocol
 // above makes concurrent reads,
 // exchanges and retirements safe.
 final class SnapshotSlot: @unchecked Sendable {
@@ -80,14 +80,21 @@ final class SnapshotSlot: @unchecked Sendable {
     @usableFromInline let readers: UnsafeMutablePointer<Atomic<Int>>
     /// The coordinator's current generation, written under its state lock, read by anyone.
     @usableFromInline let generationValue = Atomic<Int>(1)
+    /// ThreadSanitizer's annotations (`nil` without it): a publication releases the slot, a read
+    /// that finds a snapshot acquires it. Atomics of a generic type may run inside the
+    /// uninstrumented standard library, where ThreadSanitizer cannot see them order a snapshot's
+    /// initialization before a reader's use of it; without ThreadSanitizer, a predictable branch.
+    @usableFromInline let tsanAcquire = ThreadSanitizerHooks.acquire
+    private let tsanRelease = ThreadSanitizerHooks.release
     /// Whether a ready snapshot may be returned to `start()` without visiting the state machine
     /// (false when callers are traced: their `caller.joined` is stamped by the machine).
     @usableFromInline let answersReadyInline: Bool
-    /// Serializes retirements (the epoch flips) of every slot: they are rare (a publish, a
-    /// reset, a close), and one lock per slot was 64 bytes per scope instance.
-    private static let writer = Locked(())
-    /// How many of this slot's retirements wait on the reclaimer; guarded by ``writer``.
-    private var backlog = 0
+    /// Serializes retirements (the epoch flips) of every slot, and holds, by slot, how many of
+    /// its retirements wait on the reclaimer (slots without a backlog have no entry).
+    /// Retirements are rare (a publish, a reset, a close), and one lock per slot was 64 bytes
+    /// per scope instance. A slot with a backlog is kept alive by the reclaimer's closures, so
+    /// its identifier is never reused while it has an entry.
+    private static let writer = Locked<[ObjectIdentifier: Int]>([:])
 
     /// Shards of this slot (a power of two).
     let shardCount: Int
@@ -130,6 +137,7 @@ final class SnapshotSlot: @unchecked Sendable {
             leaveReader(ticket)
             return nil
         }
+        if let tsanAcquire { tsanAcquire(UnsafeRawPointer(readers)) }
         // The retain must happen inside the counted section: it is an explicit `retain()`
         // (an opaque runtime call that the optimizer does not move past the atomic below).
         let retained = pointer.retain()
@@ -149,6 +157,7 @@ final class SnapshotSlot: @unchecked Sendable {
         let ticket = enterReader()
         defer { leaveReader(ticket) }
         guard let pointer = slot.load(ordering: .sequentiallyConsistent) else { return nil }
+        if let tsanAcquire { tsanAcquire(UnsafeRawPointer(readers)) }
         // (`_withUnsafeGuaranteedRef` rethrows untyped errors: carry the typed one out in a `Result`.)
         let outcome = pointer._withUnsafeGuaranteedRef { snapshot in
             Swift.Result { () throws(Failure) -> Result in try body(snapshot) }
@@ -180,6 +189,7 @@ final class SnapshotSlot: @unchecked Sendable {
     /// caller must pass to ``retire(_:)`` after releasing its own locks. Never waits.
     func exchange(_ snapshot: AppServices?) -> RetiredSnapshot? {
         let new = snapshot.map { Unmanaged.passRetained($0) }
+        if let tsanRelease { tsanRelease(UnsafeRawPointer(readers)) }
         return slot.exchange(new, ordering: .sequentiallyConsistent).map(RetiredSnapshot.init)
     }
 
@@ -191,15 +201,16 @@ final class SnapshotSlot: @unchecked Sendable {
     /// ``reclaimer`` queue, and so do the retirements that follow until it caught up (each flip
     /// must wait for the previous one's readers, see above).
     func retire(_ retired: RetiredSnapshot) {
-        let released = Self.writer.withLock { _ -> Bool in
-            guard backlog == 0 else {
-                backlog += 1
+        let id = ObjectIdentifier(self)
+        let released = Self.writer.withLock { backlogs -> Bool in
+            guard backlogs[id] == nil else {
+                backlogs[id, default: 0] += 1
                 Self.reclaimer.async { [self] in finish(retired) }
                 return false
             }
             let parity = flip()
             if waitForReaders(parity: parity, spins: 1_024) { return true }
-            backlog += 1
+            backlogs[id] = 1
             Self.reclaimer.async { [self] in
                 _ = waitForReaders(parity: parity, spins: nil)
                 release(retired)
@@ -229,7 +240,11 @@ final class SnapshotSlot: @unchecked Sendable {
     /// On the reclaimer: releases and shrinks the backlog.
     private func release(_ retired: RetiredSnapshot) {
         retired.pointer.release()
-        Self.writer.withLock { _ in backlog -= 1 }
+        let id = ObjectIdentifier(self)
+        Self.writer.withLock { backlogs in
+            let left = (backlogs[id] ?? 1) - 1
+            backlogs[id] = left > 0 ? left : nil
+        }
     }
 
     /// Waits until the reclaimer finished every retirement handed to it; for tests.
