@@ -63,6 +63,22 @@ let profileKinds: [ProfileKind] = [
         }
         withExtendedLifetime(instances) {}
     },
+    ProfileKind(id: "reload-leaf") { size, repeats, setupOnly in
+        let fixture = try await ReloadFixture.make(size: size)
+        guard !setupOnly else { return }
+        for round in 0..<repeats {
+            try await fixture.container.reload(fixture.versions[(round + 1) % 2])
+            _ = try await fixture.container.start()
+        }
+    },
+    ProfileKind(id: "reset-leaf") { size, repeats, setupOnly in
+        let fixture = try await ReloadFixture.make(size: size)
+        guard !setupOnly else { return }
+        for _ in 0..<repeats {
+            try await fixture.container.reset(invalidating: [fixture.leaf])
+            _ = try await fixture.container.start()
+        }
+    },
     ProfileKind(id: "scope-floor") { size, repeats, setupOnly in
         let fixture = try await ScopeFixture.make()
         guard !setupOnly else { return }

@@ -26,8 +26,7 @@ let scenarios: [Scenario] = [
     Scenario(id: "coldstart", title: "8. Cold start of the demo graph", run: coldStartScenario),
     Scenario(id: "readers", title: "9. Reset latency under reader threads (issue 8)", run: readerPressureScenario),
     Scenario(id: "scopes", title: "10. Scope instances (issue 10)", run: scopesScenario),
-    // 11. Reload (issue 12): its scenario goes here (id "reload"), with floors measured in the
-    // same run and its ratios, like the others; BENCHMARKS.md keeps a section for it.
+    Scenario(id: "reload", title: "11. Reload and reset(invalidating:) of one leaf (issue 12)", run: reloadScenario),
 ]
 
 struct Options {

@@ -44,6 +44,22 @@ public struct BuildReport: Sendable, CustomStringConvertible {
     public let endedAt: Duration
     /// Whether the build was cancelled by a reset or shutdown.
     public let wasCancelled: Bool
+    /// `nil` when every node has a value; otherwise permanent if any node failed permanently,
+    /// else transient. Computed once: the coordinator asks several times per build, and each
+    /// answer was a pass over every node.
+    public let failure: FailureKind?
+
+    init(
+        generation: Int, attempt: Int, nodes: [NodeReport], startedAt: Duration, endedAt: Duration, wasCancelled: Bool
+    ) {
+        self.generation = generation
+        self.attempt = attempt
+        self.nodes = nodes
+        self.startedAt = startedAt
+        self.endedAt = endedAt
+        self.wasCancelled = wasCancelled
+        self.failure = Self.failure(of: nodes)
+    }
 
     /// The generation and attempt built.
     public var build: BuildAttempt { BuildAttempt(generation: generation, attempt: attempt) }
@@ -56,8 +72,8 @@ public struct BuildReport: Sendable, CustomStringConvertible {
         nodes.compactMap { if case .failed = $0.outcome { $0.name } else { nil } }
     }
 
-    /// `nil` when every node has a value; otherwise permanent if any node failed permanently, else transient.
-    public var failure: FailureKind? {
+    /// See ``failure``.
+    private static func failure(of nodes: [NodeReport]) -> FailureKind? {
         var failure: FailureKind?
         for node in nodes {
             switch node.outcome {

@@ -44,8 +44,11 @@ struct BuildSchedule {
         if builder.kept.isEmpty && builder.external.isEmpty {
             waitingOn = graph.nodes.map { Int32(truncatingIfNeeded: $0.dependencies.count) }
         } else {
-            waitingOn = graph.nodes.map { node in
-                Int32(truncatingIfNeeded: node.dependencies.count { builder.value(of: $0) == nil })
+            // A node that has its value never waits: its record is not visited (after a
+            // partial reset of a large graph, most nodes are kept).
+            waitingOn = graph.nodes.indices.map { slot in
+                guard builder.value(of: slot) == nil else { return 0 }
+                return Int32(truncatingIfNeeded: graph.nodes[slot].dependencies.count { builder.value(of: $0) == nil })
             }
         }
     }

@@ -349,7 +349,8 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, BuildHandle> {
                 id: operation, waiter: waiter,
                 report: ResetReport(
                     reason: .reset, from: from, to: generation, invalidated: invalidated,
-                    carriedOver: values.names(of: values.kept.keys), cancelledBuild: supersession.cancelledBuild)))
+                    carriedOver: values.names(ofAscending: values.kept.keys),
+                    cancelledBuild: supersession.cancelledBuild)))
         return .proceed(supersession.action, then: continueLifecycle())
     }
 
@@ -363,24 +364,30 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, BuildHandle> {
         let from = generation
         var supersession = supersede(owner: operation, with: .superseded(generation: from, by: from + 1))
         let oldGraph = values.graph
-        let carried = Set(carrying.values)
+        // The map as arrays by slot: one pass over it, then no hashing per node.
+        var fromOld = [Int](repeating: -1, count: graph.nodes.count)
+        var isCarried = [Bool](repeating: false, count: oldGraph.nodes.count)
+        for (slot, oldSlot) in carrying {
+            fromOld[slot] = oldSlot
+            isCarried[oldSlot] = true
+        }
         supersession.retired = Set(
-            oldGraph.nodes[..<oldGraph.builtCount].indices.filter { !carried.contains($0) }.map {
-                oldGraph.nodes[$0].name
-            })
-        jobs.enqueue(values.advance(to: graph, carrying: carrying), owner: operation)
+            oldGraph.nodes[..<oldGraph.builtCount].indices.filter { !isCarried[$0] }.map { oldGraph.nodes[$0].name })
+        jobs.enqueue(values.advance(to: graph, carrying: fromOld), owner: operation)
         upstreamFailures = 0
         let first = BuildAttempt(generation: generation, attempt: 1)
         record(.generationReset(change), first)
         traceResumptions(supersession, result: .superseded)
         phase = .idle(attempt: 1)
-        let rebuilt = graph.nodes.indices.filter { carrying[$0] == nil }
+        let names = graph.serviceNames
+        let rebuilt = graph.nodes.indices.filter { fromOld[$0] < 0 }.map { names[$0] }
+        let carriedOver = graph.nodes.indices.filter { fromOld[$0] >= 0 }.map { names[$0] }
         jobs.add(
             .init(
                 id: operation, waiter: waiter,
                 report: ResetReport(
-                    reason: .reload, from: from, to: generation, invalidated: values.names(of: rebuilt),
-                    carriedOver: values.names(of: carrying.keys), cancelledBuild: supersession.cancelledBuild)))
+                    reason: .reload, from: from, to: generation, invalidated: rebuilt, carriedOver: carriedOver,
+                    cancelledBuild: supersession.cancelledBuild)))
         return .proceed(supersession.action, then: continueLifecycle())
     }
 

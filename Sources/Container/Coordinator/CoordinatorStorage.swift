@@ -145,22 +145,32 @@ final class CoordinatorStorage: Sendable {
     /// `changes.carriedOver` keep their values, the others are rebuilt. Calls `done` with the
     /// report once the retired values are torn down.
     func beginReload(_ graph: ServiceGraph, changes: GraphChanges, then done: @escaping OperationWaiter) {
-        let carriedNames = Set(changes.carriedOver)
+        // By slot rather than by name: a reload of a large graph that changes a few services
+        // hashes only their names (the other nodes are compared in place, see `slot(of:near:)`).
+        var isRebuilt = [Bool](repeating: false, count: graph.builtCount)
+        for name in changes.rebuilt {
+            if let slot = graph.layout.slots[name], slot < graph.builtCount { isRebuilt[slot] = true }
+        }
         perform(
             transition { machine, _ in
                 let old = machine.values.graph
                 var carrying: [Int: Int] = [:]
-                for slot in 0..<graph.builtCount where carriedNames.contains(graph.nodes[slot].name) {
-                    if let oldSlot = old.layout.slots[graph.nodes[slot].name], oldSlot < old.builtCount {
+                carrying.reserveCapacity(graph.builtCount)
+                for slot in 0..<graph.builtCount where !isRebuilt[slot] {
+                    if let oldSlot = old.slot(of: graph.nodes[slot].name, near: slot), oldSlot < old.builtCount {
                         carrying[slot] = oldSlot
                     }
                 }
                 let rebuilt = (0..<graph.builtCount).filter { carrying[$0] == nil }.map { graph.nodes[$0].name }
-                let own = Set(graph.serviceNames[..<graph.builtCount]).union(old.serviceNames[..<old.builtCount])
+                // The app's own services (a scope part's are its instances' business).
+                func own(_ name: String) -> Bool {
+                    (graph.layout.slots[name].map { $0 < graph.builtCount } ?? false)
+                        || (old.layout.slots[name].map { $0 < old.builtCount } ?? false)
+                }
                 let change = GenerationChange(
                     from: machine.generation, to: machine.generation + 1, invalidated: rebuilt, reason: .reload,
-                    added: changes.added.filter(own.contains), removed: changes.removed.filter(own.contains),
-                    changed: changes.changed.filter(own.contains))
+                    added: changes.added.filter(own), removed: changes.removed.filter(own),
+                    changed: changes.changed.filter(own))
                 return machine.reloadRequested(graph: graph, carrying: carrying, change: change, waiter: done)
             })
     }

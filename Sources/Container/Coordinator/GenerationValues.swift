@@ -56,13 +56,23 @@ struct GenerationValues {
         return (slots, values)
     }
 
-    /// Starts the next generation on `newGraph`: the values of `carried` (new slot to old slot)
-    /// move to their new slots, every other value is retired and returned.
-    mutating func advance(to newGraph: ServiceGraph, carrying carried: [Int: Int]) -> [AnyServiceBox] {
-        var moved = SlotValues()
-        for (newSlot, oldSlot) in carried { if let box = kept.removeValue(forKey: oldSlot) { moved[newSlot] = box } }
-        let retired = kept.values
-        kept = moved
+    /// Starts the next generation on `newGraph`: the values of `carried` (by new slot, its old
+    /// slot, or -1) move to their new slots, every other value is retired and returned.
+    mutating func advance(to newGraph: ServiceGraph, carrying carried: [Int]) -> [AnyServiceBox] {
+        // Read, not emptied, slot by slot: `kept` may share its array (with the last attempt's
+        // result), and a write would copy it first.
+        var moved = [AnyServiceBox?](repeating: nil, count: carried.count)
+        var movedCount = 0
+        var isCarried = [Bool](repeating: false, count: graph.nodes.count)
+        for (newSlot, oldSlot) in carried.enumerated() where oldSlot >= 0 {
+            guard let box = kept[oldSlot] else { continue }
+            moved[newSlot] = box
+            movedCount += 1
+            isCarried[oldSlot] = true
+        }
+        var retired: [AnyServiceBox] = []
+        for (slot, box) in kept.boxes.enumerated() where !isCarried[slot] { if let box { retired.append(box) } }
+        kept = SlotValues(moved, count: movedCount)
         graph = newGraph
         generation += 1
         runs = []
@@ -78,7 +88,14 @@ struct GenerationValues {
     var builtNames: [String] { Array(graph.serviceNames[..<graph.builtCount]) }
 
     /// The names of `slots`, in slot order.
-    func names(of slots: some Sequence<Int>) -> [String] { slots.sorted().map { graph.nodes[$0].name } }
+    func names(of slots: some Sequence<Int>) -> [String] { names(ofAscending: slots.sorted()) }
+
+    /// The names of `slots`, already in slot order (from the layout's array of names: no visit
+    /// to each node, a cache miss per slot in a large graph).
+    func names(ofAscending slots: [Int]) -> [String] {
+        let names = graph.serviceNames
+        return slots.map { names[$0] }
+    }
 
     /// Broken invariants: kept values are of this graph's services and not from the future.
     func invariantViolations() -> [String] {
