@@ -63,6 +63,17 @@ if [[ ! -x "$DOCC" ]]; then
     exit 1
 fi
 
+# The articles that are files of the repository shown in a catalog stay links to them, so the
+# two can never drift apart (a merge once turned one into a stale copy).
+for article in Sources/Plugins/Documentation.docc/ConfigFormat.md:../../../Configs/README.md \
+    Sources/ContainerTrace/Documentation.docc/TraceFormat.md:../../../docs/trace-format.md; do
+    path="${article%%:*}" target="${article#*:}"
+    if [[ ! -L "$path" || "$(readlink "$path")" != "$target" ]]; then
+        echo "build-docs: $path must be a symbolic link to $target (ln -sf $target $path)" >&2
+        exit 1
+    fi
+done
+
 out=.build/docs
 graphs="$out/symbol-graphs"
 log="$out/logs"

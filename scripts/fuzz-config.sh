@@ -6,7 +6,7 @@
 # `swift build` products are not instrumented for fuzzing, so this compiles the Container and
 # Plugins sources itself (two modules, -sanitize=fuzzer,address) and links them with the entry
 # point in Fuzz/ConfigFuzzer into one binary, under .build/fuzz. The seed corpus is the shipped
-# configs (Configs/*.json) plus the hand-made seeds in Fuzz/corpus; Fuzz/config.dict lists the
+# configs (Configs/*.json and Configs/*/*.json: overlays, reload versions, settings) plus the hand-made seeds in Fuzz/corpus; Fuzz/config.dict lists the
 # format's keys. New interesting inputs go to .build/fuzz/corpus (kept between runs).
 #
 # Exits 0 when the run ends without a finding; otherwise non-zero, printing the path of the
@@ -70,7 +70,9 @@ swiftc "${flags[@]}" -module-name ConfigFuzzer Fuzz/ConfigFuzzer/main.swift \
 [[ "$seconds" == 0 ]] && exit 0
 
 rm -f "$work"/seeds/*
-cp Configs/*.json Fuzz/corpus/* "$work/seeds/"
+cp Fuzz/corpus/* "$work/seeds/"
+# Every shipped config, overlays and reload versions included (named by their path: no clashes).
+for config in Configs/*.json Configs/*/*.json; do cp "$config" "$work/seeds/${config//\//_}"; done
 rm -f "$work"/artifacts/*
 log="$work/last-run.log"
 

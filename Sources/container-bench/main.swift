@@ -24,12 +24,19 @@ let scenarios: [Scenario] = [
     Scenario(id: "config", title: "6. Config load + validation", run: configScenario),
     Scenario(id: "memory", title: "7. Memory across generations", run: memoryScenario),
     Scenario(id: "coldstart", title: "8. Cold start of the demo graph", run: coldStartScenario),
+    Scenario(id: "readers", title: "9. Reset latency under reader threads (issue 8)", run: readerPressureScenario),
+    Scenario(id: "scopes", title: "10. Scope instances (issue 10)", run: scopesScenario),
+    Scenario(id: "reload", title: "11. Reload and reset(invalidating:) of one leaf (issue 12)", run: reloadScenario),
 ]
 
 struct Options {
     var settings = BenchSettings.full
     var filter: String?
     var jsonPath: String?
+    /// `--profile KIND`: repeat one operation untimed (for callgrind), see Profile.swift.
+    var profile: String?
+    var profileSize = 10_000
+    var profileRepeats = 1
 }
 
 func parseOptions(_ arguments: [String]) -> Options {
@@ -49,6 +56,12 @@ func parseOptions(_ arguments: [String]) -> Options {
                 usage("--samples needs a positive number")
             }
             options.settings.samples = samples
+        case "--profile": options.profile = value(for: argument)
+        case "--size", "--repeat":
+            guard let number = Int(value(for: argument)), number > 0 else {
+                usage("\(argument) needs a positive number")
+            }
+            if argument == "--size" { options.profileSize = number } else { options.profileRepeats = number }
         case "-h", "--help": usage(nil)
         default: usage("unknown argument '\(argument)'")
         }
@@ -65,6 +78,9 @@ func usage(_ problem: String?) -> Never {
           --filter NAME  run only the scenarios whose id contains NAME: \(scenarios.map(\.id).joined(separator: ", "))
           --json FILE    also write every row as JSON to FILE
           --samples N    measured repetitions per figure (default 15; smoke 3)
+          --profile KIND [--size N] [--repeat K]
+                         run one operation K times, untimed, for valgrind --tool=callgrind:
+                         \(profileKinds.map(\.id).joined(separator: ", ")) (and each with -setup)
         """)
     exit(problem == nil ? 0 : 2)
 }
@@ -113,45 +129,62 @@ let settingsDescription =
 let selected = scenarios.filter { options.filter == nil || $0.id.contains(options.filter!) }
 guard !selected.isEmpty else { usage("no scenario matches '\(options.filter!)'") }
 
-print("container-bench: \(machineLine())")
-var allRows: [Row] = []
-for scenario in selected {
-    print("\n== \(scenario.title) [\(scenario.id)]")
-    let started = nanoseconds()
-    do {
-        let rows = try await scenario.run(options.settings)
-        printTable(rows)
-        allRows += rows
-    } catch {
-        print("scenario \(scenario.id) failed: \(error)")
+/// Runs the selected scenarios and prints (and writes) their rows.
+func runSelected() async {
+    print("container-bench: \(machineLine())")
+    var allRows: [Row] = []
+    for scenario in selected {
+        print("\n== \(scenario.title) [\(scenario.id)]")
+        let started = nanoseconds()
+        do {
+            let rows = try await scenario.run(options.settings)
+            printTable(rows)
+            allRows += rows
+        } catch {
+            print("scenario \(scenario.id) failed: \(error)")
+            exit(1)
+        }
+        print("(\(DurationFormat.short(.nanoseconds(nanoseconds() - started))))")
+    }
+
+    if lookupFailures.load(ordering: .relaxed) > 0 {
+        print("container-bench: \(lookupFailures.load(ordering: .relaxed)) lookups failed inside the measured loops")
         exit(1)
     }
-    print("(\(DurationFormat.short(.nanoseconds(nanoseconds() - started))))")
-}
 
-if lookupFailures.load(ordering: .relaxed) > 0 {
-    print("container-bench: \(lookupFailures.load(ordering: .relaxed)) lookups failed inside the measured loops")
-    exit(1)
-}
+    let missed = allRows.filter { $0.met == false }
+    print(
+        "\n\(allRows.count) figures; goals met: \(allRows.filter { $0.met == true }.count), missed: \(missed.count)"
+            + " (checksum \(checksum.load(ordering: .relaxed) & 0xFFFF))")
 
-let missed = allRows.filter { $0.met == false }
-print(
-    "\n\(allRows.count) figures; goals met: \(allRows.filter { $0.met == true }.count), missed: \(missed.count)"
-        + " (checksum \(checksum.load(ordering: .relaxed) & 0xFFFF))")
-
-if let path = options.jsonPath {
-    struct Output: Codable {
-        let machine: String
-        let command: [String]
-        let rows: [Row]
-    }
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-    do {
-        let data = try encoder.encode(Output(machine: machineLine(), command: CommandLine.arguments, rows: allRows))
-        try data.write(to: URL(fileURLWithPath: path))
-    } catch {
-        print("could not write \(path): \(error)")
-        exit(1)
+    if let path = options.jsonPath {
+        struct Output: Codable {
+            let machine: String
+            let command: [String]
+            let rows: [Row]
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        do {
+            let data = try encoder.encode(Output(machine: machineLine(), command: CommandLine.arguments, rows: allRows))
+            try data.write(to: URL(fileURLWithPath: path))
+        } catch {
+            print("could not write \(path): \(error)")
+            exit(1)
+        }
     }
 }
+
+// The main thread waits on a semaphore instead of an async top level: an async `main` parks the
+// main thread in libdispatch's `sigsuspend` with a read-only signal mask, which valgrind 3.19
+// (callgrind, the instruction counts in BENCHMARKS.md) cannot emulate and crashes on.
+let finished = DispatchSemaphore(value: 0)
+Task.detached {
+    if let profile = options.profile {
+        await runProfile(profile, size: options.profileSize, repeats: options.profileRepeats)
+    } else {
+        await runSelected()
+    }
+    finished.signal()
+}
+finished.wait()

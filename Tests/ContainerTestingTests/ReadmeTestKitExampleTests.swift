@@ -59,11 +59,14 @@ private enum MyApp {
 
 @Suite("README test kit example")
 struct ReadmeTestKitExampleTests {
-    @Test("the README shows the example as this file runs it")
+    @Test("the README and the DocC article show the example as this file runs it")
     func readmeShowsIt() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let article = try String(
+            contentsOf: root.appendingPathComponent("Sources/ContainerTesting/Documentation.docc/TestingYourGraph.md"),
+            encoding: .utf8)
         let source = try String(contentsOfFile: #filePath, encoding: .utf8)
         // Every line of the two tests, from `@Test func` to their closing brace, as printed.
         let start = try #require(source.range(of: "@Test func aFailingDatabaseSkipsTheSession()"))
@@ -71,6 +74,7 @@ struct ReadmeTestKitExampleTests {
         let example = source[start.lowerBound..<end.lowerBound] + "\n}"
         for line in example.split(separator: "\n") where !line.trimmingCharacters(in: .whitespaces).isEmpty {
             #expect(readme.contains(line), "README lacks: \(line)")
+            #expect(article.contains(line), "the DocC article Testing your graph lacks: \(line)")
         }
     }
 }

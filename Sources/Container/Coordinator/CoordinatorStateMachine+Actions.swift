@@ -2,9 +2,13 @@
 /// released: one type per event, so the storage's `switch` shows everything an event can cause.
 extension CoordinatorStateMachine {
     /// What a waiting caller receives.
+    ///
+    /// The error is boxed (`indirect`, an allocation only when a caller gets a failure): a
+    /// ``StartAction`` is copied a few times on its way out of the critical section, and every
+    /// caller's would otherwise carry the 89 bytes of a `ContainerError`.
     enum CallerOutcome {
         case snapshot(AppServices)
-        case failure(ContainerError)
+        indirect case failure(ContainerError)
         case cancelled
     }
 
@@ -13,9 +17,9 @@ extension CoordinatorStateMachine {
         let id: Int
         let build: BuildAttempt
         let graph: ServiceGraph
-        let kept: [Int: AnyServiceBox]
-        /// Provider runs of each node in the generation's earlier attempts.
-        let earlierRuns: [Int: Int]
+        let kept: SlotValues
+        /// Provider runs of each node in the generation's earlier attempts, by slot (empty: none).
+        let earlierRuns: [Int]
         /// The priority to run the build task at (`TaskPriority.rawValue`).
         let priority: UInt8
     }

@@ -220,10 +220,10 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, BuildHandle> {
 
     /// The snapshot of a build in which every node has a value (kept or made).
     private func makeSnapshot(_ result: BuildResult) -> AppServices {
-        AppServices(
-            generation: generation, report: result.report, layout: values.graph.layout,
-            values: ContiguousArray(result.values.map { $0! }), scope: scopeInstance,
-            appGeneration: result.appGeneration)
+        guard let complete = result.values else { preconditionFailure("a succeeded build has every value") }
+        return AppServices(
+            generation: generation, report: result.report, layout: values.graph.layout, values: complete,
+            scope: scopeInstance, appGeneration: result.appGeneration)
     }
 
     /// Build `id` of a scope instance could not get the app snapshot: the app build failed (or the
@@ -278,10 +278,9 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, BuildHandle> {
 
     /// Takes every parked caller, tracing each one's resumption with `result`.
     private mutating func resumeAll(_ result: CallerResult, of build: BuildAttempt) -> [Waiter] {
-        callers.removeAll().map { entry in
-            record(.callerResumed(caller: entry.label, result: result), build)
-            return entry.waiter
-        }
+        let (waiters, labels) = callers.removeAll(named: trace.isEnabled)
+        if trace.isEnabled { for label in labels { record(.callerResumed(caller: label, result: result), build) } }
+        return waiters
     }
 
     /// Records a trace event of the current attempt (or `build`), when anyone listens.
@@ -350,7 +349,8 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, BuildHandle> {
                 id: operation, waiter: waiter,
                 report: ResetReport(
                     reason: .reset, from: from, to: generation, invalidated: invalidated,
-                    carriedOver: values.names(of: values.kept.keys), cancelledBuild: supersession.cancelledBuild)))
+                    carriedOver: values.names(ofAscending: values.kept.keys),
+                    cancelledBuild: supersession.cancelledBuild)))
         return .proceed(supersession.action, then: continueLifecycle())
     }
 
@@ -364,24 +364,30 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, BuildHandle> {
         let from = generation
         var supersession = supersede(owner: operation, with: .superseded(generation: from, by: from + 1))
         let oldGraph = values.graph
-        let carried = Set(carrying.values)
+        // The map as arrays by slot: one pass over it, then no hashing per node.
+        var fromOld = [Int](repeating: -1, count: graph.nodes.count)
+        var isCarried = [Bool](repeating: false, count: oldGraph.nodes.count)
+        for (slot, oldSlot) in carrying {
+            fromOld[slot] = oldSlot
+            isCarried[oldSlot] = true
+        }
         supersession.retired = Set(
-            oldGraph.nodes[..<oldGraph.builtCount].indices.filter { !carried.contains($0) }.map {
-                oldGraph.nodes[$0].name
-            })
-        jobs.enqueue(values.advance(to: graph, carrying: carrying), owner: operation)
+            oldGraph.nodes[..<oldGraph.builtCount].indices.filter { !isCarried[$0] }.map { oldGraph.nodes[$0].name })
+        jobs.enqueue(values.advance(to: graph, carrying: fromOld), owner: operation)
         upstreamFailures = 0
         let first = BuildAttempt(generation: generation, attempt: 1)
         record(.generationReset(change), first)
         traceResumptions(supersession, result: .superseded)
         phase = .idle(attempt: 1)
-        let rebuilt = graph.nodes.indices.filter { carrying[$0] == nil }
+        let names = graph.serviceNames
+        let rebuilt = graph.nodes.indices.filter { fromOld[$0] < 0 }.map { names[$0] }
+        let carriedOver = graph.nodes.indices.filter { fromOld[$0] >= 0 }.map { names[$0] }
         jobs.add(
             .init(
                 id: operation, waiter: waiter,
                 report: ResetReport(
-                    reason: .reload, from: from, to: generation, invalidated: values.names(of: rebuilt),
-                    carriedOver: values.names(of: carrying.keys), cancelledBuild: supersession.cancelledBuild)))
+                    reason: .reload, from: from, to: generation, invalidated: rebuilt, carriedOver: carriedOver,
+                    cancelledBuild: supersession.cancelledBuild)))
         return .proceed(supersession.action, then: continueLifecycle())
     }
 
@@ -441,7 +447,7 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, BuildHandle> {
 
     /// The callers and build a reset or shutdown ends.
     private struct Ended {
-        let waiters: [CallerRegistry<Waiter>.Entry]
+        let callers: (waiters: [Waiter], labels: [String])
         let error: ContainerError
         let cancel: BuildHandle?
         let cancelledBuild: BuildAttempt?
@@ -453,7 +459,7 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, BuildHandle> {
 
         var action: Supersession {
             Supersession(
-                resume: waiters.map(\.waiter), error: error, cancel: cancel, clearSnapshot: clearSnapshot,
+                resume: callers.waiters, error: error, cancel: cancel, clearSnapshot: clearSnapshot,
                 retired: retired, operation: operation)
         }
     }
@@ -471,12 +477,12 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, BuildHandle> {
         var clearSnapshot = false
         if case .ready = phase { clearSnapshot = true }
         return Ended(
-            waiters: callers.removeAll(), error: error, cancel: jobs.supersedeBuild(owner: owner),
+            callers: callers.removeAll(named: trace.isEnabled), error: error, cancel: jobs.supersedeBuild(owner: owner),
             cancelledBuild: cancelledBuild, clearSnapshot: clearSnapshot, attempt: attempt, operation: owner)
     }
 
     private mutating func traceResumptions(_ ended: Ended, result: CallerResult) {
-        for entry in ended.waiters { record(.callerResumed(caller: entry.label, result: result), ended.attempt) }
+        for label in ended.callers.labels { record(.callerResumed(caller: label, result: result), ended.attempt) }
     }
 
     // MARK: Status

@@ -14,9 +14,11 @@ final class CoordinatorStorage: Sendable {
     typealias OperationWaiter = @Sendable (Result<ResetReport, ContainerError>) -> Void
     typealias Machine = CoordinatorStateMachine<Waiter, OperationWaiter, Task<Void, Never>>
 
-    let policy: BuildPolicy
-    let tracer: Tracer
-    let redactor: Redactor
+    /// The policy, tracer and redactor, shared with the scope instances.
+    let environment: CoordinatorEnvironment
+    var policy: BuildPolicy { environment.policy }
+    var tracer: Tracer { environment.tracer }
+    var redactor: Redactor { environment.redactor }
     /// For a scope instance: its parent and parameters.
     let binding: ScopeBinding?
     /// For the app: the open scope instances.
@@ -30,10 +32,9 @@ final class CoordinatorStorage: Sendable {
 
     /// The app's storage, over the app part of `declared`.
     init(declared: ServiceGraph, policy: BuildPolicy, tracer: Tracer) {
-        self.policy = policy
-        self.tracer = tracer
         // Every secret of the graph, scoped services' too: scope instances share this redactor.
-        self.redactor = Redactor(secrets: declared.secrets)
+        self.environment = CoordinatorEnvironment(
+            policy: policy, tracer: tracer, redactor: Redactor(secrets: declared.secrets))
         self.binding = nil
         self.scopes = ScopeRegistry(declared: declared)
         self.machine = Locked(Machine(graph: declared.appPart, policy: policy, tracing: tracer.isEnabled))
@@ -42,14 +43,14 @@ final class CoordinatorStorage: Sendable {
 
     /// A scope instance's storage, over the scope's part of the graph.
     init(scopePart: ServiceGraph, binding: ScopeBinding, parent: CoordinatorStorage) {
-        self.policy = parent.policy
-        self.tracer = parent.tracer
-        self.redactor = parent.redactor
+        self.environment = parent.environment
         self.binding = binding
         self.scopes = nil
         self.machine = Locked(
-            Machine(graph: scopePart, policy: parent.policy, tracing: tracer.isEnabled, scopeInstance: binding.label))
-        self.published = SnapshotSlot(answersReadyInline: !tracer.isEnabled, shards: 1)
+            Machine(
+                graph: scopePart, policy: parent.policy, tracing: parent.tracer.isEnabled,
+                scopeInstance: binding.label))
+        self.published = SnapshotSlot(answersReadyInline: !parent.tracer.isEnabled, shards: 1)
     }
 
     /// The scope instance's label in the trace (`nil` for the app).
@@ -146,22 +147,32 @@ final class CoordinatorStorage: Sendable {
     /// `changes.carriedOver` keep their values, the others are rebuilt. Calls `done` with the
     /// report once the retired values are torn down.
     func beginReload(_ graph: ServiceGraph, changes: GraphChanges, then done: @escaping OperationWaiter) {
-        let carriedNames = Set(changes.carriedOver)
+        // By slot rather than by name: a reload of a large graph that changes a few services
+        // hashes only their names (the other nodes are compared in place, see `slot(of:near:)`).
+        var isRebuilt = [Bool](repeating: false, count: graph.builtCount)
+        for name in changes.rebuilt {
+            if let slot = graph.layout.slots[name], slot < graph.builtCount { isRebuilt[slot] = true }
+        }
         perform(
             transition { machine, _ in
                 let old = machine.values.graph
                 var carrying: [Int: Int] = [:]
-                for slot in 0..<graph.builtCount where carriedNames.contains(graph.nodes[slot].name) {
-                    if let oldSlot = old.layout.slots[graph.nodes[slot].name], oldSlot < old.builtCount {
+                carrying.reserveCapacity(graph.builtCount)
+                for slot in 0..<graph.builtCount where !isRebuilt[slot] {
+                    if let oldSlot = old.slot(of: graph.nodes[slot].name, near: slot), oldSlot < old.builtCount {
                         carrying[slot] = oldSlot
                     }
                 }
                 let rebuilt = (0..<graph.builtCount).filter { carrying[$0] == nil }.map { graph.nodes[$0].name }
-                let own = Set(graph.serviceNames[..<graph.builtCount]).union(old.serviceNames[..<old.builtCount])
+                // The app's own services (a scope part's are its instances' business).
+                func own(_ name: String) -> Bool {
+                    (graph.layout.slots[name].map { $0 < graph.builtCount } ?? false)
+                        || (old.layout.slots[name].map { $0 < old.builtCount } ?? false)
+                }
                 let change = GenerationChange(
                     from: machine.generation, to: machine.generation + 1, invalidated: rebuilt, reason: .reload,
-                    added: changes.added.filter(own.contains), removed: changes.removed.filter(own.contains),
-                    changed: changes.changed.filter(own.contains))
+                    added: changes.added.filter(own), removed: changes.removed.filter(own),
+                    changed: changes.changed.filter(own))
                 return machine.reloadRequested(graph: graph, carrying: carrying, change: change, waiter: done)
             })
     }
@@ -266,7 +277,16 @@ final class CoordinatorStorage: Sendable {
 
     private func perform(_ lifecycle: Machine.Lifecycle) {
         if case .tearDown(let batch) = lifecycle.next {
-            Task.detached { [self] in await runTeardown(batch) }
+            // Scope instances superseded by the operation that queued these values go first.
+            let superseded = scopes?.takeSupersessions() ?? []
+            if superseded.isEmpty && !batch.contains(where: { $0.box.hasTearDown }) {
+                // Nothing to run or to wait for: the job ends here rather than in a task of its
+                // own, so a reset of values without teardowns completes without a thread hop
+                // (with more busy threads than cores, every hop can wait a scheduling slice).
+                perform(transition { machine, _ in machine.teardownFinished([]) })
+            } else {
+                Task.detached { [self] in await runTeardown(batch, after: superseded) }
+            }
         }
         for (waiter, report) in lifecycle.completed {
             guard let scopes, scopes.hasSupersessions(reportedBy: report.operation) else {
@@ -283,29 +303,56 @@ final class CoordinatorStorage: Sendable {
 
     // MARK: Jobs
 
+    // The build task's frames: `runBuild` keeps only what crosses its awaits; the transitions
+    // and the builder's construction are synchronous helpers, on the thread's stack. (A task's
+    // frames outgrowing its allocator's first slab cost a malloc per build.)
+
     private func runBuild(_ ticket: Machine.BuildTicket) async {
-        var external: [Int: AnyServiceBox] = [:]
+        var external = SlotValues()
         var appGeneration: Int?
         if let binding {
             // A scope instance never assumes the app is ready: it joins (or starts) its build.
-            switch await binding.appSnapshot().flatMap({ app in
-                binding.externalValues(of: ticket.graph, from: app).map { (app, $0) }
-            }) {
+            // When the app's snapshot is published and its callers are answered inline (untraced),
+            // it is read at once, as `start()` would return it.
+            let app: Result<AppServices, ContainerError>
+            if let ready = binding.parent.readySnapshot {
+                app = .success(ready)
+            } else {
+                app = await binding.appSnapshot()
+            }
+            switch app.flatMap({ app in binding.externalValues(of: ticket.graph, from: app).map { (app, $0) } }) {
             case .success(let (app, values)):
                 external = values
                 appGeneration = app.generation
             case .failure(let error):
-                finish(transition { machine, _ in machine.upstreamFailed(id: ticket.id, error: error) })
+                upstreamFailed(ticket.id, error)
                 return
             }
         }
-        let builder = GraphBuilder(
+        let result = await makeBuilder(ticket, external: external, appGeneration: appGeneration).run()
+        buildFinished(ticket.id, result)
+    }
+
+    /// The published snapshot, when `start()` would return it at once (untraced).
+    var readySnapshot: AppServices? { published.answersReadyInline ? current : nil }
+
+    @inline(never)
+    private func makeBuilder(_ ticket: Machine.BuildTicket, external: SlotValues, appGeneration: Int?) -> GraphBuilder {
+        GraphBuilder(
             graph: ticket.graph, generation: ticket.build.generation, attempt: ticket.build.attempt,
             kept: ticket.kept, earlierRuns: ticket.earlierRuns, policy: policy, tracer: tracer, redactor: redactor,
             external: external, scopeInstance: binding?.label, parameters: binding?.parameters ?? .init(),
             appGeneration: appGeneration)
-        let result = await builder.run()
-        finish(transition { machine, now in machine.buildFinished(id: ticket.id, result: result, now: now) })
+    }
+
+    @inline(never)
+    private func buildFinished(_ id: Int, _ result: BuildResult) {
+        finish(transition { machine, now in machine.buildFinished(id: id, result: result, now: now) })
+    }
+
+    @inline(never)
+    private func upstreamFailed(_ id: Int, _ error: ContainerError) {
+        finish(transition { machine, _ in machine.upstreamFailed(id: id, error: error) })
     }
 
     private func finish(_ action: Machine.BuildFinishedAction) {
@@ -327,9 +374,8 @@ final class CoordinatorStorage: Sendable {
     /// Tears values down one at a time, in the order given (dependents first); errors are
     /// reported in the trace and in the report of the operation that owns the value (or the
     /// next operation's, when none does), never swallowed.
-    private func runTeardown(_ batch: [Machine.Jobs.Teardown]) async {
-        // Scope instances superseded by the operation that queued these values go first.
-        await scopes?.awaitSupersessions()
+    private func runTeardown(_ batch: [Machine.Jobs.Teardown], after superseded: [Completion]) async {
+        for completion in superseded { await completion.wait() }
         var records: [Machine.Jobs.TeardownRecord] = []
         for item in batch where item.box.hasTearDown {
             var message: String?

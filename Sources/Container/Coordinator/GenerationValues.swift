@@ -10,24 +10,35 @@ struct GenerationValues {
     /// The graph of the generation (a reload replaces it).
     private(set) var graph: ServiceGraph
     /// Values of the generation, by slot of `graph`.
-    private(set) var kept: [Int: AnyServiceBox] = [:]
-    /// Provider runs of each node in the generation's finished attempts, by slot.
-    private(set) var runs: [Int: Int] = [:]
+    private(set) var kept = SlotValues()
+    /// Provider runs of each node in the generation's finished attempts, by slot (empty: none yet).
+    private(set) var runs: [Int] = []
 
     init(graph: ServiceGraph) { self.graph = graph }
 
     /// Keeps what an attempt made and counts its runs.
-    mutating func keep(_ built: [Int: AnyServiceBox], report: BuildReport) {
-        kept.merge(built) { _, new in new }
-        for (slot, node) in report.nodes.enumerated() where node.runs > 0 { runs[slot, default: 0] += node.runs }
+    mutating func keep(_ built: SlotValues, report: BuildReport) {
+        if kept.isEmpty {
+            kept = built  // the first attempt of a generation: shares the attempt's array
+        } else {
+            for (slot, box) in built.slotsAndValues { kept[slot] = box }
+        }
+        // Runs are read only by a later attempt of this generation, and a generation whose
+        // build succeeded has none: counting them would cost an array per ready generation.
+        guard !report.succeeded else { return }
+        if runs.isEmpty { runs = [Int](repeating: 0, count: report.nodes.count) }
+        for (slot, node) in report.nodes.enumerated() where node.runs > 0 { runs[slot] += node.runs }
     }
 
     /// Ends the values this generation built (a permanent failure: nothing can use them any
     /// more); values carried over from earlier generations stay.
     mutating func retireBuiltInThisGeneration() -> [AnyServiceBox] {
-        let retired = kept.filter { $0.value.builtInGeneration == generation }
-        for slot in retired.keys { kept[slot] = nil }
-        return Array(retired.values)
+        var retired: [AnyServiceBox] = []
+        for (slot, box) in kept.slotsAndValues where box.builtInGeneration == generation {
+            kept[slot] = nil
+            retired.append(box)
+        }
+        return retired
     }
 
     /// Starts the next generation of the same graph; `invalidated` slots and their dependents
@@ -35,40 +46,60 @@ struct GenerationValues {
     mutating func advance(invalidating invalidated: Set<Int>?) -> (slots: Set<Int>, values: [AnyServiceBox]) {
         let slots = invalidated.map { graph.closure(ofDependentsOf: $0) } ?? Set(0..<graph.builtCount)
         var values: [AnyServiceBox] = []
-        for slot in slots { if let box = kept.removeValue(forKey: slot) { values.append(box) } }
+        if invalidated == nil {
+            values = kept.removeAll()
+        } else {
+            for slot in slots { if let box = kept.removeValue(forKey: slot) { values.append(box) } }
+        }
         generation += 1
-        runs = [:]
+        runs = []
         return (slots, values)
     }
 
-    /// Starts the next generation on `newGraph`: the values of `carried` (new slot to old slot)
-    /// move to their new slots, every other value is retired and returned.
-    mutating func advance(to newGraph: ServiceGraph, carrying carried: [Int: Int]) -> [AnyServiceBox] {
-        var moved: [Int: AnyServiceBox] = [:]
-        for (newSlot, oldSlot) in carried { if let box = kept.removeValue(forKey: oldSlot) { moved[newSlot] = box } }
-        let retired = Array(kept.values)
-        kept = moved
+    /// Starts the next generation on `newGraph`: the values of `carried` (by new slot, its old
+    /// slot, or -1) move to their new slots, every other value is retired and returned.
+    mutating func advance(to newGraph: ServiceGraph, carrying carried: [Int]) -> [AnyServiceBox] {
+        // Read, not emptied, slot by slot: `kept` may share its array (with the last attempt's
+        // result), and a write would copy it first.
+        var moved = [AnyServiceBox?](repeating: nil, count: carried.count)
+        var movedCount = 0
+        var isCarried = [Bool](repeating: false, count: graph.nodes.count)
+        for (newSlot, oldSlot) in carried.enumerated() where oldSlot >= 0 {
+            guard let box = kept[oldSlot] else { continue }
+            moved[newSlot] = box
+            movedCount += 1
+            isCarried[oldSlot] = true
+        }
+        var retired: [AnyServiceBox] = []
+        for (slot, box) in kept.boxes.enumerated() where !isCarried[slot] { if let box { retired.append(box) } }
+        kept = SlotValues(moved, count: movedCount)
         graph = newGraph
         generation += 1
-        runs = [:]
+        runs = []
         return retired
     }
 
     /// Ends every value (shutdown, close).
     mutating func retireAll() -> [AnyServiceBox] {
-        defer { kept = [:] }
-        return Array(kept.values)
+        kept.removeAll()
     }
 
     /// The names of the services this graph builds (a scope part's external app services aside).
     var builtNames: [String] { Array(graph.serviceNames[..<graph.builtCount]) }
 
     /// The names of `slots`, in slot order.
-    func names(of slots: some Sequence<Int>) -> [String] { slots.sorted().map { graph.nodes[$0].name } }
+    func names(of slots: some Sequence<Int>) -> [String] { names(ofAscending: slots.sorted()) }
+
+    /// The names of `slots`, already in slot order (from the layout's array of names: no visit
+    /// to each node, a cache miss per slot in a large graph).
+    func names(ofAscending slots: [Int]) -> [String] {
+        let names = graph.serviceNames
+        return slots.map { names[$0] }
+    }
 
     /// Broken invariants: kept values are of this graph's services and not from the future.
     func invariantViolations() -> [String] {
-        kept.compactMap { slot, box in
+        kept.slotsAndValues.compactMap { slot, box in
             if slot >= graph.nodes.count || graph.nodes[slot].name != box.name {
                 return "value of \(box.name) kept in slot \(slot)"
             }

@@ -16,8 +16,8 @@ extension ServiceContainer {
     public func openScope(
         _ name: String, id: String, parameters: ScopeParameters = []
     ) throws(ContainerError) -> ScopeInstance {
-        let declared = scopes.declared
-        guard let part = declared.scopeParts[name] else { throw .unknownScope(name, known: declared.scopeNames) }
+        let (declared, part, uses) = scopes.scope(name)
+        guard let part else { throw .unknownScope(name, known: declared.scopeNames) }
         if id.isEmpty || id.utf8.count > Self.maximumScopeIDLength
             || id.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
         {
@@ -31,7 +31,7 @@ extension ServiceContainer {
                     + "\(ScopeParameters.maximumCount) are allowed")
         }
         let binding = ScopeBinding(
-            scope: name, id: id, parameters: parameters, parent: storage, uses: part.externalNames)
+            scope: name, id: id, parameters: parameters, parent: storage, uses: uses)
         let instance = ScopeInstance(part: part, binding: binding, registry: scopes)
         try scopes.register(instance, generation: generation)
         storage.tracer.emit(.scopeOpened, build: BuildAttempt(generation: 1, attempt: 1), scope: binding.label)

@@ -87,8 +87,10 @@ public final class ServiceContainer: Sendable {
     /// Returns the current generation's snapshot, building it if needed.
     ///
     /// Concurrent callers share one build; every caller of the same attempt receives the same
-    /// snapshot (`===`) or the same failure. A cancelled caller stops waiting at once with
-    /// `CancellationError`; the build goes on for the others.
+    /// snapshot (`===`) or the same failure. A caller cancelled while it waits stops waiting at
+    /// once with `CancellationError`; the build goes on for the others. A caller already
+    /// cancelled when it calls gets the snapshot or the sticky failure when there is one,
+    /// otherwise `CancellationError`, and never starts or joins a build.
     ///
     /// - Parameter label: the caller's name in the trace (e.g. an entry point's id).
     /// - Throws: ``ContainerError`` (`.buildFailed`, `.superseded`, `.shutDown`) or `CancellationError`.

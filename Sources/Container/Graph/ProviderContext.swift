@@ -8,69 +8,70 @@
 /// Reading a service the node did not declare throws ``ServiceLookupError`` (`.undeclared`),
 /// so a provider cannot depend on something the graph does not know about.
 public struct ProviderContext: Sendable {
-    /// The node's name.
-    public let serviceName: String
-    /// The node's options.
-    public let options: ServiceOptions
-    /// The generation being built.
-    public let generation: Int
-    /// The container's build attempt within the generation (1-based).
-    public let attempt: Int
+    // Three references and three integers, not a copy of every field: a context is made for
+    // every provider run, and each field it copied was a retain and a release per node.
+
+    /// The build running the node: its generation, attempt, scope instance and parameters, and
+    /// the values made so far (this node's dependencies among them).
+    let build: GraphBuilder
+    /// The node being built.
+    let node: ServiceGraph.Node
+    /// The node's slot in its graph.
+    let slot: Int
     /// This provider run within the build's retries of this node (1-based).
     public let run: Int
     /// This provider run of the node within its generation, counting every run of every
     /// attempt and retry (1-based); a new generation starts again at 1.
     public let runInGeneration: Int
-    /// The node's slot in its graph.
-    let slot: Int
-    /// The values of the declared dependencies, in the order of ``declared`` (`nil`: no value).
-    let dependencies: [AnyServiceBox?]
-    /// The names of the declared dependencies.
-    let declared: [String]
     /// Positions in ``declared`` by name, only for nodes with many dependencies, where a scan
     /// per read would make reading them all quadratic.
     private let positions: [String: Int]?
-    let redactor: Redactor
-    /// The scope instance the node is built in (`"push#notification-42"`), or `nil` for the app.
-    public let scopeInstance: String?
-    /// The scope instance's parameters.
-    let parameters: ScopeParameters
-    /// The groups the node depends on: members' positions in ``dependencies``.
-    let groups: [String: [Int]]
 
-    init(
-        serviceName: String, slot: Int, options: ServiceOptions, generation: Int, attempt: Int, run: Int,
-        runInGeneration: Int? = nil, dependencies: [AnyServiceBox?], declared: [String], redactor: Redactor,
-        scopeInstance: String? = nil, parameters: ScopeParameters = ScopeParameters(), groups: [String: [Int]] = [:]
-    ) {
-        self.scopeInstance = scopeInstance
-        self.parameters = parameters
-        self.groups = groups
-        precondition(dependencies.count == declared.count, "one value (or nil) per declared dependency")
-        self.serviceName = serviceName
-        self.options = options
-        self.generation = generation
-        self.attempt = attempt
-        self.run = run
-        self.runInGeneration = runInGeneration ?? run
+    init(build: GraphBuilder, node: ServiceGraph.Node, slot: Int, run: Int, runInGeneration: Int) {
+        self.build = build
+        self.node = node
         self.slot = slot
-        self.dependencies = dependencies
-        self.declared = declared
+        self.run = run
+        self.runInGeneration = runInGeneration
+        let declared = node.dependencyNames
         self.positions =
             declared.count > 32
             ? Dictionary(declared.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first }) : nil
-        self.redactor = redactor
     }
+
+    /// The node's name.
+    public var serviceName: String { node.name }
+    /// The node's options.
+    public var options: ServiceOptions { node.options }
+    /// The generation being built.
+    public var generation: Int { build.generation }
+    /// The container's build attempt within the generation (1-based).
+    public var attempt: Int { build.attempt }
+    /// The scope instance the node is built in (`"push#notification-42"`), or `nil` for the app.
+    public var scopeInstance: String? { build.scopeInstance }
+    /// The names of the declared dependencies.
+    var declared: [String] { node.dependencyNames }
+    var redactor: Redactor { build.redactor }
+    /// The scope instance's parameters.
+    var parameters: ScopeParameters { build.parameters }
+    /// The groups the node depends on: members' positions in ``declared``.
+    var groups: [String: [Int]] { node.groups }
 
     /// Reads a declared dependency.
     /// - Throws: ``ServiceLookupError`` when `key` is not in the node's `dependsOn` or has another type.
     public func resolve<Value>(_ key: ServiceKey<Value>) throws(ServiceLookupError) -> Value {
         // A node declares a few dependencies: a scan of their names costs less than building
         // a dictionary for every node run, and most providers read each dependency once.
+        let declared = node.dependencyNames
         let index = if let positions { positions[key.name] } else { declared.firstIndex(of: key.name) }
-        guard let index, let box = dependencies[index] else {
+        // A node runs only once every dependency has a value: the slot is set, and was set
+        // before this node's task was created.
+        guard let index, let box = build.value(of: node.dependencies[index]) else {
             throw .undeclared(key.name, reader: "service '\(serviceName)'", declared: declared)
         }
+        // The exact type (the usual case) without a dynamic cast; a cast for the rest (a
+        // protocol existential read as another, a subclass read as its superclass).
+        if box.typeID == ObjectIdentifier(Value.self) { return unsafeDowncast(box, to: ServiceBox<Value>.self).value }
         guard let value = box.anyValue as? Value else {
             throw .typeMismatch(key.name, expected: Value.self, actual: box.valueType)
         }
@@ -87,7 +88,7 @@ public struct ProviderContext: Sendable {
         var values: [Value] = []
         values.reserveCapacity(positions.count)
         for position in positions {
-            guard let box = dependencies[position] else {
+            guard let box = build.value(of: node.dependencies[position]) else {
                 throw .undeclared(declared[position], reader: "service '\(serviceName)'", declared: declared)
             }
             guard let value = box.anyValue as? Value else {

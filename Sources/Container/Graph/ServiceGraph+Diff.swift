@@ -28,30 +28,50 @@ extension ServiceGraph {
     /// Providers are compared by id and value type: a service declared in code whose closure
     /// changed under the same id is not seen as changed (give it other options or another id).
     public func changes(from old: ServiceGraph) -> GraphChanges {
-        let oldSlots = old.layout.slots
-        let newSlots = layout.slots
-        let added = nodes.filter { oldSlots[$0.name] == nil }.map(\.name)
-        let removed = old.nodes.filter { newSlots[$0.name] == nil }.map(\.name)
+        // A reload usually keeps the services in place: each node is first compared with the
+        // old node in the same slot, and the names are hashed only for those that moved.
+        var added: [String] = []
         var changedSlots: [Int] = []
         for (slot, node) in nodes.enumerated() {
-            guard let oldSlot = oldSlots[node.name] else { continue }
+            guard let oldSlot = old.slot(of: node.name, near: slot) else {
+                added.append(node.name)
+                continue
+            }
             if !node.sameDeclaration(as: old.nodes[oldSlot]) { changedSlots.append(slot) }
         }
+        var removed: [String] = []
+        for (slot, node) in old.nodes.enumerated() where self.slot(of: node.name, near: slot) == nil {
+            removed.append(node.name)
+        }
+        let newSlots = layout.slots
         let addedSlots = added.compactMap { newSlots[$0] }
-        let rebuiltSlots = closure(ofDependentsOf: changedSlots + addedSlots)
-        let rebuilt = nodes.indices.filter { rebuiltSlots.contains($0) }.map { nodes[$0].name }
-        let carried = nodes.indices.filter { !rebuiltSlots.contains($0) }.map { nodes[$0].name }
+        var isRebuilt = [Bool](repeating: false, count: nodes.count)
+        for slot in closure(ofDependentsOf: changedSlots + addedSlots) { isRebuilt[slot] = true }
+        var rebuilt: [String] = []
+        var carried: [String] = []
+        carried.reserveCapacity(nodes.count)
+        for (slot, node) in nodes.enumerated() {
+            if isRebuilt[slot] { rebuilt.append(node.name) } else { carried.append(node.name) }
+        }
 
         var changedScopes: [String] = []
         for scope in scopeNames {
             guard let oldPart = old.scopeParts[scope], let newPart = scopeParts[scope] else { continue }
-            let touched = newPart.nodes.contains { rebuiltSlots.contains(newSlots[$0.name] ?? -1) }
+            let touched = newPart.nodes.contains { newSlots[$0.name].map { isRebuilt[$0] } ?? false }
             if touched || oldPart.serviceNames != newPart.serviceNames { changedScopes.append(scope) }
         }
         return GraphChanges(
             added: added, removed: removed, changed: changedSlots.map { nodes[$0].name }, rebuilt: rebuilt,
             carriedOver: carried, changedScopes: changedScopes,
             removedScopes: old.scopeNames.filter { !scopeNames.contains($0) })
+    }
+}
+
+extension ServiceGraph {
+    /// The slot of `name`: `guess` when that slot holds it (no hashing), else a lookup.
+    func slot(of name: String, near guess: Int) -> Int? {
+        if guess < nodes.count && nodes[guess].name == name { return guess }
+        return layout.slots[name]
     }
 }
 

@@ -86,7 +86,8 @@ public struct AnyServiceProvider: Sendable {
     public let valueType: any Sendable.Type
     /// `ObjectIdentifier(valueType)`, as values' boxes record it.
     var valueTypeID: ObjectIdentifier { ObjectIdentifier(valueType) }
-    let make: @Sendable (ProviderContext) async throws -> AnyServiceBox
+    /// `nonisolated(nonsending)`: runs on the builder's executor, without a hop on entry.
+    let make: nonisolated(nonsending) @Sendable (ProviderContext) async throws -> AnyServiceBox
     let classify: @Sendable (any Error) -> FailureKind?
     let validate: @Sendable (ServiceOptions) throws -> Void
     /// What the provider declares it reads (``ServiceProvider/requirements``).
@@ -96,9 +97,12 @@ public struct AnyServiceProvider: Sendable {
     public init<Provider: ServiceProvider>(_ provider: Provider) {
         self.id = provider.id
         self.valueType = Provider.Value.self
+        // The box's type, looked up once: a generic type named inside the closure would be
+        // looked up (hashed) in the runtime's metadata cache on every node run.
+        let boxType = ServiceBox<Provider.Value>.self
         self.make = { context in
             let value = try await provider.make(context)
-            return ServiceBox(
+            return boxType.init(
                 value, name: context.serviceName,
                 builtIn: BuildAttempt(generation: context.generation, attempt: context.attempt),
                 tearDown: provider.tearDown)

@@ -50,8 +50,8 @@ final class ScopeBinding: Sendable {
     /// The values of `part`'s external nodes in the app snapshot `app`, by slot of `part`; an
     /// error when `app` lacks one (the app was reloaded while this build started: the reload
     /// rebuilds the instance on the new graph).
-    func externalValues(of part: ServiceGraph, from app: AppServices) -> Result<[Int: AnyServiceBox], ContainerError> {
-        var values: [Int: AnyServiceBox] = [:]
+    func externalValues(of part: ServiceGraph, from app: AppServices) -> Result<SlotValues, ContainerError> {
+        var values = SlotValues()
         for slot in part.builtCount..<part.nodes.count {
             let name = part.nodes[slot].name
             guard let appSlot = app.layout.slots[name],

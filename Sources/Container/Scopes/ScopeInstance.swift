@@ -68,6 +68,10 @@ public final class ScopeInstance: Sendable {
 
     /// The instance's snapshot, building it if needed (first joining or starting the app's build).
     ///
+    /// Cancellation follows ``ServiceContainer/start(as:)``: a caller cancelled while it waits
+    /// stops waiting; one already cancelled gets the snapshot or the sticky failure when there is
+    /// one, otherwise `CancellationError`.
+    ///
     /// - Parameter label: the caller's name in the trace.
     /// - Throws: ``ContainerError`` (the app's failure, `.buildFailed`, `.superseded`, `.closed`)
     ///   or `CancellationError`.

@@ -3,9 +3,10 @@
 /// shutdown closes them all first.
 final class ScopeRegistry: Sendable {
     private struct State {
-        /// Open instances by label, and their labels in the order they were opened.
-        var open: [String: ScopeInstance] = [:]
-        var order: [String] = []
+        /// Open instances by label, each with its place in the order they were opened (a list
+        /// in that order made closing one instance a scan of all of them).
+        var open: [String: (place: Int, instance: ScopeInstance)] = [:]
+        var nextPlace = 0
         /// Set by the app's shutdown: no instance opens any more.
         var closed = false
         /// Supersessions not yet awaited by an app teardown.
@@ -21,20 +22,44 @@ final class ScopeRegistry: Sendable {
         let records = Locked<[ResetReport.Teardown]>([])
     }
 
+    /// The declared graph and, per scope, the app services its part uses (shared by its instances).
+    private struct Declared {
+        let graph: ServiceGraph
+        let uses: [String: Set<String>]
+
+        init(_ graph: ServiceGraph) {
+            self.graph = graph
+            uses = graph.scopeParts.mapValues(\.externalNames)
+        }
+    }
+
     private let state = Locked(State())
     /// The graph the app was created (or last reloaded) with, all lifetimes.
-    private let declaredGraph: Locked<ServiceGraph>
+    private let declaredGraph: Locked<Declared>
 
-    init(declared: ServiceGraph) { declaredGraph = Locked(declared) }
+    init(declared: ServiceGraph) { declaredGraph = Locked(Declared(declared)) }
 
     /// The whole declared graph (app and scopes).
-    var declared: ServiceGraph { declaredGraph.withLock { $0 } }
+    var declared: ServiceGraph { declaredGraph.withLock { $0.graph } }
+
+    /// The declared graph, the part of `scope` (`nil`: no such scope) and the app services it uses.
+    func scope(_ scope: String) -> (declared: ServiceGraph, part: ServiceGraph?, uses: Set<String>) {
+        declaredGraph.withLock { ($0.graph, $0.graph.scopeParts[scope], $0.uses[scope] ?? []) }
+    }
 
     /// Replaces the declared graph (a reload).
-    func setDeclared(_ graph: ServiceGraph) { declaredGraph.withLock { $0 = graph } }
+    func setDeclared(_ graph: ServiceGraph) {
+        let declared = Declared(graph)
+        declaredGraph.withLock { $0 = declared }
+    }
 
     /// The labels of the open instances, in the order they were opened.
-    var openLabels: [String] { state.withLock { $0.order } }
+    var openLabels: [String] { state.withLock { Self.inOrder($0.open).map(\.label) } }
+
+    /// The open instances in the order they were opened.
+    private static func inOrder(_ open: [String: (place: Int, instance: ScopeInstance)]) -> [ScopeInstance] {
+        open.values.sorted { $0.place < $1.place }.map(\.instance)
+    }
 
     /// Adds an instance.
     /// - Throws: `.scopeAlreadyOpen`, or `.shutDown` after the app's shutdown began.
@@ -42,8 +67,8 @@ final class ScopeRegistry: Sendable {
         let refusal = state.withLock { state -> ContainerError? in
             if state.closed { return .shutDown(generation: generation) }
             if state.open[instance.label] != nil { return .scopeAlreadyOpen(instance.label) }
-            state.open[instance.label] = instance
-            state.order.append(instance.label)
+            state.open[instance.label] = (state.nextPlace, instance)
+            state.nextPlace += 1
             return nil
         }
         if let refusal { throw refusal }
@@ -51,19 +76,17 @@ final class ScopeRegistry: Sendable {
 
     /// Removes a closed instance.
     func remove(_ label: String) {
-        state.withLock { state in
-            guard state.open.removeValue(forKey: label) != nil else { return }
-            state.order.removeAll { $0 == label }
-        }
+        state.withLock { state in _ = state.open.removeValue(forKey: label) }
     }
 
     /// Supersedes, now, every open instance that uses one of `retired`: its build can never
-    /// publish after this returns. Its teardown runs on; ``awaitSupersessions()`` waits for it,
-    /// and ``teardowns(reportedBy:)`` gives its records to app operation `operation`'s report.
+    /// publish after this returns. Its teardown runs on; the app's next teardown job waits for it
+    /// (``takeSupersessions()``), and ``teardowns(reportedBy:)`` gives its records to app
+    /// operation `operation`'s report.
     func supersede(using retired: Set<String>, operation: Int) {
         guard !retired.isEmpty else { return }
         let affected = state.withLock { state in
-            state.order.compactMap { state.open[$0] }.filter { !$0.binding.uses.isDisjoint(with: retired) }
+            Self.inOrder(state.open).filter { !$0.binding.uses.isDisjoint(with: retired) }
         }
         for instance in affected {
             let supersession = Supersession()
@@ -88,13 +111,13 @@ final class ScopeRegistry: Sendable {
         }
     }
 
-    /// Returns once the teardowns of every instance superseded so far are done.
-    func awaitSupersessions() async {
-        let pending = state.withLock { state in
+    /// The completions of the teardowns of every instance superseded so far (and not taken
+    /// before): the app's next teardown job waits for them.
+    func takeSupersessions() -> [Completion] {
+        state.withLock { state in
             defer { state.supersessions = [] }
-            return state.supersessions
+            return state.supersessions.map(\.done)
         }
-        for supersession in pending { await supersession.done.wait() }
     }
 
     /// Whether app operation `operation` superseded instances whose teardowns it must report.
@@ -118,7 +141,7 @@ final class ScopeRegistry: Sendable {
     func reload(
         _ graph: ServiceGraph, changes: GraphChanges
     ) async -> (reloaded: [String], closed: [String], tornDown: [ResetReport.Teardown]) {
-        let instances = state.withLock { state in state.order.compactMap { state.open[$0] } }
+        let instances = state.withLock { state in Self.inOrder(state.open) }
         var reloaded: [String] = []
         var closed: [String] = []
         var tornDown: [ResetReport.Teardown] = []
@@ -143,7 +166,7 @@ final class ScopeRegistry: Sendable {
     func closeAll() async -> [ResetReport.Teardown] {
         let instances = state.withLock { state in
             state.closed = true
-            return state.order.compactMap { state.open[$0] }
+            return Self.inOrder(state.open)
         }
         var tornDown: [ResetReport.Teardown] = []
         for instance in instances {

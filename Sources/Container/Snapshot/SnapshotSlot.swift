@@ -23,8 +23,8 @@ public import Synchronization
 /// ## The protocol (reader-counted deferred release, two epochs)
 ///
 /// - `slot` owns one strong reference (+1) to the published snapshot, as an `Unmanaged` pointer.
-/// - `readers` are ``shardCount`` shards, one per 128-byte line, each holding two counters, one
-///   per epoch parity. A thread uses the shard chosen by hashing its thread id (any choice is
+/// - `readers` are ``shardCount`` shards, one per 128-byte line (a single shard: its two counters
+///   alone), each holding two counters, one per epoch parity. A thread uses the shard chosen by hashing its thread id (any choice is
 ///   correct; distinct shards only avoid contention). `epoch` is 0 or 1.
 /// - **Read**: `e = epoch` → `readers[s][e] += 1` → if `epoch != e`, undo and start again →
 ///   `p = slot.load()` → use `p` (or retain it) → `readers[s][e] -= 1` (release). All the
@@ -62,12 +62,14 @@ public import Synchronization
 @usableFromInline
 // Sendable: `slot`, `epoch`, `generationValue` and the shard counters are atomics; the
 // counters' memory is allocated in `init`, never reassigned and freed only in `deinit`;
-// retirements are serialized by the `writer` lock; the protocol above makes concurrent reads,
+// retirements are serialized by the `writer` lock, which also holds the backlogs; the protocol
+// above makes concurrent reads,
 // exchanges and retirements safe.
 final class SnapshotSlot: @unchecked Sendable {
 
     /// Shards of the app's slot: a power of two, so a hash picks one with a mask. Scope
-    /// instances, many and short-lived, use one shard (a few readers each, 256 bytes).
+    /// instances, many and short-lived, use one shard (a few readers each), whose two counters
+    /// take 16 bytes: with no other shard to keep apart, it needs no padding.
     static let appShards = 32
     /// `Atomic<Int>`s per shard: the two epochs' counters and padding to 128 bytes (two cache
     /// lines, so that the adjacent-line prefetcher does not pair two shards either).
@@ -79,11 +81,21 @@ final class SnapshotSlot: @unchecked Sendable {
     /// The coordinator's current generation, negated once it shut down (see ``isShutDown``);
     /// written under its state lock, read by anyone.
     @usableFromInline let generationValue = Atomic<Int>(1)
+    /// ThreadSanitizer's annotations (`nil` without it): a publication releases the slot, a read
+    /// that finds a snapshot acquires it. Atomics of a generic type may run inside the
+    /// uninstrumented standard library, where ThreadSanitizer cannot see them order a snapshot's
+    /// initialization before a reader's use of it; without ThreadSanitizer, a predictable branch.
+    @usableFromInline let tsanAcquire = ThreadSanitizerHooks.acquire
+    private let tsanRelease = ThreadSanitizerHooks.release
     /// Whether a ready snapshot may be returned to `start()` without visiting the state machine
     /// (false when callers are traced: their `caller.joined` is stamped by the machine).
     @usableFromInline let answersReadyInline: Bool
-    /// Serializes retirements: the epoch flips, and how many wait on the reclaimer.
-    private let writer = Locked<Int>(0)
+    /// Serializes retirements (the epoch flips) of every slot, and holds, by slot, how many of
+    /// its retirements wait on the reclaimer (slots without a backlog have no entry).
+    /// Retirements are rare (a publish, a reset, a close), and one lock per slot was 64 bytes
+    /// per scope instance. A slot with a backlog is kept alive by the reclaimer's closures, so
+    /// its identifier is never reused while it has an entry.
+    private static let writer = Locked<[ObjectIdentifier: Int]>([:])
 
     /// Shards of this slot (a power of two).
     let shardCount: Int
@@ -95,19 +107,23 @@ final class SnapshotSlot: @unchecked Sendable {
         self.answersReadyInline = answersReadyInline
         self.shardCount = shards
         self.shardMask = shards - 1
-        let count = shardCount * Self.shardStride
+        let count = Self.counterCount(shards: shards)
         let raw = UnsafeMutableRawPointer.allocate(
-            byteCount: count * MemoryLayout<Atomic<Int>>.stride, alignment: 128)
+            byteCount: count * MemoryLayout<Atomic<Int>>.stride,
+            alignment: shards == 1 ? MemoryLayout<Atomic<Int>>.alignment : 128)
         readers = raw.bindMemory(to: Atomic<Int>.self, capacity: count)
         for index in 0..<count { (readers + index).initialize(to: Atomic(0)) }
     }
+
+    /// The counters allocated for `shards` shards: a padded stride per shard, or just the two
+    /// counters of a single shard (its index is always 0, so the stride never applies).
+    private static func counterCount(shards: Int) -> Int { shards == 1 ? 2 : shards * shardStride }
 
     deinit {
         // No reader can be running: each holds a strong reference to the owner of this slot,
         // and every exchanged-out snapshot was retired by the transition that exchanged it.
         slot.load(ordering: .sequentiallyConsistent)?.release()
-        let count = shardCount * Self.shardStride
-        readers.deinitialize(count: count)
+        readers.deinitialize(count: Self.counterCount(shards: shardCount))
         readers.deallocate()
     }
 
@@ -122,6 +138,7 @@ final class SnapshotSlot: @unchecked Sendable {
             leaveReader(ticket)
             return nil
         }
+        if let tsanAcquire { tsanAcquire(UnsafeRawPointer(readers)) }
         // The retain must happen inside the counted section: it is an explicit `retain()`
         // (an opaque runtime call that the optimizer does not move past the atomic below).
         let retained = pointer.retain()
@@ -141,6 +158,7 @@ final class SnapshotSlot: @unchecked Sendable {
         let ticket = enterReader()
         defer { leaveReader(ticket) }
         guard let pointer = slot.load(ordering: .sequentiallyConsistent) else { return nil }
+        if let tsanAcquire { tsanAcquire(UnsafeRawPointer(readers)) }
         // (`_withUnsafeGuaranteedRef` rethrows untyped errors: carry the typed one out in a `Result`.)
         let outcome = pointer._withUnsafeGuaranteedRef { snapshot in
             Swift.Result { () throws(Failure) -> Result in try body(snapshot) }
@@ -172,6 +190,7 @@ final class SnapshotSlot: @unchecked Sendable {
     /// caller must pass to ``retire(_:)`` after releasing its own locks. Never waits.
     func exchange(_ snapshot: AppServices?) -> RetiredSnapshot? {
         let new = snapshot.map { Unmanaged.passRetained($0) }
+        if let tsanRelease { tsanRelease(UnsafeRawPointer(readers)) }
         return slot.exchange(new, ordering: .sequentiallyConsistent).map(RetiredSnapshot.init)
     }
 
@@ -183,15 +202,16 @@ final class SnapshotSlot: @unchecked Sendable {
     /// ``reclaimer`` queue, and so do the retirements that follow until it caught up (each flip
     /// must wait for the previous one's readers, see above).
     func retire(_ retired: RetiredSnapshot) {
-        let released = writer.withLock { backlog -> Bool in
-            guard backlog == 0 else {
-                backlog += 1
+        let id = ObjectIdentifier(self)
+        let released = Self.writer.withLock { backlogs -> Bool in
+            guard backlogs[id] == nil else {
+                backlogs[id, default: 0] += 1
                 Self.reclaimer.async { [self] in finish(retired) }
                 return false
             }
             let parity = flip()
             if waitForReaders(parity: parity, spins: 1_024) { return true }
-            backlog += 1
+            backlogs[id] = 1
             Self.reclaimer.async { [self] in
                 _ = waitForReaders(parity: parity, spins: nil)
                 release(retired)
@@ -213,7 +233,7 @@ final class SnapshotSlot: @unchecked Sendable {
 
     /// On the reclaimer: a retirement queued behind a backlog.
     private func finish(_ retired: RetiredSnapshot) {
-        let parity = writer.withLock { _ in flip() }
+        let parity = Self.writer.withLock { _ in flip() }
         _ = waitForReaders(parity: parity, spins: nil)
         release(retired)
     }
@@ -221,7 +241,11 @@ final class SnapshotSlot: @unchecked Sendable {
     /// On the reclaimer: releases and shrinks the backlog.
     private func release(_ retired: RetiredSnapshot) {
         retired.pointer.release()
-        writer.withLock { $0 -= 1 }
+        let id = ObjectIdentifier(self)
+        Self.writer.withLock { backlogs in
+            let left = (backlogs[id] ?? 1) - 1
+            backlogs[id] = left > 0 ? left : nil
+        }
     }
 
     /// Waits until the reclaimer finished every retirement handed to it; for tests.
@@ -248,8 +272,11 @@ final class SnapshotSlot: @unchecked Sendable {
                 spins += 1
                 if let limit, spins > limit { return false }
                 // A reader's section is a few instructions; a long wait means its thread was
-                // preempted inside it, so give the processor away instead of spinning on.
-                if spins > 64 { _ = sched_yield() }
+                // preempted inside it. The reclaimer (no limit) gives the processor away instead of
+                // spinning on; a bounded wait (the caller of `retire`) never yields, since with
+                // more busy threads than cores each yield could cost it a scheduling slice: it
+                // hands the wait to the reclaimer instead.
+                if limit == nil && spins > 64 { _ = sched_yield() }
             }
         }
         return true

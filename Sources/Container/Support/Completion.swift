@@ -1,6 +1,9 @@
 /// A one-shot completion that tasks can await: the runtime's own barrier (a parent's teardown
 /// waits for the scope instances it superseded to finish theirs). Never used for user code.
-final class Completion: Sendable {
+///
+/// A struct over its one lock (copies share it): every scope instance has one, and a class
+/// around the lock was a second allocation per instance.
+struct Completion: Sendable {
     private let state = Locked<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
     /// Marks it complete and resumes everyone waiting; later calls do nothing.

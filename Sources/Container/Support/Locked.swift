@@ -43,8 +43,9 @@ package final class Locked<State>: @unchecked Sendable {
 }
 
 /// ThreadSanitizer's annotation entry points, found at run time (absent without ThreadSanitizer).
+@usableFromInline
 enum ThreadSanitizerHooks {
-    typealias Hook = @convention(c) (UnsafeRawPointer?) -> Void
+    @usableFromInline typealias Hook = @convention(c) (UnsafeRawPointer?) -> Void
 
     static let acquire: Hook? = lookup("__tsan_acquire")
     static let release: Hook? = lookup("__tsan_release")

@@ -14,17 +14,6 @@ struct DataFolderTests {
         .deletingLastPathComponent().appendingPathComponent("Configs").path
     static let appConfig = configs + "/app.json"
 
-    /// Every file under `folder` (relative paths), with its size and modification date.
-    private static func listing(_ folder: String) throws -> [String: String] {
-        let manager = FileManager.default
-        var result: [String: String] = [:]
-        for name in try manager.subpathsOfDirectory(atPath: folder) {
-            let attributes = try manager.attributesOfItem(atPath: folder + "/" + name)
-            result[name] = "\(attributes[.size] ?? "-") \(attributes[.modificationDate] ?? "-")"
-        }
-        return result
-    }
-
     /// The folder a run printed in its `data folder: PATH (...)` line, if any.
     private static func printedFolder(_ text: String) -> String? {
         guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("data folder: ") }),
@@ -50,7 +39,7 @@ struct DataFolderTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let data = folder.path + "/nested/data"  // created by the demo, parents included
-        let before = try Self.listing(Self.configs)
+        let before = try folderListing(Self.configs)
 
         let first = await run(["--config", Self.appConfig, "--data-dir", data])
         #expect(first.status == 0, "\(first.err)")
@@ -62,12 +51,12 @@ struct DataFolderTests {
         #expect(second.out.contains("launch #2"))
         #expect(try Self.launches(in: data) == 2)
 
-        #expect(try Self.listing(Self.configs) == before, "the run wrote into Configs/")
+        #expect(try folderListing(Self.configs) == before, "the run wrote into Configs/")
     }
 
     @Test("by default the database goes to a temporary folder outside the repository")
     func defaultFolder() async throws {
-        let before = try Self.listing(Self.configs)
+        let before = try folderListing(Self.configs)
         let result = await run(["--config", Self.appConfig])
         #expect(result.status == 0, "\(result.err)")
         let printed = try #require(Self.printedFolder(result.out))
@@ -76,7 +65,7 @@ struct DataFolderTests {
         #expect(!printed.hasPrefix(repository + "/"))
         #expect(printed.hasPrefix(URL(fileURLWithPath: NSTemporaryDirectory()).standardizedFileURL.path))
         #expect(try Self.launches(in: printed) >= 1)
-        #expect(try Self.listing(Self.configs) == before, "the run wrote into Configs/")
+        #expect(try folderListing(Self.configs) == before, "the run wrote into Configs/")
     }
 
     @Test("with a machine-readable trace the note goes to standard error; standard output stays JSON Lines")

@@ -1,5 +1,6 @@
 import Container
 import ContainerTesting
+import TestSupport
 import Testing
 
 @Suite("Trace expectations: each holds on a trace that shows it, and fails with what was seen")

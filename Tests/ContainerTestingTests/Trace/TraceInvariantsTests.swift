@@ -1,5 +1,6 @@
 import Container
 import ContainerTesting
+import TestSupport
 import Testing
 
 @Suite("Trace invariants: hold on real runs, and each catches the rule it checks")
@@ -63,7 +64,7 @@ struct TraceInvariantsTests {
         script.add(.nodeStarted(node: "database"))
         script.add(.nodeSucceeded(node: "database", duration: .zero))
         script.add(.nodeReused(node: "database"))
-        script.add(.nodeStarted(node: "cache"), 1, 2)
+        script.add(.nodeStarted(node: "cache"), g: 1, a: 2)
         let detail = TraceInvariants.oneOutcomePerNode(graph).check(script.events).detail ?? ""
         #expect(detail.contains("node.started of cache without a build in g1 a2"))
         #expect(detail.contains("database has 2 outcomes in g1 a1"))
@@ -100,8 +101,8 @@ struct TraceInvariantsTests {
     @Test("a snapshot published after its generation was reset")
     func publishAfterReset() {
         var script = TraceScript()
-        script.add(.generationReset(GenerationChange(from: 1, to: 2, invalidated: nil)), 2, 1)
-        script.add(.snapshotPublished(services: 2), 1, 1)
+        script.add(.generationReset(GenerationChange(from: 1, to: 2, invalidated: nil)), g: 2, a: 1)
+        script.add(.snapshotPublished(services: 2), g: 1, a: 1)
         #expect(failing(script.events) == ["no snapshot is published after a reset of its generation"])
     }
 

@@ -69,16 +69,25 @@ struct LiveOperationsTests {
         #expect(lab.torn.withLock { $0.values.reduce(0, +) } == expectedRebuilt.count + 1, "nothing else torn down")
     }
 
-    @Test("An invalid new graph changes nothing: the old snapshot stays published")
+    @Test("A reload with an invalid graph is refused and changes nothing: same generation, snapshot, no provider call")
     func invalidReloadChangesNothing() async throws {
         let lab = ReloadLab()
-        let container = try ServiceContainer(lab.specs(count: 5))
+        let recorder = TraceRecorder()
+        let container = try ServiceContainer(lab.specs(count: 5), trace: [recorder])
         let snapshot = try await container.start()
         var broken = lab.specs(count: 5)
         broken[0].dependsOn = ["s4"]  // a cycle
-        #expect(throws: GraphError.self) { try ServiceGraph(broken) }
+        // The new graph is validated before the container sees it: the reload never starts.
+        let error = await #expect(throws: GraphError.self) { try await container.reload(try ServiceGraph(broken)) }
+        #expect(error?.issues.contains { $0.code == .cycle } == true)
         #expect(container.current === snapshot && container.generation == 1)
-        #expect((0..<5).allSatisfy { lab.count("s\($0)") == 1 })
+        #expect(try await container.start() === snapshot, "the old snapshot is still what callers get")
+        #expect((0..<5).allSatisfy { lab.count("s\($0)") == 1 }, "no provider ran again")
+        #expect(lab.torn.withLock { $0.isEmpty }, "nothing was torn down")
+        #expect(!recorder.events.contains { $0.kind.name == "generation.reset" })
+        // A valid reload afterwards compares with the graph the container has, not the rejected one.
+        let report = try await container.reload(try ServiceGraph(lab.specs(count: 5, changing: "s4")))
+        #expect(report.changed == ["s4"] && report.rebuilt == ["s4"] && report.from == 1 && report.to == 2)
     }
 
     @Test("Reload racing start() and reset(), 1,000 times: no torn-down value is ever in a published snapshot")

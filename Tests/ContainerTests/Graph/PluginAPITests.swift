@@ -54,8 +54,12 @@ struct PluginAPITests {
             try ServiceGraph([
                 ServiceSpec(.settings) { _ in Settings(path: "db") },
                 ServiceSpec(.clock) { _ in Clock(now: 1) },
-                ServiceSpec(ServiceKey<Int>("count"), dependsOn: wrongType) { _ in 1 },
-                ServiceSpec(name: "reader", provider: Reader(), dependsOn: ["settings"]),
+                ServiceSpec(ServiceKey<Int>("count"), dependsOn: wrongType, fileID: "App/Graph.swift", line: 42) { _ in
+                    1
+                },
+                ServiceSpec(
+                    name: "reader", provider: Reader(), dependsOn: ["settings"],
+                    location: ConfigLocation(file: "app.json", keyPath: "services[3]", line: 7, column: 5)),
             ])
         }
         let issues = error?.issues ?? []
@@ -64,9 +68,52 @@ struct PluginAPITests {
         #expect(
             mismatch?.message.contains("depends on 'settings' as Int, but its provider 'closure' makes Settings")
                 == true)
-        #expect(mismatch?.location?.file?.hasSuffix("PluginAPITests.swift") == true)
+        #expect(mismatch?.service == "count")
+        #expect(mismatch?.location == ConfigLocation(file: "App/Graph.swift", keyPath: "dependsOn", line: 42))
         let undeclared = issues.first { $0.code == .missingDependency }
         #expect(undeclared?.message.contains("reads 'clock' but does not depend on it") == true)
+        #expect(undeclared?.message.contains("add \"clock\" to its dependsOn") == true)
+        #expect(undeclared?.service == "reader")
+        #expect(
+            undeclared?.location
+                == ConfigLocation(file: "app.json", keyPath: "services[3].dependsOn", line: 7, column: 5))
+    }
+
+    @Test("A provider's requirement of the wrong type is a typeMismatch naming both types, at its location")
+    func requirementOfTheWrongType() throws {
+        struct Reader: ServiceProvider {
+            let id = "reader"
+            // `settings` is made as Settings; this provider says it reads it as a String.
+            var requirements: [AnyServiceKey] { [ServiceKey<String>("settings").erased] }
+            func make(_ context: ProviderContext) async throws -> Int { 1 }
+        }
+        let error = #expect(throws: GraphError.self) {
+            try ServiceGraph([
+                ServiceSpec(.settings) { _ in Settings(path: "db") },
+                ServiceSpec(
+                    name: "reader", provider: Reader(), dependsOn: ["settings"],
+                    location: ConfigLocation(file: "app.json", keyPath: "services[1]")),
+            ])
+        }
+        let issues = error?.issues ?? []
+        #expect(issues.map(\.code) == [.typeMismatch])
+        let mismatch = issues.first
+        #expect(
+            mismatch?.message.contains(
+                "service 'reader' (provider 'reader') reads 'settings' as String, but its provider 'closure' makes "
+                    + "Settings") == true)
+        #expect(mismatch?.service == "reader")
+        #expect(mismatch?.location == ConfigLocation(file: "app.json", keyPath: "services[1].dependsOn"))
+        // The same provider reading it as the right type is accepted.
+        struct RightReader: ServiceProvider {
+            let id = "reader"
+            var requirements: [AnyServiceKey] { [ServiceKey.settings.erased] }
+            func make(_ context: ProviderContext) async throws -> Int { 1 }
+        }
+        _ = try ServiceGraph([
+            ServiceSpec(.settings) { _ in Settings(path: "db") },
+            ServiceSpec(name: "reader", provider: RightReader(), dependsOn: ["settings"]),
+        ])
     }
 
     @Test("Reading an undeclared dependency from a provider names what to declare")

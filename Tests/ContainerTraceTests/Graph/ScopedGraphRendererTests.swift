@@ -1,6 +1,7 @@
 import Container
 import ContainerTrace
 import Foundation
+import TestSupport
 import Testing
 
 /// The graph renderers draw each scope instance of a trace as its own group (DESIGN §9).

@@ -2,6 +2,7 @@ import Container
 import ContainerTesting
 import Foundation
 import Plugins
+import TestSupport
 import Testing
 
 /// Configs name the app's writable folders as path roots (`$data/app.sqlite`): the config stays
@@ -20,17 +21,6 @@ struct PathRootConfigTests {
         """
     }
 
-    /// Every file under `folder` (relative paths), with its size and modification date.
-    private static func listing(_ folder: String) throws -> [String: String] {
-        let manager = FileManager.default
-        var result: [String: String] = [:]
-        for name in try manager.subpathsOfDirectory(atPath: folder) {
-            let attributes = try manager.attributesOfItem(atPath: folder + "/" + name)
-            result[name] = "\(attributes[.size] ?? "-") \(attributes[.modificationDate] ?? "-")"
-        }
-        return result
-    }
-
     @Test func theDatabaseGoesToTheDataRootAndNothingIsWrittenNextToTheConfig() async throws {
         let fixture = try AppFixture()
         defer { fixture.remove() }
@@ -39,7 +29,7 @@ struct PathRootConfigTests {
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: false)
         defer { try? FileManager.default.removeItem(atPath: data) }
         let file = try fixture.write("rooted.json", Self.config(databasePath: "$data/app.sqlite"))
-        let before = try Self.listing(fixture.directory.path)
+        let before = try folderListing(fixture.directory.path)
 
         let config = try ConfigLoader.load(path: file, pathRoots: ["data": data])
         let container = ServiceContainer(graph: config.graph, policy: config.policy)
@@ -48,7 +38,7 @@ struct PathRootConfigTests {
         try await withTimeout { try await container.shutdown() }
 
         #expect(FileManager.default.fileExists(atPath: data + "/app.sqlite"))
-        #expect(try Self.listing(fixture.directory.path) == before, "nothing written next to the config")
+        #expect(try folderListing(fixture.directory.path) == before, "nothing written next to the config")
     }
 
     @Test func theSettingsFileCanStartAtARootToo() async throws {

@@ -1,26 +1,5 @@
 import Container
-
-/// A trace written by hand, event after event, for renderer tests: each event comes `step`
-/// microseconds after the previous one.
-struct TraceScript {
-    private(set) var events: [TraceEvent] = []
-    private var now = 0
-
-    /// Appends `kind` of build `g`/`a` (and scope instance `scope`), `step` µs after the last event.
-    mutating func add(
-        _ kind: TraceEvent.Kind, g: Int = 1, a: Int = 1, scope: String? = nil, step: Int = 100
-    ) {
-        now += step
-        events.append(
-            TraceEvent(
-                time: .microseconds(now), build: BuildAttempt(generation: g, attempt: a), scope: scope, kind: kind))
-    }
-
-    /// Appends one event of each kind given, in order, all of build `g`/`a` and `scope`.
-    mutating func add(_ kinds: [TraceEvent.Kind], g: Int = 1, a: Int = 1, scope: String? = nil) {
-        for kind in kinds { add(kind, g: g, a: a, scope: scope) }
-    }
-}
+import TestSupport
 
 /// Traces that exercise every renderer: retries, failures, cancellation, resets and reloads,
 /// and scope instances mixed with the app's events.

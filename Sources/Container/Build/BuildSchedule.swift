@@ -1,0 +1,156 @@
+/// The scheduling state of one build attempt (``GraphBuilder/run()``): which nodes wait for how
+/// many dependencies, each node's record, the values made. Synchronous and never inlined into
+/// the builder's async function, whose frame (allocated per build, like every async frame)
+/// would otherwise hold every temporary of this code.
+struct BuildSchedule {
+    let builder: GraphBuilder
+    /// `build.started` was stamped by the coordinator when it launched the build; this is when
+    /// the builder began.
+    let startedAt: Duration
+    private var records: BuildRecords
+    /// What this attempt makes: kept or torn down by the coordinator.
+    private var built: [AnyServiceBox?]
+    private var builtCount = 0
+    /// Dependencies still without a value, per node.
+    private var waitingOn: [Int32]
+    /// Set once the build winds down (a reset, or fail-fast after a failure): nothing more starts.
+    private var stopped = false
+
+    /// The schedule of `builder`'s attempt: the external and kept values are in place.
+    @inline(never)
+    init(builder: GraphBuilder) {
+        self.builder = builder
+        let graph = builder.graph
+        startedAt = builder.tracer.now
+        records = BuildRecords(count: graph.nodes.count)
+        built = [AnyServiceBox?](unsafeUninitializedCapacity: graph.builtCount) { buffer, initialized in
+            for slot in buffer.indices { buffer.initializeElement(at: slot, to: nil) }
+            initialized = buffer.count
+        }
+        // The app services a scope uses: present from the start, never built, kept or traced here.
+        for (slot, box) in builder.external.slotsAndValues {
+            builder.setValue(box, of: slot)
+            records[slot].status = .reused
+        }
+        if !builder.kept.isEmpty {
+            // In graph order, so traces of the same graph read the same way every time.
+            for slot in graph.topologicalOrder {
+                guard let box = builder.kept[slot] else { continue }
+                builder.setValue(box, of: slot)
+                records[slot].status = .reused
+                builder.emit(.nodeReused(node: graph.nodes[slot].name))
+            }
+        }
+        if builder.kept.isEmpty && builder.external.isEmpty {
+            waitingOn = graph.nodes.map { Int32(truncatingIfNeeded: $0.dependencies.count) }
+        } else {
+            // A node that has its value never waits: its record is not visited (after a
+            // partial reset of a large graph, most nodes are kept).
+            waitingOn = graph.nodes.indices.map { slot in
+                guard builder.value(of: slot) == nil else { return 0 }
+                return Int32(truncatingIfNeeded: graph.nodes[slot].dependencies.count { builder.value(of: $0) == nil })
+            }
+        }
+    }
+
+    /// Starts every node that waits for nothing.
+    @inline(never)
+    mutating func launchReady(in group: inout TaskGroup<NodeResult>) {
+        for slot in builder.graph.topologicalOrder where records[slot].status == .pending && waitingOn[slot] == 0 {
+            builder.launch(slot, in: &group)
+        }
+    }
+
+    /// Records a node's result; starts the dependents it was the last missing dependency of.
+    @inline(never)
+    mutating func finished(_ result: NodeResult, in group: inout TaskGroup<NodeResult>) {
+        let slot = result.slot
+        // Read only for a trace event: untraced, the node (a cache miss in a large graph) is
+        // not visited again.
+        var name: String { builder.graph.nodes[slot].name }
+        records[slot] = BuildRecords.Record(
+            status: result.status, runs: result.runs, startedAt: result.startedAt, endedAt: result.endedAt)
+        switch result.status {
+        case .succeeded:
+            builder.emit(.nodeSucceeded(node: name, duration: result.endedAt - result.startedAt))
+            builder.setValue(result.box, of: slot)
+            built[slot] = result.box
+            builtCount += 1
+            // A dependent whose last missing dependency this was can start now, unless the
+            // build is winding down (reset, or fail-fast after a failure).
+            for dependent in builder.graph.dependents[slot] {
+                waitingOn[dependent] -= 1
+                guard waitingOn[dependent] == 0 else { continue }
+                stopped = stopped || Task.isCancelled
+                if !stopped { builder.launch(dependent, in: &group) }
+            }
+        case .failed:
+            guard let failure = result.failure else { preconditionFailure("a failed run carries its failure") }
+            records.failed(slot, failure)
+            builder.emit(.nodeFailed(node: name, failure: failure.kind, error: failure.message))
+            if builder.policy.failureMode == .failFast && !stopped {
+                stopped = true
+                group.cancelAll()
+            }
+        case .cancelledWhileRunning:
+            builder.emit(.nodeCancelled(node: name, phase: .whileRunning))
+        case .pending, .reused, .cancelledBeforeStart, .skipped:
+            preconditionFailure("a node run cannot end \(result.status)")
+        }
+    }
+
+    /// Once every launched node has ended: gives the nodes that never ran their outcome and
+    /// returns the attempt's result.
+    @inline(never)
+    mutating func result() -> BuildResult {
+        let graph = builder.graph
+        let count = graph.nodes.count
+        // Nodes that never ran: skipped when an upstream node failed, otherwise cancelled
+        // before they started. Topological order makes every upstream outcome final here.
+        if records.hasPending {
+            let now = builder.tracer.now
+            var failedUpstream = [[Int]](repeating: [], count: count)
+            for slot in graph.topologicalOrder where records[slot].status == .pending {
+                var roots = Set<Int>()
+                for dependency in graph.nodes[slot].dependencies {
+                    switch records[dependency].status {
+                    case .failed: roots.insert(dependency)
+                    case .skipped: roots.formUnion(failedUpstream[dependency])
+                    default: break
+                    }
+                }
+                let name = graph.nodes[slot].name
+                records[slot].endedAt = now
+                if roots.isEmpty {
+                    records[slot].status = .cancelledBeforeStart
+                    builder.emit(.nodeCancelled(node: name, phase: .beforeStart))
+                } else {
+                    failedUpstream[slot] = roots.sorted()
+                    let because = failedUpstream[slot].map { graph.nodes[$0].name }
+                    records.skipped(slot, because: because)
+                    builder.emit(.nodeSkipped(node: name, because: because))
+                }
+            }
+        }
+
+        let report = BuildReport(
+            generation: builder.generation, attempt: builder.attempt,
+            nodes: records.reports(names: graph.serviceNames[..<graph.builtCount]),
+            startedAt: startedAt, endedAt: builder.tracer.now, wasCancelled: Task.isCancelled)
+        // The snapshot's values, when every node has one.
+        var complete: ContiguousArray<AnyServiceBox>?
+        if report.failure == nil {
+            complete = ContiguousArray(unsafeUninitializedCapacity: count) { buffer, initialized in
+                for slot in 0..<count {
+                    guard let box = builder.value(of: slot) else { break }
+                    buffer.initializeElement(at: slot, to: box)
+                    initialized += 1
+                }
+            }
+            if complete?.count != count { complete = nil }
+        }
+        return BuildResult(
+            report: report, built: SlotValues(built, count: builtCount), values: complete,
+            appGeneration: builder.appGeneration)
+    }
+}

@@ -1,0 +1,102 @@
+import Container
+import Foundation
+import Plugins
+
+// `--profile KIND`: one operation repeated, nothing timed, for `valgrind --tool=callgrind`, whose
+// instruction counts do not depend on the machine's load. Run KIND and its `-setup` twin and
+// subtract: what is left is the operation's instructions (see BENCHMARKS.md, "Profiling").
+//
+//     valgrind --tool=callgrind .build/release/container-bench --profile scheduling-container --size 10000
+//     valgrind --tool=callgrind .build/release/container-bench --profile scheduling-setup --size 10000
+
+/// An operation to profile: `prepare` runs once (counted in the `-setup` twin as well), `operation` `repeats` times.
+struct ProfileKind: Sendable {
+    let id: String
+    let run: @Sendable (_ size: Int, _ repeats: Int, _ setupOnly: Bool) async throws -> Void
+}
+
+let profileKinds: [ProfileKind] = [
+    ProfileKind(id: "scheduling-container") { size, repeats, setupOnly in
+        var registry = ProviderRegistry()
+        try registry.register(NoWorkProvider())
+        let dag = RandomDAG(nodes: size, fanIn: 3, seed: 5)
+        let graph = try ServiceGraph(dag.specs(provider: "nowork"), registry: registry)
+        let containers = (0..<repeats).map { _ in ServiceContainer(graph: graph) }
+        guard !setupOnly else { return }
+        for container in containers { _ = try await container.start() }
+    },
+    ProfileKind(id: "scheduling-floor") { size, repeats, setupOnly in
+        var registry = ProviderRegistry()
+        try registry.register(NoWorkProvider())
+        let dag = RandomDAG(nodes: size, fanIn: 3, seed: 5)
+        let graph = try ServiceGraph(dag.specs(provider: "nowork"), registry: registry)
+        let containers = (0..<repeats).map { _ in ServiceContainer(graph: graph) }
+        withExtendedLifetime(containers) {}
+        guard !setupOnly else { return }
+        for _ in 0..<repeats { _ = await bareScheduler(dag) }
+    },
+    ProfileKind(id: "joiners-container") { size, repeats, setupOnly in
+        guard !setupOnly else { return }
+        for _ in 0..<repeats { _ = try await joinersContainerRound(callers: size, counter: nil) }
+    },
+    ProfileKind(id: "joiners-floor") { size, repeats, setupOnly in
+        guard !setupOnly else { return }
+        for _ in 0..<repeats { _ = await joinersFloorRound(callers: size) }
+    },
+    ProfileKind(id: "scope-open") { size, repeats, setupOnly in
+        let fixture = try await ScopeFixture.make()
+        guard !setupOnly else { return }
+        for round in 0..<repeats * size {
+            let instance = try fixture.container.openScope("push", id: "p\(round)")
+            _ = try await instance.start()
+            try await instance.close()
+        }
+    },
+    ProfileKind(id: "scope-start") { size, repeats, setupOnly in
+        let fixture = try await ScopeFixture.make()
+        guard !setupOnly else { return }
+        var instances: [ScopeInstance] = []
+        for round in 0..<repeats * size {
+            let instance = try fixture.container.openScope("push", id: "p\(round)")
+            _ = try await instance.start()
+            instances.append(instance)
+        }
+        withExtendedLifetime(instances) {}
+    },
+    ProfileKind(id: "reload-leaf") { size, repeats, setupOnly in
+        let fixture = try await ReloadFixture.make(size: size)
+        guard !setupOnly else { return }
+        for round in 0..<repeats {
+            try await fixture.container.reload(fixture.versions[(round + 1) % 2])
+            _ = try await fixture.container.start()
+        }
+    },
+    ProfileKind(id: "reset-leaf") { size, repeats, setupOnly in
+        let fixture = try await ReloadFixture.make(size: size)
+        guard !setupOnly else { return }
+        for _ in 0..<repeats {
+            try await fixture.container.reset(invalidating: [fixture.leaf])
+            _ = try await fixture.container.start()
+        }
+    },
+    ProfileKind(id: "scope-floor") { size, repeats, setupOnly in
+        let fixture = try await ScopeFixture.make()
+        guard !setupOnly else { return }
+        for _ in 0..<repeats * size { _ = await fixture.bareScopeBuild() }
+    },
+]
+
+/// Runs `--profile KIND` (or `KIND-setup`: its preparation alone) and exits.
+func runProfile(_ name: String, size: Int, repeats: Int) async {
+    let setupOnly = name.hasSuffix("-setup")
+    let base = setupOnly ? String(name.dropLast("-setup".count)) : name
+    guard let kind = profileKinds.first(where: { $0.id == base }) else {
+        usage("unknown profile '\(name)': \(profileKinds.map(\.id).joined(separator: ", ")) (each also with -setup)")
+    }
+    do {
+        try await kind.run(size, repeats, setupOnly)
+    } catch {
+        print("profile \(name) failed: \(error)")
+        exit(1)
+    }
+}
