@@ -143,7 +143,7 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, BuildHandle> {
                 record(.callerCancelled(caller: label))
                 return .answer(waiter, .cancelled)
             }
-            callers.park(.init(id: caller, label: label, waiter: waiter, priority: priority))
+            callers.park(.init(id: caller, label: label, waiter: waiter))
             guard priority > running.priority else { return .park }
             running.priority = priority
             phase = .running(running)
@@ -156,7 +156,7 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, BuildHandle> {
                 record(.callerCancelled(caller: label))
                 return .answer(waiter, .cancelled)
             }
-            callers.park(.init(id: caller, label: label, waiter: waiter, priority: priority))
+            callers.park(.init(id: caller, label: label, waiter: waiter))
             phase = .running(
                 RunningAttempt(buildID: nextBuildID, attempt: attempt, launched: false, priority: priority))
             nextBuildID += 1

@@ -11,7 +11,7 @@ struct CallerRegistryTests {
 
     /// Parks caller `id` with waiter `id * 10` and, unless `label` is `nil`, the name `c<id>`.
     static func park(_ registry: inout Registry, _ id: Int, label: String? = nil) {
-        registry.park(.init(id: id, label: label ?? "c\(id)", waiter: id * 10, priority: 21))
+        registry.park(.init(id: id, label: label ?? "c\(id)", waiter: id * 10))
     }
 
     /// Removes caller `id`, which must be parked.
@@ -213,7 +213,7 @@ struct CallerRegistryDriver {
         // A third of the callers are untraced (no name).
         let label = Int.random(in: 0..<3, using: &random) == 0 ? "" : "c\(id)"
         history.append("park \(id) '\(label)'")
-        registry.park(.init(id: id, label: label, waiter: id, priority: 21))
+        registry.park(.init(id: id, label: label, waiter: id))
         parked.append((id, label))
     }
 
