@@ -11,8 +11,6 @@ struct CallerRegistry<Waiter> {
         /// The caller's name in the trace.
         let label: String
         let waiter: Waiter
-        /// The caller's task priority (`TaskPriority.rawValue`).
-        let priority: UInt8
     }
 
     /// The parked callers' waiters, ids and names, by arrival: parallel arrays, so a round of
@@ -58,7 +56,7 @@ struct CallerRegistry<Waiter> {
         guard let position = positions?.removeValue(forKey: id) else { return nil }
         left.insert(position)
         let label = position < labels.count ? labels[position] : ""
-        let entry = Entry(id: id, label: label, waiter: waiters[position], priority: 0)
+        let entry = Entry(id: id, label: label, waiter: waiters[position])
         if isEmpty { clear() }
         return entry
     }

@@ -1,0 +1,162 @@
+/// The machine's answers to the operations that end a generation: reset, reload, shutdown.
+extension CoordinatorStateMachine {
+    // MARK: Reset, reload, shutdown
+
+    /// Starts a new generation of the same graph; `invalidating` are the slots to rebuild with
+    /// their dependents (`nil`: all of them). The others carry over.
+    mutating func resetRequested(invalidating: Set<Int>?, waiter: OperationWaiter) -> OperationAction {
+        if let refusal = refusal() { return .refuse(waiter, refusal) }
+        let operation = takeOperationID()
+        let from = generation
+        var supersession = supersede(owner: operation, with: .superseded(generation: from, by: from + 1))
+        let retired = values.advance(invalidating: invalidating)
+        upstreamFailures = 0
+        supersession.retired = Set(values.names(of: retired.slots))
+        jobs.enqueue(retired.values, owner: operation)
+        let invalidated = values.names(of: retired.slots)
+        let change = GenerationChange(from: from, to: generation, invalidated: invalidating.map { _ in invalidated })
+        let first = BuildAttempt(generation: generation, attempt: 1)
+        record(.generationReset(change), first)
+        traceResumptions(supersession, result: .superseded)
+        phase = .idle(attempt: 1)
+        jobs.add(
+            .init(
+                id: operation, waiter: waiter,
+                report: ResetReport(
+                    reason: .reset, from: from, to: generation, invalidated: invalidated,
+                    carriedOver: values.names(ofAscending: values.kept.keys),
+                    cancelledBuild: supersession.cancelledBuild)))
+        return .proceed(supersession.action, then: continueLifecycle())
+    }
+
+    /// Starts a new generation on `graph` (a reload): the values of `carrying` (new slot to old
+    /// slot) carry over, every other value is retired.
+    mutating func reloadRequested(
+        graph: ServiceGraph, carrying: [Int: Int], change: GenerationChange, waiter: OperationWaiter
+    ) -> OperationAction {
+        if let refusal = refusal() { return .refuse(waiter, refusal) }
+        let operation = takeOperationID()
+        let from = generation
+        var supersession = supersede(owner: operation, with: .superseded(generation: from, by: from + 1))
+        let oldGraph = values.graph
+        // The map as arrays by slot: one pass over it, then no hashing per node.
+        var fromOld = [Int](repeating: -1, count: graph.nodes.count)
+        var isCarried = [Bool](repeating: false, count: oldGraph.nodes.count)
+        for (slot, oldSlot) in carrying {
+            fromOld[slot] = oldSlot
+            isCarried[oldSlot] = true
+        }
+        supersession.retired = Set(
+            oldGraph.nodes[..<oldGraph.builtCount].indices.filter { !isCarried[$0] }.map { oldGraph.nodes[$0].name })
+        jobs.enqueue(values.advance(to: graph, carrying: fromOld), owner: operation)
+        upstreamFailures = 0
+        let first = BuildAttempt(generation: generation, attempt: 1)
+        record(.generationReset(change), first)
+        traceResumptions(supersession, result: .superseded)
+        phase = .idle(attempt: 1)
+        let names = graph.serviceNames
+        let rebuilt = graph.nodes.indices.filter { fromOld[$0] < 0 }.map { names[$0] }
+        let carriedOver = graph.nodes.indices.filter { fromOld[$0] >= 0 }.map { names[$0] }
+        jobs.add(
+            .init(
+                id: operation, waiter: waiter,
+                report: ResetReport(
+                    reason: .reload, from: from, to: generation, invalidated: rebuilt, carriedOver: carriedOver,
+                    cancelledBuild: supersession.cancelledBuild)))
+        return .proceed(supersession.action, then: continueLifecycle())
+    }
+
+    /// Shuts down: with `graceful`, a launched build may finish first (``Phase/draining(_:shutdown:)``,
+    /// until the storage's deadline); otherwise it is cancelled at once. Every value is torn down.
+    /// `error` is what later calls get (`.shutDown`, or a scope's `.closed`).
+    mutating func shutdownRequested(
+        waiter: OperationWaiter, graceful: Bool, error: ContainerError
+    ) -> ShutdownAction {
+        if let refusal = refusal() { return .refuse(waiter, refusal) }
+        let operation = takeOperationID()
+        let ended: TraceEvent.Kind = scopeInstance == nil ? .containerShutdown : .scopeClosed
+        record(ended)
+        let report = ResetReport(
+            reason: .shutdown, from: generation, to: generation, invalidated: values.builtNames,
+            carriedOver: [])
+        jobs.add(.init(id: operation, waiter: waiter, report: report))
+        if graceful, case .running(let running) = phase, running.launched {
+            phase = .draining(running, shutdown: operation)
+            return .drain(operation: operation)
+        }
+        return .proceed(shutDown(operation: operation, error: error), then: continueLifecycle())
+    }
+
+    /// The deadline of a graceful shutdown passed: the build it waited for is cancelled.
+    mutating func shutdownDeadlinePassed(operation: Int) -> DeadlineAction {
+        guard case .draining(_, operation) = phase else { return .none }
+        let supersession = shutDown(operation: operation, error: .shutDown(generation: generation))
+        return .cancel(supersession, then: continueLifecycle())
+    }
+
+    /// Ends everything for shutdown `operation`.
+    mutating func shutDown(operation: Int, error: ContainerError) -> Supersession {
+        var supersession = supersede(owner: operation, with: error)
+        supersession.retired = Set(values.builtNames)
+        traceResumptions(supersession, result: .failure)
+        jobs.enqueue(values.retireAll(), owner: operation)
+        if let build = supersession.cancelledBuild { jobs.noteCancelled(build, by: operation) }
+        phase = .shutDown(error)
+        return supersession.action
+    }
+
+    /// Why an operation is refused, if it is: once shut down (or draining), every operation is,
+    /// before its arguments are even looked at.
+    func refusal() -> ContainerError? {
+        switch phase {
+        case .shutDown(let error): error
+        case .draining: .shutDown(generation: generation)
+        default: nil
+        }
+    }
+
+    mutating func takeOperationID() -> Int {
+        defer { nextOperationID += 1 }
+        return nextOperationID
+    }
+
+    /// The callers and build a reset or shutdown ends.
+    struct Ended {
+        let callers: (waiters: [Waiter], labels: [String])
+        let error: ContainerError
+        let cancel: BuildHandle?
+        let cancelledBuild: BuildAttempt?
+        let clearSnapshot: Bool
+        let attempt: BuildAttempt
+        let operation: Int
+
+        var retired: Set<String> = []
+
+        var action: Supersession {
+            Supersession(
+                resume: callers.waiters, error: error, cancel: cancel, clearSnapshot: clearSnapshot,
+                retired: retired, operation: operation)
+        }
+    }
+
+    /// Ends the current phase for an operation: parked callers will get `error`, a running
+    /// build is cancelled (its late values are reported by `owner`), a published snapshot is cleared.
+    mutating func supersede(owner: Int, with error: ContainerError) -> Ended {
+        let attempt = currentAttempt
+        var cancelledBuild: BuildAttempt?
+        switch phase {
+        case .running(let running), .draining(let running, _):
+            if running.launched { cancelledBuild = BuildAttempt(generation: generation, attempt: running.attempt) }
+        default: break
+        }
+        var clearSnapshot = false
+        if case .ready = phase { clearSnapshot = true }
+        return Ended(
+            callers: callers.removeAll(named: trace.isEnabled), error: error, cancel: jobs.supersedeBuild(owner: owner),
+            cancelledBuild: cancelledBuild, clearSnapshot: clearSnapshot, attempt: attempt, operation: owner)
+    }
+
+    mutating func traceResumptions(_ ended: Ended, result: CallerResult) {
+        for label in ended.callers.labels { record(.callerResumed(caller: label, result: result), ended.attempt) }
+    }
+}
