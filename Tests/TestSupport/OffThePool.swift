@@ -4,9 +4,11 @@ import Dispatch
 ///
 /// Swift Testing runs synchronous tests on the cooperative pool, which has one thread per core:
 /// a test that computes for seconds there starves every concurrent async test of threads (and
-/// their deadlines fire). Work run here leaves the pool free.
+/// their deadlines fire). Work run here leaves the pool free: a queue of its own targets
+/// Dispatch's overcommitting pool, which adds a thread when all are busy (`DispatchQueue.global()`
+/// has one per core on Linux, and would starve the same way).
 public func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
+        DispatchQueue(label: "TestSupport.offThePool").async { continuation.resume(with: Result { try work() }) }
     }
 }

@@ -227,10 +227,12 @@ struct JobSlotTests {
     }
 
     @Test("Random builds, operations and teardowns: every value torn down once, every record reported once")
-    func randomSequences() {
+    func randomSequences() async {
         for seed in UInt64(1)...20 {
             var driver = JobSlotDriver(seed: seed)
             for step in 0..<3_000 {
+                // Give the cooperative pool back now and then: other tests run beside this one.
+                if step % 256 == 0 { await Task.yield() }
                 driver.step()
                 if !driver.violations.isEmpty {
                     let recent = driver.history.suffix(10).joined(separator: "\n")

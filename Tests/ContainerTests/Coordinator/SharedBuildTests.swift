@@ -56,7 +56,7 @@ struct SharedBuildTests {
         #expect(watcher.count("snapshot.published") == 0)
 
         gate.open()
-        let snapshots = try await withTimeout(.seconds(10), "the held build") { try await results.value }
+        let snapshots = try await withTimeout(.seconds(30), "the held build") { try await results.value }
         #expect(Set(snapshots.map(ObjectIdentifier.init)).count == 1)
         #expect(log.count(of: "slow") == 1)
         #expect(watcher.count("build.started") == 1)

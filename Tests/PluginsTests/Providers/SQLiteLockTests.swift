@@ -5,17 +5,18 @@ import Plugins
 import Testing
 
 /// A node's `timeoutMs` holds while SQLite waits: a locked file (another connection in
-/// `BEGIN EXCLUSIVE`) or a long statement ends the node within 250 ms of its timeout (beyond what
+/// `BEGIN EXCLUSIVE`) or a long statement ends the node within a second of its timeout (beyond what
 /// the machine delays every timer), the connection is closed, and a busy file without a timeout
 /// fails transiently after the busy timeout.
 @Suite("SQLite waits end with the node's timeout", .timeLimit(.minutes(2)))
 struct SQLiteLockTests {
     /// How late a node may end after its timeout, beyond how late a plain timer of the same
     /// length woke in the same process at the same time (``timerLateness(_:)``): the time SQLite
-    /// takes to give up a wait once cancelled. The goal is 100 ms (measured alone: 1.5–9.3 ms);
-    /// the bound leaves room for ThreadSanitizer and a loaded machine. (Before waits were
-    /// cancellable, the 5 s busy timeout made the node about 4.7 s late.)
-    static let allowedLateness: Duration = .milliseconds(250)
+    /// takes to give up a wait once cancelled, plus the task hops that end the node. Measured
+    /// alone: 1.5–9.3 ms (the goal is 100 ms); with the whole suite in parallel on a loaded
+    /// 2-core machine, up to 0.3 s. The bound is far below what it replaces: before waits were
+    /// cancellable, the 5 s busy timeout made the node about 4.7 s late.
+    static let allowedLateness: Duration = .seconds(1)
 
     /// How late a `Task.sleep(for: duration)` wakes: when the whole suite runs in parallel on a
     /// small machine, busy tests can delay every timer of the process (the node's timeout too)
