@@ -139,7 +139,7 @@ struct DefectRegressionTests {
         await #expect(throws: ContainerError.self) { try await container.start() }
         // The permanent failure retires `base` with no reset to report it; its teardown runs on its
         // own. Settled once the status lists it (the teardown job records it under the state lock).
-        let unreported = try await withTimeout(.seconds(10), "the failed teardown to show in the status") {
+        let unreported = try await withTimeout(.seconds(30), "the failed teardown to show in the status") {
             while true {
                 let teardowns = container.status.unreportedTeardowns
                 if !teardowns.isEmpty { return teardowns }
@@ -149,7 +149,7 @@ struct DefectRegressionTests {
         #expect(container.status.state == .failed)
         #expect(unreported.map(\.service) == ["base"] && unreported.first?.error == "close failed")
         #expect(unreported.first?.generation == 1 && unreported.first?.scope == nil)
-        let report = try await withTimeout(.seconds(10), "the reset") { try await container.reset() }
+        let report = try await withTimeout(.seconds(30), "the reset") { try await container.reset() }
         #expect(report.failures.map(\.service) == ["base"] && report.failures.first?.error == "close failed")
         #expect(container.status.unreportedTeardowns.isEmpty, "reported by the reset, so no longer listed")
         #expect(tornDown.count == 1)
