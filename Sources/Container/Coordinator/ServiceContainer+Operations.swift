@@ -12,21 +12,37 @@ extension ServiceContainer {
     /// throws first, and the container goes on unchanged. The policy is kept.
     ///
     /// - Returns: what was added, removed, changed, rebuilt, carried over and torn down.
-    /// - Throws: ``ContainerError`` `.shutDown`.
+    /// Reloads run one at a time, in the order they were called.
+    ///
+    /// - Throws: ``ContainerError`` `.shutDown` (then nothing changed, ``graph`` included).
     @discardableResult
     public func reload(_ graph: ServiceGraph) async throws(ContainerError) -> ReloadReport {
-        // Shut down: refused before anything changes (the declared graph is adopted below, before
-        // the app's transition, so that scope instances opened meanwhile use it).
-        if let refusal = storage.refusal { throw refusal }
-        let changes = graph.changes(from: scopes.declared)
-        for secret in graph.secrets { storage.redactor.register(secret) }
-        // Instances opened from now on use the new graph's scope parts.
-        scopes.setDeclared(graph)
-        let report = try await storage.withOperation { storage.beginReload(graph.appPart, changes: changes, then: $0) }
-        let scoped = await scopes.reload(graph, changes: changes)
-        return ReloadReport(
-            from: report.from, to: report.to, changes: changes, tornDown: report.tornDown + scoped.tornDown,
-            cancelledBuild: report.cancelledBuild, reloadedScopes: scoped.reloaded, closedScopes: scoped.closed)
+        // One at a time: each reload computes its changes from the graph the previous one
+        // adopted, and the app moves to the graphs in the order they were declared.
+        try await reloads.run { () async throws(ContainerError) -> ReloadReport in
+            // Shut down: refused before anything changes (the declared graph is adopted below,
+            // before the app's transition, so that scope instances opened meanwhile use it).
+            if let refusal = storage.refusal { throw refusal }
+            let previous = scopes.declared
+            let changes = graph.changes(from: previous)
+            for secret in graph.secrets { storage.redactor.register(secret) }
+            // Instances opened from now on use the new graph's scope parts.
+            scopes.setDeclared(graph)
+            let report: ResetReport
+            do throws(ContainerError) {
+                report = try await storage.withOperation {
+                    storage.beginReload(graph.appPart, changes: changes, then: $0)
+                }
+            } catch {
+                // A shutdown came between the check above and the transition: nothing changes.
+                scopes.setDeclared(previous)
+                throw error
+            }
+            let scoped = await scopes.reload(graph, changes: changes)
+            return ReloadReport(
+                from: report.from, to: report.to, changes: changes, tornDown: report.tornDown + scoped.tornDown,
+                cancelledBuild: report.cancelledBuild, reloadedScopes: scoped.reloaded, closedScopes: scoped.closed)
+        }
     }
 
     /// Shuts down gracefully (DESIGN §11): new callers are refused at once, a running build may

@@ -20,6 +20,8 @@ public final class ServiceContainer: Sendable {
     @usableFromInline let storage: CoordinatorStorage
     /// The storage's snapshot slot, held here too so the hot path reaches it in one hop.
     @usableFromInline let published: SnapshotSlot
+    /// Reloads, one at a time (see ``reload(_:)``).
+    let reloads = OneAtATime()
 
     /// Creates a container for a validated graph. Nothing is built until ``start(as:)``.
     ///
