@@ -356,7 +356,9 @@ struct OverlayTests {
             pathRoots: ["data": "/app-data"])
         // remoteConfig removed, analytics added after the services declared before it.
         #expect(
-            config.graph.serviceNames == ["configuration", "database", "session", "sceneRouter", "pushDetail", "analytics"])
+            config.graph.serviceNames == [
+                "configuration", "database", "session", "sceneRouter", "pushDetail", "analytics",
+            ])
         #expect(Self.spec("database", in: config)?.options.values["path"] == .string(":memory:"))
         #expect(Self.spec("database", in: config)?.timeout == .milliseconds(500))
         #expect(Self.spec("session", in: config)?.retry == RetryPolicy.none)
