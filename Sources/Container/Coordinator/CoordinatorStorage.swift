@@ -154,14 +154,15 @@ final class CoordinatorStorage: Sendable {
         perform(
             transition { machine, _ in
                 let old = machine.values.graph
-                var carrying: [Int: Int] = [:]
-                carrying.reserveCapacity(graph.builtCount)
+                // New slot to old slot (-1: rebuilt), an array: no hashing per carried node.
+                let names = graph.serviceNames
+                var fromOld = [Int](repeating: -1, count: graph.builtCount)
                 for slot in 0..<graph.builtCount where !isRebuilt[slot] {
-                    if let oldSlot = old.slot(of: graph.nodes[slot].name, near: slot), oldSlot < old.builtCount {
-                        carrying[slot] = oldSlot
+                    if let oldSlot = old.slot(of: names[slot], near: slot), oldSlot < old.builtCount {
+                        fromOld[slot] = oldSlot
                     }
                 }
-                let rebuilt = (0..<graph.builtCount).filter { carrying[$0] == nil }.map { graph.nodes[$0].name }
+                let rebuilt = fromOld.indices.filter { fromOld[$0] < 0 }.map { names[$0] }
                 // The app's own services (a scope part's are its instances' business).
                 func own(_ name: String) -> Bool {
                     (graph.layout.slots[name].map { $0 < graph.builtCount } ?? false)
@@ -171,7 +172,8 @@ final class CoordinatorStorage: Sendable {
                     from: machine.generation, to: machine.generation + 1, invalidated: rebuilt, reason: .reload,
                     added: changes.added.filter(own), removed: changes.removed.filter(own),
                     changed: changes.changed.filter(own))
-                return machine.reloadRequested(graph: graph, carrying: carrying, change: change, waiter: done)
+                return machine.reloadRequested(
+                    graph: graph, carrying: fromOld, rebuilt: rebuilt, change: change, waiter: done)
             })
     }
 
