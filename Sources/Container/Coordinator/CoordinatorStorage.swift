@@ -230,8 +230,9 @@ final class CoordinatorStorage: Sendable {
         let (action, events, retired) = machine.withLock { machine in
             let action = event(&machine, tracer.now)
             if let ticket = action.ticket {
+                let handoff = BuildHandoff(ticket)
                 let task = Task.detached(priority: TaskPriority(rawValue: ticket.priority)) { [self] in
-                    await runBuild(ticket)
+                    await runBuild(handoff)
                 }
                 machine.buildLaunched(id: ticket.id, handle: task)
             }
@@ -304,7 +305,10 @@ final class CoordinatorStorage: Sendable {
     // and the builder's construction are synchronous helpers, on the thread's stack. (A task's
     // frames outgrowing its allocator's first slab cost a malloc per build.)
 
-    private func runBuild(_ ticket: Machine.BuildTicket) async {
+    private func runBuild(_ handoff: BuildHandoff<Machine.BuildTicket>) async {
+        guard let ticket = handoff.take() else { preconditionFailure("a build's ticket is taken once") }
+        let id = ticket.id
+        let graph = ticket.graph
         var external = SlotValues()
         var appGeneration: Int?
         if let binding {
@@ -317,17 +321,18 @@ final class CoordinatorStorage: Sendable {
             } else {
                 app = await binding.appSnapshot()
             }
-            switch app.flatMap({ app in binding.externalValues(of: ticket.graph, from: app).map { (app, $0) } }) {
+            switch app.flatMap({ app in binding.externalValues(of: graph, from: app).map { (app, $0) } }) {
             case .success(let (app, values)):
                 external = values
                 appGeneration = app.generation
             case .failure(let error):
-                upstreamFailed(ticket.id, error)
+                upstreamFailed(id, error)
                 return
             }
         }
-        let result = await makeBuilder(ticket, external: external, appGeneration: appGeneration).run()
-        buildFinished(ticket.id, result)
+        // The ticket's kept values go with the builder, before the coordinator keeps what it made.
+        let result = await makeBuilder(consume ticket, external: external, appGeneration: appGeneration).run()
+        buildFinished(id, result)
     }
 
     /// The published snapshot, when `start()` would return it at once (untraced).

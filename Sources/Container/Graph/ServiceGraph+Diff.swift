@@ -37,6 +37,9 @@ extension ServiceGraph {
         var changedSlots: [Int] = []
         var matched = 0
         let names = serviceNames
+        // With the same names in the same slots, equal dependency slots are equal dependency
+        // names: integers compared instead of strings.
+        let sameSlots = names == old.serviceNames
         for (slot, node) in nodes.enumerated() {
             guard let oldSlot = old.slot(of: names[slot], near: slot) else {
                 added.append(names[slot])
@@ -46,7 +49,9 @@ extension ServiceGraph {
             let oldNode = old.nodes[oldSlot]
             // A node shared by both versions (a graph built from the same specs or nodes) is
             // the same declaration without comparing its fields.
-            if node !== oldNode && !node.sameDeclaration(as: oldNode) { changedSlots.append(slot) }
+            if node !== oldNode && !node.sameDeclaration(as: oldNode, sameSlots: sameSlots) {
+                changedSlots.append(slot)
+            }
         }
         // Names are unique: when every old node was matched, none was removed.
         var removed: [String] = []
@@ -89,10 +94,14 @@ extension ServiceGraph {
 extension ServiceGraph.Node {
     /// Whether two nodes declare the same service (name aside): same provider id and value
     /// type, options, dependencies, lifetime, timeout, retry and failure classification.
-    func sameDeclaration(as other: ServiceGraph.Node) -> Bool {
-        provider.id == other.provider.id
+    /// `sameSlots`: both graphs have the same names in the same slots, so the dependencies'
+    /// slots can be compared instead of their names.
+    func sameDeclaration(as other: ServiceGraph.Node, sameSlots: Bool = false) -> Bool {
+        let sameDependencies =
+            sameSlots ? dependencies == other.dependencies : dependencyNames == other.dependencyNames
+        return sameDependencies && provider.id == other.provider.id
             && ObjectIdentifier(provider.valueType) == ObjectIdentifier(other.provider.valueType)
-            && options == other.options && dependencyNames == other.dependencyNames && lifetime == other.lifetime
-            && timeout == other.timeout && retry == other.retry && defaultFailure == other.defaultFailure
+            && lifetime == other.lifetime && timeout == other.timeout && retry == other.retry
+            && defaultFailure == other.defaultFailure && options == other.options
     }
 }
