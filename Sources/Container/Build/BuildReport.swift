@@ -44,7 +44,7 @@ public struct BuildReport: Sendable, CustomStringConvertible {
     public var nodes: [NodeReport] {
         switch storage {
         case .reports(let reports): reports
-        case .records(let records, let names): records.reports(names: names)
+        case .records(let recorded): recorded.records.reports(names: recorded.names)
         }
     }
     /// The nodes' reports, as given or as the build's records.
@@ -60,12 +60,24 @@ public struct BuildReport: Sendable, CustomStringConvertible {
     /// answer was a pass over every node.
     public let failure: FailureKind?
 
-    /// Where the nodes' reports come from.
+    /// Where the nodes' reports come from: one reference either way, so a report (kept by
+    /// every snapshot, status and error, and a scope instance has several) stays small.
     private enum Storage: Sendable {
         /// Made by the caller (tests).
         case reports([NodeReport])
-        /// A build's records and the names of its nodes (the graph's array, shared).
-        case records(BuildRecords, names: ArraySlice<String>)
+        /// A build's records and the names of its nodes.
+        case records(Recorded)
+    }
+
+    /// A build's records and the names of its nodes (the graph's array, shared).
+    private final class Recorded: Sendable {
+        let records: BuildRecords
+        let names: ArraySlice<String>
+
+        init(_ records: BuildRecords, names: ArraySlice<String>) {
+            self.records = records
+            self.names = names
+        }
     }
 
     init(
@@ -82,7 +94,7 @@ public struct BuildReport: Sendable, CustomStringConvertible {
         endedAt: Duration, wasCancelled: Bool
     ) {
         self.init(
-            generation: generation, attempt: attempt, storage: .records(records, names: names),
+            generation: generation, attempt: attempt, storage: .records(Recorded(records, names: names)),
             failure: records.failure(count: names.count), startedAt: startedAt, endedAt: endedAt,
             wasCancelled: wasCancelled)
     }
@@ -104,7 +116,7 @@ public struct BuildReport: Sendable, CustomStringConvertible {
     var nodeCount: Int {
         switch storage {
         case .reports(let reports): reports.count
-        case .records(_, let names): names.count
+        case .records(let recorded): recorded.names.count
         }
     }
 
@@ -112,7 +124,7 @@ public struct BuildReport: Sendable, CustomStringConvertible {
     var runsBySlot: [(slot: Int, runs: Int)] {
         switch storage {
         case .reports(let reports): reports.indices.compactMap { reports[$0].runs > 0 ? ($0, reports[$0].runs) : nil }
-        case .records(let records, let names): records.runs(count: names.count)
+        case .records(let recorded): recorded.records.runs(count: recorded.names.count)
         }
     }
 
@@ -126,7 +138,8 @@ public struct BuildReport: Sendable, CustomStringConvertible {
     public var failedNodes: [String] {
         switch storage {
         case .reports(let reports): reports.compactMap { if case .failed = $0.outcome { $0.name } else { nil } }
-        case .records(let records, let names): records.failedSlots(count: names.count).map { names[$0] }
+        case .records(let recorded):
+            recorded.records.failedSlots(count: recorded.names.count).map { recorded.names[$0] }
         }
     }
 
@@ -150,7 +163,8 @@ public struct BuildReport: Sendable, CustomStringConvertible {
     public func node(_ name: String) -> NodeReport? {
         switch storage {
         case .reports(let reports): reports.first { $0.name == name }
-        case .records(let records, let names): names.firstIndex(of: name).map { records.report(of: $0, name: name) }
+        case .records(let recorded):
+            recorded.names.firstIndex(of: name).map { recorded.records.report(of: $0, name: name) }
         }
     }
 

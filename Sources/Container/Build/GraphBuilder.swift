@@ -59,7 +59,8 @@ final class GraphBuilder: @unchecked Sendable {
     }
 
     deinit {
-        for slot in 0..<graph.nodes.count { values[slot] = nil }
+        // Only the slots this attempt wrote hold a value (kept values are read in place).
+        for slot in 0..<graph.nodes.count where values[slot] != nil { values[slot] = nil }
         values.deallocate()
     }
 
