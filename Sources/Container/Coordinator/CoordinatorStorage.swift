@@ -156,9 +156,10 @@ final class CoordinatorStorage: Sendable {
                 let old = machine.values.graph
                 // New slot to old slot (-1: rebuilt), an array: no hashing per carried node.
                 let names = graph.serviceNames
+                let oldNames = old.serviceNames
                 var fromOld = [Int](repeating: -1, count: graph.builtCount)
                 for slot in 0..<graph.builtCount where !isRebuilt[slot] {
-                    if let oldSlot = old.slot(of: names[slot], near: slot), oldSlot < old.builtCount {
+                    if let oldSlot = old.slot(of: names[slot], near: slot, names: oldNames), oldSlot < old.builtCount {
                         fromOld[slot] = oldSlot
                     }
                 }

@@ -39,9 +39,10 @@ extension ServiceGraph {
         let names = serviceNames
         // With the same names in the same slots, equal dependency slots are equal dependency
         // names: integers compared instead of strings.
-        let sameSlots = names == old.serviceNames
+        let oldNames = old.serviceNames
+        let sameSlots = names == oldNames
         for (slot, node) in nodes.enumerated() {
-            guard let oldSlot = old.slot(of: names[slot], near: slot) else {
+            guard let oldSlot = sameSlots ? slot : old.slot(of: names[slot], near: slot, names: oldNames) else {
                 added.append(names[slot])
                 continue
             }
@@ -56,7 +57,7 @@ extension ServiceGraph {
         // Names are unique: when every old node was matched, none was removed.
         var removed: [String] = []
         if matched < old.nodes.count {
-            for (slot, name) in old.serviceNames.enumerated() where self.slot(of: name, near: slot) == nil {
+            for (slot, name) in oldNames.enumerated() where self.slot(of: name, near: slot, names: names) == nil {
                 removed.append(name)
             }
         }
@@ -83,9 +84,11 @@ extension ServiceGraph {
 
 extension ServiceGraph {
     /// The slot of `name`: `guess` when that slot holds it (no hashing), else a lookup.
-    func slot(of name: String, near guess: Int) -> Int? {
+    func slot(of name: String, near guess: Int) -> Int? { slot(of: name, near: guess, names: serviceNames) }
+
+    /// ``slot(of:near:)`` with `names`, this graph's ``serviceNames``, read once for a loop.
+    func slot(of name: String, near guess: Int, names: [String]) -> Int? {
         // From the layout's array of names: no visit to the node (a cache miss in a large graph).
-        let names = serviceNames
         if guess < names.count && names[guess] == name { return guess }
         return layout.slots[name]
     }
