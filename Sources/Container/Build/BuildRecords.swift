@@ -18,7 +18,7 @@ struct NodeResult: Sendable {
 /// Plain data per node (no reference counting, no enum payload to copy through a value witness
 /// on every write); the few failures and skips keep their details aside. The report's
 /// ``NodeOutcome``s are made once, at the end.
-struct BuildRecords {
+struct BuildRecords: Sendable {
     /// Where a node is.
     enum Status: UInt8 {
         case pending, succeeded, reused, failed, cancelledWhileRunning, cancelledBeforeStart, skipped
@@ -92,12 +92,41 @@ struct BuildRecords {
 
     /// The report of each node of `names` (slot order, from slot 0).
     func reports(names: ArraySlice<String>) -> [BuildReport.NodeReport] {
-        names.indices.map { slot in
-            let record = records[slot]
-            return BuildReport.NodeReport(
-                name: names[slot], outcome: outcome(slot), runs: record.runs, startedAt: record.startedAt,
-                endedAt: record.endedAt)
+        names.indices.map { report(of: $0, name: names[$0]) }
+    }
+
+    /// The report of `slot`, called `name`.
+    func report(of slot: Int, name: String) -> BuildReport.NodeReport {
+        let record = records[slot]
+        return BuildReport.NodeReport(
+            name: name, outcome: outcome(slot), runs: record.runs, startedAt: record.startedAt,
+            endedAt: record.endedAt)
+    }
+
+    /// `nil` when each of the first `count` nodes has a value; otherwise permanent if any
+    /// failed permanently, else transient (see ``BuildReport/failure``).
+    func failure(count: Int) -> FailureKind? {
+        var failure: FailureKind?
+        for slot in 0..<count {
+            switch records[slot].status {
+            case .succeeded, .reused: continue
+            case .failed:
+                if case .failed(let nodeFailure) = details[slot], nodeFailure.kind == .permanent { return .permanent }
+                failure = .transient
+            case .pending, .cancelledWhileRunning, .cancelledBeforeStart, .skipped: failure = .transient
+            }
         }
+        return failure
+    }
+
+    /// The slots among the first `count` whose node failed, ascending.
+    func failedSlots(count: Int) -> [Int] {
+        (0..<count).filter { records[$0].status == .failed }
+    }
+
+    /// The provider runs of each of the first `count` nodes that ran.
+    func runs(count: Int) -> [(slot: Int, runs: Int)] {
+        (0..<count).compactMap { records[$0].runs > 0 ? ($0, records[$0].runs) : nil }
     }
 
     /// The outcome of `slot`, once the build has given every node one.

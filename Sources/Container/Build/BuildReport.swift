@@ -37,7 +37,18 @@ public struct BuildReport: Sendable, CustomStringConvertible {
     /// The attempt within the generation (1-based).
     public let attempt: Int
     /// Every node, in declaration order.
-    public let nodes: [NodeReport]
+    ///
+    /// Made on each access from the build's compact records: most reports are never read
+    /// node by node, and making 10,000 reports (and freeing them with the snapshot) cost more
+    /// than building the one node a partial reset rebuilds.
+    public var nodes: [NodeReport] {
+        switch storage {
+        case .reports(let reports): reports
+        case .records(let recorded): recorded.records.reports(names: recorded.names)
+        }
+    }
+    /// The nodes' reports, as given or as the build's records.
+    private let storage: Storage
     /// When the build started and ended, since the container was created.
     public let startedAt: Duration
     /// See ``startedAt``.
@@ -49,16 +60,72 @@ public struct BuildReport: Sendable, CustomStringConvertible {
     /// answer was a pass over every node.
     public let failure: FailureKind?
 
+    /// Where the nodes' reports come from: one reference either way, so a report (kept by
+    /// every snapshot, status and error, and a scope instance has several) stays small.
+    private enum Storage: Sendable {
+        /// Made by the caller (tests).
+        case reports([NodeReport])
+        /// A build's records and the names of its nodes.
+        case records(Recorded)
+    }
+
+    /// A build's records and the names of its nodes (the graph's array, shared).
+    private final class Recorded: Sendable {
+        let records: BuildRecords
+        let names: ArraySlice<String>
+
+        init(_ records: BuildRecords, names: ArraySlice<String>) {
+            self.records = records
+            self.names = names
+        }
+    }
+
     init(
         generation: Int, attempt: Int, nodes: [NodeReport], startedAt: Duration, endedAt: Duration, wasCancelled: Bool
     ) {
+        self.init(
+            generation: generation, attempt: attempt, storage: .reports(nodes), failure: Self.failure(of: nodes),
+            startedAt: startedAt, endedAt: endedAt, wasCancelled: wasCancelled)
+    }
+
+    /// The report of a build from its records of the nodes called `names` (slot order, from slot 0).
+    init(
+        generation: Int, attempt: Int, records: BuildRecords, names: ArraySlice<String>, startedAt: Duration,
+        endedAt: Duration, wasCancelled: Bool
+    ) {
+        self.init(
+            generation: generation, attempt: attempt, storage: .records(Recorded(records, names: names)),
+            failure: records.failure(count: names.count), startedAt: startedAt, endedAt: endedAt,
+            wasCancelled: wasCancelled)
+    }
+
+    private init(
+        generation: Int, attempt: Int, storage: Storage, failure: FailureKind?, startedAt: Duration,
+        endedAt: Duration, wasCancelled: Bool
+    ) {
         self.generation = generation
         self.attempt = attempt
-        self.nodes = nodes
+        self.storage = storage
         self.startedAt = startedAt
         self.endedAt = endedAt
         self.wasCancelled = wasCancelled
-        self.failure = Self.failure(of: nodes)
+        self.failure = failure
+    }
+
+    /// How many nodes the report has.
+    var nodeCount: Int {
+        switch storage {
+        case .reports(let reports): reports.count
+        case .records(let recorded): recorded.names.count
+        }
+    }
+
+    /// The provider runs of each node that ran, by slot (for the coordinator's run counts).
+    var runsBySlot: [(slot: Int, runs: Int)] {
+        switch storage {
+        case .reports(let reports): reports.indices.compactMap { reports[$0].runs > 0 ? ($0, reports[$0].runs) : nil }
+        case .records(let recorded): recorded.records.runs(count: recorded.names.count)
+        }
     }
 
     /// The generation and attempt built.
@@ -69,7 +136,11 @@ public struct BuildReport: Sendable, CustomStringConvertible {
 
     /// The nodes that failed (the roots of the failure), in declaration order.
     public var failedNodes: [String] {
-        nodes.compactMap { if case .failed = $0.outcome { $0.name } else { nil } }
+        switch storage {
+        case .reports(let reports): reports.compactMap { if case .failed = $0.outcome { $0.name } else { nil } }
+        case .records(let recorded):
+            recorded.records.failedSlots(count: recorded.names.count).map { recorded.names[$0] }
+        }
     }
 
     /// See ``failure``.
@@ -89,7 +160,13 @@ public struct BuildReport: Sendable, CustomStringConvertible {
     public var succeeded: Bool { failure == nil && !wasCancelled }
 
     /// The report of `name`, if the graph has such a node.
-    public func node(_ name: String) -> NodeReport? { nodes.first { $0.name == name } }
+    public func node(_ name: String) -> NodeReport? {
+        switch storage {
+        case .reports(let reports): reports.first { $0.name == name }
+        case .records(let recorded):
+            recorded.names.firstIndex(of: name).map { recorded.records.report(of: $0, name: name) }
+        }
+    }
 
     /// The outcome of `name`, if the graph has such a node.
     public func outcome(of name: String) -> NodeOutcome? { node(name)?.outcome }

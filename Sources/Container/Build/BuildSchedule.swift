@@ -33,12 +33,13 @@ struct BuildSchedule {
             records[slot].status = .reused
         }
         if !builder.kept.isEmpty {
-            // In graph order, so traces of the same graph read the same way every time.
-            for slot in graph.topologicalOrder {
-                guard let box = builder.kept[slot] else { continue }
-                builder.setValue(box, of: slot)
-                records[slot].status = .reused
-                builder.emit(.nodeReused(node: graph.nodes[slot].name))
+            // The builder reads kept values from `kept` itself: only their records change here.
+            for slot in 0..<builder.kept.slotCount where builder.kept.hasValue(slot) { records[slot].status = .reused }
+            if builder.tracer.isEnabled {
+                // In graph order, so traces of the same graph read the same way every time.
+                for slot in graph.topologicalOrder where builder.kept.hasValue(slot) {
+                    builder.emit(.nodeReused(node: graph.nodes[slot].name))
+                }
             }
         }
         if builder.kept.isEmpty && builder.external.isEmpty {
@@ -47,8 +48,8 @@ struct BuildSchedule {
             // A node that has its value never waits: its record is not visited (after a
             // partial reset of a large graph, most nodes are kept).
             waitingOn = graph.nodes.indices.map { slot in
-                guard builder.value(of: slot) == nil else { return 0 }
-                return Int32(truncatingIfNeeded: graph.nodes[slot].dependencies.count { builder.value(of: $0) == nil })
+                guard !builder.hasValue(slot) else { return 0 }
+                return Int32(truncatingIfNeeded: graph.nodes[slot].dependencies.count { !builder.hasValue($0) })
             }
         }
     }
@@ -135,7 +136,7 @@ struct BuildSchedule {
 
         let report = BuildReport(
             generation: builder.generation, attempt: builder.attempt,
-            nodes: records.reports(names: graph.serviceNames[..<graph.builtCount]),
+            records: records, names: graph.serviceNames[..<graph.builtCount],
             startedAt: startedAt, endedAt: builder.tracer.now, wasCancelled: Task.isCancelled)
         // The snapshot's values, when every node has one.
         var complete: ContiguousArray<AnyServiceBox>?

@@ -10,8 +10,8 @@
 /// providers' contexts read their dependencies from the builder's ``values`` as well, so a
 /// node's launch allocates nothing but its task.
 // Sendable: every stored property is an immutable `let` of a Sendable type, except the memory
-// `values` points to. Only the task running `run()` writes it, each slot at most once: the kept
-// and external values before any child task exists, a node's value when its result arrives. Only
+// `values` points to. Only the task running `run()` writes it, each slot at most once (never a
+// slot of `kept`): the external values before any child task exists, a node's value when its result arrives. Only
 // providers of nodes that declared a slot as a dependency read it, from a child task created after
 // that slot was written (task creation orders the write before the read), and no slot is written
 // twice. The memory is freed in `deinit`, once no context refers to the builder.
@@ -59,13 +59,19 @@ final class GraphBuilder: @unchecked Sendable {
     }
 
     deinit {
-        for slot in 0..<graph.nodes.count { values[slot] = nil }
+        // Only the slots this attempt wrote hold a value (kept values are read in place).
+        for slot in 0..<graph.nodes.count where values[slot] != nil { values[slot] = nil }
         values.deallocate()
     }
 
     /// The value of `slot`: for a provider's context, only a dependency of the node whose
     /// provider runs; for the ``BuildSchedule``, any slot (see the `Sendable` note above).
-    func value(of slot: Int) -> AnyServiceBox? { values[slot] }
+    /// A kept value is read from ``kept``: copying each into ``values`` (a retain, and a
+    /// release when the builder goes) cost as much as the graph is large after a partial reset.
+    func value(of slot: Int) -> AnyServiceBox? { values[slot] ?? kept[slot] }
+
+    /// Whether `slot` has a value (see ``value(of:)``), without retaining it.
+    func hasValue(_ slot: Int) -> Bool { values[slot] != nil || kept.hasValue(slot) }
 
     /// Runs the attempt: every node gets exactly one outcome.
     ///

@@ -28,6 +28,12 @@ struct SlotValues {
         for (slot, box) in dictionary { self[slot] = box }
     }
 
+    /// The slots `boxes` covers (the slots from this one on have no value).
+    var slotCount: Int { boxes.count }
+
+    /// Whether `slot` has a value (without retaining it).
+    func hasValue(_ slot: Int) -> Bool { slot < boxes.count && boxes[slot] != nil }
+
     /// Whether no slot has a value.
     var isEmpty: Bool { count == 0 }
 
@@ -51,7 +57,12 @@ struct SlotValues {
     }
 
     /// The slots that have a value, ascending.
-    var keys: [Int] { boxes.indices.filter { boxes[$0] != nil } }
+    var keys: [Int] {
+        var keys: [Int] = []
+        keys.reserveCapacity(count)
+        for slot in boxes.indices where boxes[slot] != nil { keys.append(slot) }
+        return keys
+    }
 
     /// The values, in slot order.
     var values: [AnyServiceBox] { boxes.compactMap { $0 } }
@@ -59,6 +70,21 @@ struct SlotValues {
     /// Each slot with its value, in slot order.
     var slotsAndValues: [(slot: Int, box: AnyServiceBox)] {
         boxes.indices.compactMap { slot in boxes[slot].map { (slot, $0) } }
+    }
+
+    /// When `carried` (by slot: the slot whose value moves there, or -1) moves no value to
+    /// another slot: removes and returns, in slot order, the values it does not carry, and
+    /// keeps the others where they are, uncopied (a reload that changed a few services of a
+    /// large graph). `nil`, and nothing changed, when some value would move.
+    mutating func removeAllInPlace(except carried: [Int]) -> [AnyServiceBox]? {
+        guard boxes.count <= carried.count,
+            carried.indices.allSatisfy({ carried[$0] < 0 || carried[$0] == $0 })
+        else { return nil }
+        var removed: [AnyServiceBox] = []
+        for slot in boxes.indices where carried[slot] < 0 && boxes[slot] != nil {
+            if let box = removeValue(forKey: slot) { removed.append(box) }
+        }
+        return removed
     }
 
     /// Removes every value and returns them, in slot order.

@@ -24,44 +24,39 @@ extension CoordinatorStateMachine {
                 id: operation, waiter: waiter,
                 report: ResetReport(
                     reason: .reset, from: from, to: generation, invalidated: invalidated,
-                    carriedOver: values.names(ofAscending: values.kept.keys),
+                    carried: SlotNames(values.kept.keys, of: values.graph.serviceNames),
                     cancelledBuild: supersession.cancelledBuild)))
         return .proceed(supersession.action, then: continueLifecycle())
     }
 
-    /// Starts a new generation on `graph` (a reload): the values of `carrying` (new slot to old
-    /// slot) carry over, every other value is retired.
+    /// Starts a new generation on `graph` (a reload): the values of `carrying` (by new slot of
+    /// the graph's built services: its old slot, or -1 for the `rebuilt` ones) carry over, every
+    /// other value is retired.
     mutating func reloadRequested(
-        graph: ServiceGraph, carrying: [Int: Int], change: GenerationChange, waiter: OperationWaiter
+        graph: ServiceGraph, carrying fromOld: [Int], rebuilt: [String], change: GenerationChange,
+        waiter: OperationWaiter
     ) -> OperationAction {
         if let refusal = refusal() { return .refuse(waiter, refusal) }
         let operation = takeOperationID()
         let from = generation
         var supersession = supersede(owner: operation, with: .superseded(generation: from, by: from + 1))
         let oldGraph = values.graph
-        // The map as arrays by slot: one pass over it, then no hashing per node.
-        var fromOld = [Int](repeating: -1, count: graph.nodes.count)
         var isCarried = [Bool](repeating: false, count: oldGraph.nodes.count)
-        for (slot, oldSlot) in carrying {
-            fromOld[slot] = oldSlot
-            isCarried[oldSlot] = true
-        }
-        supersession.retired = Set(
-            oldGraph.nodes[..<oldGraph.builtCount].indices.filter { !isCarried[$0] }.map { oldGraph.nodes[$0].name })
+        for oldSlot in fromOld where oldSlot >= 0 { isCarried[oldSlot] = true }
+        let oldNames = oldGraph.serviceNames
+        supersession.retired = Set((0..<oldGraph.builtCount).filter { !isCarried[$0] }.map { oldNames[$0] })
         jobs.enqueue(values.advance(to: graph, carrying: fromOld), owner: operation)
         upstreamFailures = 0
         let first = BuildAttempt(generation: generation, attempt: 1)
         record(.generationReset(change), first)
         traceResumptions(supersession, result: .superseded)
         phase = .idle(attempt: 1)
-        let names = graph.serviceNames
-        let rebuilt = graph.nodes.indices.filter { fromOld[$0] < 0 }.map { names[$0] }
-        let carriedOver = graph.nodes.indices.filter { fromOld[$0] >= 0 }.map { names[$0] }
+        let carried = SlotNames(fromOld.indices.filter { fromOld[$0] >= 0 }, of: graph.serviceNames)
         jobs.add(
             .init(
                 id: operation, waiter: waiter,
                 report: ResetReport(
-                    reason: .reload, from: from, to: generation, invalidated: rebuilt, carriedOver: carriedOver,
+                    reason: .reload, from: from, to: generation, invalidated: rebuilt, carried: carried,
                     cancelledBuild: supersession.cancelledBuild)))
         return .proceed(supersession.action, then: continueLifecycle())
     }

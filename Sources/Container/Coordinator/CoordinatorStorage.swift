@@ -156,14 +156,16 @@ final class CoordinatorStorage: Sendable {
         perform(
             transition { machine, _ in
                 let old = machine.values.graph
-                var carrying: [Int: Int] = [:]
-                carrying.reserveCapacity(graph.builtCount)
+                // New slot to old slot (-1: rebuilt), an array: no hashing per carried node.
+                let names = graph.serviceNames
+                let oldNames = old.serviceNames
+                var fromOld = [Int](repeating: -1, count: graph.builtCount)
                 for slot in 0..<graph.builtCount where !isRebuilt[slot] {
-                    if let oldSlot = old.slot(of: graph.nodes[slot].name, near: slot), oldSlot < old.builtCount {
-                        carrying[slot] = oldSlot
+                    if let oldSlot = old.slot(of: names[slot], near: slot, names: oldNames), oldSlot < old.builtCount {
+                        fromOld[slot] = oldSlot
                     }
                 }
-                let rebuilt = (0..<graph.builtCount).filter { carrying[$0] == nil }.map { graph.nodes[$0].name }
+                let rebuilt = fromOld.indices.filter { fromOld[$0] < 0 }.map { names[$0] }
                 // The app's own services (a scope part's are its instances' business).
                 func own(_ name: String) -> Bool {
                     (graph.layout.slots[name].map { $0 < graph.builtCount } ?? false)
@@ -173,7 +175,8 @@ final class CoordinatorStorage: Sendable {
                     from: machine.generation, to: machine.generation + 1, invalidated: rebuilt, reason: .reload,
                     added: changes.added.filter(own), removed: changes.removed.filter(own),
                     changed: changes.changed.filter(own))
-                return machine.reloadRequested(graph: graph, carrying: carrying, change: change, waiter: done)
+                return machine.reloadRequested(
+                    graph: graph, carrying: fromOld, rebuilt: rebuilt, change: change, waiter: done)
             })
     }
 
@@ -233,8 +236,9 @@ final class CoordinatorStorage: Sendable {
         let (action, events, retired) = machine.withLock { machine in
             let action = event(&machine, tracer.now)
             if let ticket = action.ticket {
+                let handoff = BuildHandoff(ticket)
                 let task = Task.detached(priority: TaskPriority(rawValue: ticket.priority)) { [self] in
-                    await runBuild(ticket)
+                    await runBuild(handoff)
                 }
                 machine.buildLaunched(id: ticket.id, handle: task)
             }
@@ -307,7 +311,10 @@ final class CoordinatorStorage: Sendable {
     // and the builder's construction are synchronous helpers, on the thread's stack. (A task's
     // frames outgrowing its allocator's first slab cost a malloc per build.)
 
-    private func runBuild(_ ticket: Machine.BuildTicket) async {
+    private func runBuild(_ handoff: BuildHandoff<Machine.BuildTicket>) async {
+        guard let ticket = handoff.take() else { preconditionFailure("a build's ticket is taken once") }
+        let id = ticket.id
+        let graph = ticket.graph
         var external = SlotValues()
         var appGeneration: Int?
         if let binding {
@@ -320,17 +327,18 @@ final class CoordinatorStorage: Sendable {
             } else {
                 app = await binding.appSnapshot()
             }
-            switch app.flatMap({ app in binding.externalValues(of: ticket.graph, from: app).map { (app, $0) } }) {
+            switch app.flatMap({ app in binding.externalValues(of: graph, from: app).map { (app, $0) } }) {
             case .success(let (app, values)):
                 external = values
                 appGeneration = app.generation
             case .failure(let error):
-                upstreamFailed(ticket.id, error)
+                upstreamFailed(id, error)
                 return
             }
         }
-        let result = await makeBuilder(ticket, external: external, appGeneration: appGeneration).run()
-        buildFinished(ticket.id, result)
+        // The ticket's kept values go with the builder, before the coordinator keeps what it made.
+        let result = await makeBuilder(consume ticket, external: external, appGeneration: appGeneration).run()
+        buildFinished(id, result)
     }
 
     /// The published snapshot, when `start()` would return it at once (untraced).

@@ -26,8 +26,8 @@ struct GenerationValues {
         // Runs are read only by a later attempt of this generation, and a generation whose
         // build succeeded has none: counting them would cost an array per ready generation.
         guard !report.succeeded else { return }
-        if runs.isEmpty { runs = [Int](repeating: 0, count: report.nodes.count) }
-        for (slot, node) in report.nodes.enumerated() where node.runs > 0 { runs[slot] += node.runs }
+        if runs.isEmpty { runs = [Int](repeating: 0, count: report.nodeCount) }
+        for (slot, count) in report.runsBySlot { runs[slot] += count }
     }
 
     /// Ends the values this generation built (a permanent failure: nothing can use them any
@@ -59,6 +59,13 @@ struct GenerationValues {
     /// Starts the next generation on `newGraph`: the values of `carried` (by new slot, its old
     /// slot, or -1) move to their new slots, every other value is retired and returned.
     mutating func advance(to newGraph: ServiceGraph, carrying carried: [Int]) -> [AnyServiceBox] {
+        defer {
+            graph = newGraph
+            generation += 1
+            runs = []
+        }
+        // The usual reload keeps every service in its slot: only the retired slots are written.
+        if let retired = kept.removeAllInPlace(except: carried) { return retired }
         // Read, not emptied, slot by slot: `kept` may share its array (with the last attempt's
         // result), and a write would copy it first.
         var moved = [AnyServiceBox?](repeating: nil, count: carried.count)
@@ -73,9 +80,6 @@ struct GenerationValues {
         var retired: [AnyServiceBox] = []
         for (slot, box) in kept.boxes.enumerated() where !isCarried[slot] { if let box { retired.append(box) } }
         kept = SlotValues(moved, count: movedCount)
-        graph = newGraph
-        generation += 1
-        runs = []
         return retired
     }
 

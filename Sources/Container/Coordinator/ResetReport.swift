@@ -45,7 +45,9 @@ public struct ResetReport: Sendable {
     /// Services invalidated (to be rebuilt in the new generation).
     public let invalidated: [String]
     /// Services whose values carried over to the new generation unchanged.
-    public let carriedOver: [String]
+    public var carriedOver: [String] { carried.names }
+    /// See ``carriedOver``: slots of the graph's names, made into names when read.
+    let carried: SlotNames
     /// The teardowns reported by this operation, in the order they ran: the values it retired,
     /// the late values of a build it superseded, and earlier teardowns no operation had
     /// reported yet (those of a permanent failure), so no teardown error is ever lost.
@@ -63,11 +65,20 @@ public struct ResetReport: Sendable {
         reason: Reason, from: Int, to: Int, invalidated: [String], carriedOver: [String],
         tornDown: [Teardown] = [], cancelledBuild: BuildAttempt? = nil
     ) {
+        self.init(
+            reason: reason, from: from, to: to, invalidated: invalidated, carried: SlotNames(carriedOver),
+            tornDown: tornDown, cancelledBuild: cancelledBuild)
+    }
+
+    init(
+        reason: Reason, from: Int, to: Int, invalidated: [String], carried: SlotNames,
+        tornDown: [Teardown] = [], cancelledBuild: BuildAttempt? = nil
+    ) {
         self.reason = reason
         self.from = from
         self.to = to
         self.invalidated = invalidated
-        self.carriedOver = carriedOver
+        self.carried = carried
         self.tornDown = tornDown
         self.cancelledBuild = cancelledBuild
     }
@@ -75,8 +86,8 @@ public struct ResetReport: Sendable {
     /// The same report with these teardowns.
     func with(tornDown: [Teardown]) -> ResetReport {
         var report = ResetReport(
-            reason: reason, from: from, to: to, invalidated: invalidated, carriedOver: carriedOver,
-            tornDown: tornDown, cancelledBuild: cancelledBuild)
+            reason: reason, from: from, to: to, invalidated: invalidated, carried: carried, tornDown: tornDown,
+            cancelledBuild: cancelledBuild)
         report.operation = operation
         return report
     }
@@ -84,8 +95,8 @@ public struct ResetReport: Sendable {
     /// The same report, saying it cancelled `build`.
     func with(cancelledBuild build: BuildAttempt) -> ResetReport {
         var report = ResetReport(
-            reason: reason, from: from, to: to, invalidated: invalidated, carriedOver: carriedOver,
-            tornDown: tornDown, cancelledBuild: build)
+            reason: reason, from: from, to: to, invalidated: invalidated, carried: carried, tornDown: tornDown,
+            cancelledBuild: build)
         report.operation = operation
         return report
     }

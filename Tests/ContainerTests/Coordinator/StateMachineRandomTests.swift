@@ -241,8 +241,12 @@ struct MachineDriver {
         history.append("reload \(operation) to \(newNames) carrying \(carrying)")
         let change = GenerationChange(
             from: machine.generation, to: machine.generation + 1, invalidated: nil, reason: .reload)
+        var fromOld = [Int](repeating: -1, count: graph.nodes.count)
+        for (slot, oldSlot) in carrying { fromOld[slot] = oldSlot }
+        let rebuilt = fromOld.indices.filter { fromOld[$0] < 0 }.map { graph.serviceNames[$0] }
         perform(
-            machine.reloadRequested(graph: graph, carrying: carrying, change: change, waiter: operation),
+            machine.reloadRequested(
+                graph: graph, carrying: fromOld, rebuilt: rebuilt, change: change, waiter: operation),
             operation: operation)
     }
 
