@@ -105,6 +105,12 @@ struct ReaderPressureTests {
         }
     }
 
+    /// Reader threads and rounds: 16 and 200; under ThreadSanitizer, which makes each read many
+    /// times slower, 4 and 40 (16 instrumented spinning threads on a small machine starved every
+    /// other test of the process for minutes).
+    static let pressure: (readers: Int, rounds: Int) =
+        ThreadSanitizerHooks.acquire != nil ? (readers: 4, rounds: 40) : (readers: 16, rounds: 200)
+
     @Test(
         "16 reader threads on resolve() and current while 200 resets and starts complete; no torn-down value is read"
     )
@@ -121,12 +127,14 @@ struct ReaderPressureTests {
                 Probe(generation: context.generation)
             },
         ])
-        let readers = Readers(container: container, clock: clock, count: 16)
+        let readers = Readers(container: container, clock: clock, count: Self.pressure.readers)
         _ = try await container.start()
         readers.start()
         // However the test ends, the reader threads stop (they would spin on for the rest of the run).
         defer { readers.stop.store(true, ordering: .releasing) }
-        try await withTimeout(.seconds(30), "16 reader threads to run") { await readers.allRunning.wait() }
+        try await withTimeout(.seconds(30), "\(Self.pressure.readers) reader threads to run") {
+            await readers.allRunning.wait()
+        }
         // The readers' violations are checked however the rounds end (a timeout throws).
         var failure: (any Error)?
         do {
@@ -142,9 +150,10 @@ struct ReaderPressureTests {
         try await container.shutdown()
     }
 
-    /// 200 resets and starts; every 20th round also with a reader stuck in its section.
+    /// 200 resets and starts (40 under ThreadSanitizer); every 20th round also with a reader
+    /// stuck in its section.
     private func runRounds(_ container: ServiceContainer, readers: Readers) async throws {
-        let rounds = 200
+        let rounds = Self.pressure.rounds
         for round in 1...rounds {
             let from = container.generation
             let report = try await withTimeout(.seconds(30), "reset \(round)") { try await container.reset() }
