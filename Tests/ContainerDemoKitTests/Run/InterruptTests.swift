@@ -37,7 +37,7 @@ struct InterruptTests {
         let run = Task { await ConfigRun.run(config, callers: 3, retries: nil, interrupt: interrupt, live: watcher) }
         try await watcher.wait(for: "slow to start") { $0.contains { $0.kind.node == "slow" } }
         #expect(interrupt.received(signal: SIGTERM) == .shuttingDown)
-        let report = try await withTimeout(.seconds(30), "the run to end") { await run.value }
+        let report = try await withTimeout(.seconds(60), "the run to end") { await run.value }
         #expect(interrupt.exitStatus == 143)
         #expect(interrupt.received(signal: SIGINT) == .exitNow(143), "a second signal: the first's status, at once")
         #expect(!report.published)
@@ -58,7 +58,7 @@ struct InterruptTests {
         let run = Task { await ConfigRun.run(config, callers: 2, retries: nil, interrupt: interrupt, live: watcher) }
         try await watcher.wait(for: "slow to start") { $0.contains { $0.kind.node == "slow" } }
         #expect(interrupt.received(signal: SIGINT) == .shuttingDown)
-        let report = try await withTimeout(.seconds(30), "the run to end") { await run.value }
+        let report = try await withTimeout(.seconds(60), "the run to end") { await run.value }
         #expect(interrupt.exitStatus == 130)
         // The shutdown refuses new callers, so nothing is published for them; the callers of the
         // running build get its outcome.

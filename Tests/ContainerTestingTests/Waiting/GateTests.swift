@@ -19,7 +19,7 @@ struct GateTests {
         for waiter in waiters { await waiter.value }
         #expect(passed.count == 5)
         #expect(gate.isOpen)
-        try await withTimeout(.seconds(30), "a wait on an open gate") { await gate.wait() }
+        try await withTimeout(.seconds(60), "a wait on an open gate") { await gate.wait() }
         gate.open()  // twice is harmless
     }
 
@@ -32,7 +32,7 @@ struct GateTests {
             await gate.wait()
             return Task.isCancelled
         }
-        try await waiting.wait(timeout: .seconds(30))
+        try await waiting.wait(timeout: .seconds(60))
         waiter.cancel()
         gate.open()
         #expect(await waiter.value, "the waiter returned only after the gate opened, still cancelled")
@@ -46,7 +46,7 @@ struct GateTests {
             waiting.open()
             try await gate.cancellableWait()
         }
-        try await waiting.wait(timeout: .seconds(30))
+        try await waiting.wait(timeout: .seconds(60))
         waiter.cancel()
         await #expect(throws: CancellationError.self) { try await waiter.value }
 

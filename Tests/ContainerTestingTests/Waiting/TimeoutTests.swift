@@ -24,7 +24,7 @@ struct TimeoutTests {
             #expect(error.what == "a gate nobody opens")
             #expect(error.place?.hasPrefix("ContainerTestingTests/TimeoutTests.swift:") == true)
         }
-        try await cancelled.wait(timeout: .seconds(30), "the timed-out operation to be cancelled")
+        try await cancelled.wait(timeout: .seconds(60), "the timed-out operation to be cancelled")
     }
 
     @Test("a counter and a log shared by many tasks lose nothing")

@@ -97,7 +97,7 @@ struct SchedulerTests {
         }
         #expect(!watcher.events.contains { if case .nodeSucceeded("slow", _) = $0.kind { true } else { false } })
         gate.open()
-        _ = try await withTimeout(.seconds(30), "the build") { try await build.value }
+        _ = try await withTimeout(.seconds(60), "the build") { try await build.value }
     }
 
     @Test("Every node has exactly one terminal trace event per attempt, after its start")

@@ -19,7 +19,7 @@ struct TimeoutRetryTests {
             }
         ])
         let error = await #expect(throws: ContainerError.self) {
-            try await withTimeout(.seconds(30), "the timed-out build") { try await container.start() }
+            try await withTimeout(.seconds(60), "the timed-out build") { try await container.start() }
         }
         guard case .failed(let failure)? = error?.report?.outcome(of: "hangs") else {
             Issue.record("hangs should have failed")
@@ -41,7 +41,7 @@ struct TimeoutRetryTests {
                 return "committed"
             }
         ])
-        let services = try await withTimeout(.seconds(30), "the build") { try await container.start() }
+        let services = try await withTimeout(.seconds(60), "the build") { try await container.start() }
         #expect(try services[ServiceKey<String>("commits")] == "committed")
     }
 

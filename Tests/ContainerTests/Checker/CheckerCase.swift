@@ -51,7 +51,7 @@ struct CheckerCase {
     let container: ServiceContainer
     /// How long any single wait may take before the case fails: the bound of a hang, generous for
     /// a loaded machine running the whole suite in parallel.
-    let patience: Duration = .seconds(30)
+    let patience: Duration = .seconds(60)
 
     init(plan: CheckerPlan) throws {
         self.plan = plan

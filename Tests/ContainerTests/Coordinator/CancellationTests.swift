@@ -19,7 +19,7 @@ struct CancellationTests {
 
         victim.cancel()
         // The victim returns while the gate is still closed: it does not wait for the build.
-        let outcome = try await withTimeout(.seconds(30), "the cancelled caller") { await victim.result }
+        let outcome = try await withTimeout(.seconds(60), "the cancelled caller") { await victim.result }
         #expect(throws: CancellationError.self) { try outcome.get() }
         #expect(container.current == nil)
         #expect(watcher.events.contains { $0.kind == .callerCancelled(caller: "victim") })
@@ -27,7 +27,7 @@ struct CancellationTests {
         gate.open()
         var snapshots: [AppServices] = []
         for task in others {
-            snapshots.append(try await withTimeout(.seconds(30), "other callers") { try await task.value })
+            snapshots.append(try await withTimeout(.seconds(60), "other callers") { try await task.value })
         }
         #expect(Set(snapshots.map(ObjectIdentifier.init)).count == 1)
         #expect(log.count(of: "held") == 1)
@@ -47,7 +47,7 @@ struct CancellationTests {
             withUnsafeCurrentTask { $0?.cancel() }
             return try await container.start()
         }
-        let outcome = try await withTimeout(.seconds(30), "a pre-cancelled caller") { await task.result }
+        let outcome = try await withTimeout(.seconds(60), "a pre-cancelled caller") { await task.result }
         #expect(throws: CancellationError.self) { try outcome.get() }
         gate.open()
     }

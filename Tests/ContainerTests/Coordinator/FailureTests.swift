@@ -146,7 +146,7 @@ struct FailureTests {
             ], policy: .failFast, trace: [watcher])
 
         let error = await #expect(throws: ContainerError.self) {
-            try await withTimeout(.seconds(30), "the fail-fast build") { try await container.start() }
+            try await withTimeout(.seconds(60), "the fail-fast build") { try await container.start() }
         }
         let report = try #require(error?.report)
         #expect(report.failure == .permanent)

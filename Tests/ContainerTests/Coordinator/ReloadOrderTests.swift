@@ -25,8 +25,8 @@ struct ReloadOrderTests {
     func concurrentReloadsChain() async throws {
         for round in 0..<5 {
             let container = ServiceContainer(graph: try Self.graph(version: 0))
-            _ = try await withTimeout(.seconds(30), "the first build") { try await container.start() }
-            let reports = try await withTimeout(.seconds(30), "20 concurrent reloads") {
+            _ = try await withTimeout(.seconds(60), "the first build") { try await container.start() }
+            let reports = try await withTimeout(.seconds(60), "20 concurrent reloads") {
                 try await withThrowingTaskGroup(of: (version: Int, report: ReloadReport).self) { group in
                     for version in 1...20 {
                         group.addTask { (version, try await container.reload(try Self.graph(version: version))) }
@@ -43,7 +43,7 @@ struct ReloadOrderTests {
             // The declared graph and the app's build agree: the last reload's.
             let last = try #require(ordered.last)
             #expect(container.graph.nodes.first { $0.name == "leaf" }?.options.values["version"] == .int(last.version))
-            let services = try await withTimeout(.seconds(30), "the build after the reloads") {
+            let services = try await withTimeout(.seconds(60), "the build after the reloads") {
                 try await container.start()
             }
             #expect(try services[ServiceKey<Int>("leaf")] == last.version, "round \(round)")
@@ -55,7 +55,7 @@ struct ReloadOrderTests {
         for round in 0..<50 {
             let original = try Self.graph(version: 0)
             let container = ServiceContainer(graph: original)
-            _ = try await withTimeout(.seconds(30), "the first build") { try await container.start() }
+            _ = try await withTimeout(.seconds(60), "the first build") { try await container.start() }
             async let reload: ReloadReport? = try? container.reload(try Self.graph(version: 1))
             async let shutdown: ResetReport? = try? container.shutdown()
             let (reloaded, shut) = await (reload, shutdown)

@@ -149,7 +149,7 @@ struct ReloadRaceTests {
                         })
                     // Until the caller has its answer or a run of `s2` is held: the next steps
                     // then race a build that is really under way.
-                    try await withTimeout(.seconds(30), "\(context): the caller's build to reach s2 or end") {
+                    try await withTimeout(.seconds(60), "\(context): the caller's build to reach s2 or end") {
                         while !done.isOpen && lab.held == 0 { await Task.yield() }
                     }
                 case .open:
@@ -159,16 +159,16 @@ struct ReloadRaceTests {
             }
             lab.releaseAll()
             for task in tasks {
-                try await withTimeout(.seconds(30), "seed \(seed): a reload, reset or start") { await task.value }
+                try await withTimeout(.seconds(60), "seed \(seed): a reload, reset or start") { await task.value }
             }
             coverage.tornDuringRace += lab.torn.withLock { $0.count }
             let askedAt = lab.clock.load(ordering: .sequentiallyConsistent)
-            let final = try await withTimeout(.seconds(30), "seed \(seed): the final start") {
+            let final = try await withTimeout(.seconds(60), "seed \(seed): the final start") {
                 try await container.start()
             }
             lab.check(final, askedAt: askedAt, context: "seed \(seed) final")
             coverage.generations += container.generation
-            try await withTimeout(.seconds(30), "seed \(seed): shutdown") { try await container.shutdown() }
+            try await withTimeout(.seconds(60), "seed \(seed): shutdown") { try await container.shutdown() }
             coverage.snapshots += lab.checked.count
 
             let made = lab.made.withLock { $0 }

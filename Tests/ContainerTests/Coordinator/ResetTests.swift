@@ -28,12 +28,12 @@ struct ResetTests {
         try await watcher.wait(for: "held to start") { $0.contains { $0.kind == .nodeStarted(node: "held") } }
         try await watcher.wait(for: "3 callers to join") { $0.count { $0.kind.name == "caller.joined" } == 3 }
 
-        let report = try await withTimeout(.seconds(30), "the reset") { try await container.reset() }
+        let report = try await withTimeout(.seconds(60), "the reset") { try await container.reset() }
         #expect(report.from == 1 && report.to == 2)
         #expect(container.generation == 2)
         #expect(sawCancellation.count == 1)
         for waiter in waiters {
-            let result = try await withTimeout(.seconds(30), "superseded waiters") { await waiter.result }
+            let result = try await withTimeout(.seconds(60), "superseded waiters") { await waiter.result }
             #expect(throws: ContainerError.self) { try result.get() }
             if case .failure(let error as ContainerError) = result { #expect(error.code == .superseded) }
         }
@@ -64,11 +64,11 @@ struct ResetTests {
         try await watcher.wait(for: "late to start") { $0.contains { $0.kind == .nodeStarted(node: "late") } }
         let reset = Task { try await container.reset() }
         try await watcher.wait(for: "the reset") { $0.contains { $0.kind.name == "generation.reset" } }
-        let superseded = try await withTimeout(.seconds(30), "the superseded waiter") { await waiter.result }
+        let superseded = try await withTimeout(.seconds(60), "the superseded waiter") { await waiter.result }
         #expect(throws: ContainerError.self) { try superseded.get() }
 
         gate.open()  // generation 1's provider now returns a value, after the reset
-        let report = try await withTimeout(.seconds(30), "the reset") { try await reset.value }
+        let report = try await withTimeout(.seconds(60), "the reset") { try await reset.value }
         #expect(report.tornDown.map(\.service) == ["late"])
         #expect(torn.entries == ["late g1"])
         #expect(container.current == nil)
@@ -221,8 +221,8 @@ struct ResetTests {
         try await watcher.wait(for: "the new caller to join") { $0.count { $0.kind.name == "caller.joined" } == 2 }
         #expect(!order.entries.contains("build g2"))
         release.open()
-        _ = try await withTimeout(.seconds(30), "the reset") { try await reset.value }
-        let services = try await withTimeout(.seconds(30), "generation 2") { try await next.value }
+        _ = try await withTimeout(.seconds(60), "the reset") { try await reset.value }
+        let services = try await withTimeout(.seconds(60), "generation 2") { try await next.value }
         #expect(services.generation == 2)
         #expect(order.entries == ["build g1", "teardown started", "teardown finished", "build g2"])
     }

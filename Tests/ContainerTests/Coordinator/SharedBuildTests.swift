@@ -14,7 +14,7 @@ struct SharedBuildTests {
             countedSpec("database", dependsOn: ["configuration"], log: log),
             countedSpec("session", dependsOn: ["database"], log: log),
         ])
-        let snapshots = try await withTimeout(.seconds(30), "1,000 callers") {
+        let snapshots = try await withTimeout(.seconds(60), "1,000 callers") {
             try await withThrowingTaskGroup(of: AppServices.self) { group in
                 for _ in 0..<1_000 { group.addTask { try await container.start() } }
                 return try await group.reduce(into: [AppServices]()) { $0.append($1) }
@@ -56,7 +56,7 @@ struct SharedBuildTests {
         #expect(watcher.count("snapshot.published") == 0)
 
         gate.open()
-        let snapshots = try await withTimeout(.seconds(30), "the held build") { try await results.value }
+        let snapshots = try await withTimeout(.seconds(60), "the held build") { try await results.value }
         #expect(Set(snapshots.map(ObjectIdentifier.init)).count == 1)
         #expect(log.count(of: "slow") == 1)
         #expect(watcher.count("build.started") == 1)

@@ -59,7 +59,7 @@ struct ShutdownReportTests {
         let container = ServiceContainer(
             graph: try failingTeardownGraph(message: "flush failed", log: log, started: started, hold: hold))
         let caller = Task { try await container.start() }
-        try await started.wait(timeout: .seconds(30), "the build to start")
+        try await started.wait(timeout: .seconds(60), "the build to start")
         let shutdown = Task { try await container.shutdown(deadline: .now + .seconds(3_600)) }
         try await withTimeout {
             while container.status.state != .shuttingDown { await Task.yield() }

@@ -26,13 +26,13 @@ struct DefectRegressionTests {
         // A reader preempted inside its section: its counter stays up until it leaves.
         let ticket = slot.enterReader()
         // The reset completes anyway: the snapshot's release waits for the reader, not the reset.
-        let report = try await withTimeout(.seconds(30), "the reset, with a reader inside its section") {
+        let report = try await withTimeout(.seconds(60), "the reset, with a reader inside its section") {
             try await container.reset()
         }
         #expect(report.to == 2 && container.current == nil)
         #expect(old != nil, "the reader may still be using the old snapshot")
         // The state lock is free meanwhile.
-        let acquired = try await withTimeout(.seconds(30), "the state lock while a reader holds the old snapshot") {
+        let acquired = try await withTimeout(.seconds(60), "the state lock while a reader holds the old snapshot") {
             await Self.onThread { container.storage._withStateLock { true } }
         }
         #expect(acquired)
@@ -55,7 +55,7 @@ struct DefectRegressionTests {
         }
         holding.wait()
         defer { release.signal() }
-        let error = try await withTimeout(.seconds(30), "resolve() while the state lock is held") {
+        let error = try await withTimeout(.seconds(60), "resolve() while the state lock is held") {
             await Self.onThread { () -> ContainerError? in
                 do {
                     _ = try container.resolve(ServiceKey<Int>("a"))
@@ -90,9 +90,9 @@ struct DefectRegressionTests {
             }
         ])
         let first = Task { try await container.start() }
-        try await withTimeout(.seconds(30), "the timeout to fire") { await timedOut.wait() }
+        try await withTimeout(.seconds(60), "the timeout to fire") { await timedOut.wait() }
         late.open()
-        let error = try await withTimeout(.seconds(30), "the build") { await first.result }
+        let error = try await withTimeout(.seconds(60), "the build") { await first.result }
         guard case .failure(let failure as ContainerError) = error else { return fail("expected a failure") }
         #expect(failure.failure == .permanent)
         guard case .failed(let node)? = failure.report?.outcome(of: "store") else { return fail("store failed") }
@@ -116,7 +116,7 @@ struct DefectRegressionTests {
             ServiceSpec(ServiceKey<Int>("bad"), dependsOn: ["base"]) { _ in throw Classified(failureKind: .permanent) },
         ])
         await #expect(throws: ContainerError.self) { try await container.start() }
-        let report = try await withTimeout(.seconds(30), "the reset") { try await container.reset() }
+        let report = try await withTimeout(.seconds(60), "the reset") { try await container.reset() }
         #expect(report.failures.map(\.service) == ["base"] && report.failures.first?.error == "close failed")
         #expect(tornDown.count == 1)
         let next = try await container.reset()
@@ -139,7 +139,7 @@ struct DefectRegressionTests {
         await #expect(throws: ContainerError.self) { try await container.start() }
         // The permanent failure retires `base` with no reset to report it; its teardown runs on its
         // own. Settled once the status lists it (the teardown job records it under the state lock).
-        let unreported = try await withTimeout(.seconds(30), "the failed teardown to show in the status") {
+        let unreported = try await withTimeout(.seconds(60), "the failed teardown to show in the status") {
             while true {
                 let teardowns = container.status.unreportedTeardowns
                 if !teardowns.isEmpty { return teardowns }
@@ -149,7 +149,7 @@ struct DefectRegressionTests {
         #expect(container.status.state == .failed)
         #expect(unreported.map(\.service) == ["base"] && unreported.first?.error == "close failed")
         #expect(unreported.first?.generation == 1 && unreported.first?.scope == nil)
-        let report = try await withTimeout(.seconds(30), "the reset") { try await container.reset() }
+        let report = try await withTimeout(.seconds(60), "the reset") { try await container.reset() }
         #expect(report.failures.map(\.service) == ["base"] && report.failures.first?.error == "close failed")
         #expect(container.status.unreportedTeardowns.isEmpty, "reported by the reset, so no longer listed")
         #expect(tornDown.count == 1)
@@ -221,7 +221,7 @@ struct DefectRegressionTests {
         try await watcher.wait(for: "the second reset") { $0.count { $0.kind.name == "generation.reset" } == 2 }
         gate.open()
         _ = await caller.result
-        let reports = try await withTimeout(.seconds(30), "both resets") {
+        let reports = try await withTimeout(.seconds(60), "both resets") {
             [try await first.value, try await second.value]
         }
         #expect(reports[0].failures.map(\.service) == ["late"])
@@ -260,13 +260,13 @@ struct DefectRegressionTests {
                 }
             ], trace: [watcher])
         let low = Task.detached(priority: .background) { try await container.start(as: "low") }
-        try await withTimeout(.seconds(30), "the build to start") { await started.wait() }
+        try await withTimeout(.seconds(60), "the build to start") { await started.wait() }
         let high = Task.detached(priority: .high) { try await container.start(as: "high") }
-        try await withTimeout(.seconds(30), "the high caller's join to raise the running node") {
+        try await withTimeout(.seconds(60), "the high caller's join to raise the running node") {
             await escalated.wait()
         }
         proceed.open()
-        _ = try await withTimeout(.seconds(30), "both callers") { (try await low.value, try await high.value) }
+        _ = try await withTimeout(.seconds(60), "both callers") { (try await low.value, try await high.value) }
         var priorities = seen.withLock { $0 }
         #expect(priorities.first == TaskPriority.background.rawValue)
         #expect(priorities.last.map { $0 >= TaskPriority.high.rawValue } == true, "escalated: \(priorities)")
@@ -279,10 +279,10 @@ struct DefectRegressionTests {
         let next = Task.detached(priority: .background) { try await container.start(as: "next") }
         try await watcher.wait(for: "the next caller to join") { $0.contains { $0.kind.caller == "next" } }
         tearDown.open()
-        try await withTimeout(.seconds(30), "the next build") { await rebuilt.wait() }
+        try await withTimeout(.seconds(60), "the next build") { await rebuilt.wait() }
         priorities = seen.withLock { $0 }
         #expect(priorities.last == TaskPriority.background.rawValue, "\(priorities)")
-        _ = try await withTimeout(.seconds(30), "the reset and the next caller") {
+        _ = try await withTimeout(.seconds(60), "the reset and the next caller") {
             (try await reset.value, try await next.value)
         }
     }

@@ -132,7 +132,7 @@ struct ReaderPressureTests {
         readers.start()
         // However the test ends, the reader threads stop (they would spin on for the rest of the run).
         defer { readers.stop.store(true, ordering: .releasing) }
-        try await withTimeout(.seconds(30), "\(Self.pressure.readers) reader threads to run") {
+        try await withTimeout(.seconds(60), "\(Self.pressure.readers) reader threads to run") {
             await readers.allRunning.wait()
         }
         // The readers' violations are checked however the rounds end (a timeout throws).
@@ -143,7 +143,7 @@ struct ReaderPressureTests {
             failure = error
         }
         readers.stop.store(true, ordering: .releasing)
-        try await withTimeout(.seconds(30), "the reader threads to exit") { await readers.allExited.wait() }
+        try await withTimeout(.seconds(60), "the reader threads to exit") { await readers.allExited.wait() }
         let violations = readers.violations.withLock { $0 }
         #expect(violations.isEmpty, "\(violations.joined(separator: "\n"))")
         if let failure { throw failure }
@@ -156,13 +156,13 @@ struct ReaderPressureTests {
         let rounds = Self.pressure.rounds
         for round in 1...rounds {
             let from = container.generation
-            let report = try await withTimeout(.seconds(30), "reset \(round)") { try await container.reset() }
+            let report = try await withTimeout(.seconds(60), "reset \(round)") { try await container.reset() }
             #expect(report.from == from && report.to == from + 1)
             let read = readers.awaitRead(of: report.to)
-            let snapshot = try await withTimeout(.seconds(30), "start \(round)") { try await container.start() }
+            let snapshot = try await withTimeout(.seconds(60), "start \(round)") { try await container.start() }
             #expect(snapshot.generation == report.to)
             // The readers overlap every generation: one of them read its value before the next reset.
-            try await withTimeout(.seconds(30), "a reader to read generation \(report.to)") { await read.wait() }
+            try await withTimeout(.seconds(60), "a reader to read generation \(report.to)") { await read.wait() }
             if round % 20 == 0 { try await checkStuckReader(container, round: round) }
         }
     }
@@ -174,11 +174,11 @@ struct ReaderPressureTests {
         let slot = container.published
         let ticket = slot.enterReader()
         defer { slot.leaveReader(ticket) }
-        try await withTimeout(.seconds(30), "a reset with a reader stuck in its section (round \(round))") {
+        try await withTimeout(.seconds(60), "a reset with a reader stuck in its section (round \(round))") {
             _ = try await container.reset()
             _ = try await container.start()
         }
-        let acquired = try await withTimeout(.seconds(30), "the state lock with a reader stuck (round \(round))") {
+        let acquired = try await withTimeout(.seconds(60), "the state lock with a reader stuck (round \(round))") {
             await DefectRegressionTests.onThread { container.storage._withStateLock { true } }
         }
         #expect(acquired)

@@ -58,7 +58,7 @@ struct ScopeRaceTests {
                     return try await scene.start()
                 }
             }
-            try await withTimeout(.seconds(30), "the router to start") { await routerStarted.wait() }
+            try await withTimeout(.seconds(60), "the router to start") { await routerStarted.wait() }
             // The race: the build completes, the instance closes, the app resets, a caller arrives.
             async let complete: Void = held.open()
             async let close = try? await scene.close()

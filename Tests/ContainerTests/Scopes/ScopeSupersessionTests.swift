@@ -51,20 +51,20 @@ struct ScopeSupersessionTests {
         let container = ServiceContainer(graph: try app.graph(), trace: [trace])
         let scene = try container.openScope("scene", id: "w")
         let caller = Task { try await scene.start() }
-        try await app.routerStarted.wait(timeout: .seconds(30), "the router to start")
+        try await app.routerStarted.wait(timeout: .seconds(60), "the router to start")
 
         let reset = Task { try await container.reset(invalidating: ["session"]) }
         // Both the app and the instance moved to a new generation while the router is still held.
-        try await trace.wait(for: "the app's and the instance's generation.reset", timeout: .seconds(30)) { events in
+        try await trace.wait(for: "the app's and the instance's generation.reset", timeout: .seconds(60)) { events in
             let resets = events.filter { $0.kind.name == "generation.reset" }
             return resets.contains { $0.scope == nil } && resets.contains { $0.scope == scene.label }
         }
         #expect(app.made.withLock { $0.isEmpty }, "the router is still held")
-        let superseded = try await withTimeout(.seconds(30), "the instance's caller") { await caller.result }
+        let superseded = try await withTimeout(.seconds(60), "the instance's caller") { await caller.result }
         #expect((superseded.error as? ContainerError)?.code == .superseded)
 
         app.gate.open()
-        let report = try await withTimeout(.seconds(30), "the reset") { try await reset.value }
+        let report = try await withTimeout(.seconds(60), "the reset") { try await reset.value }
         let late = try #require(app.made.withLock { $0.first })
         #expect(late.generation == 1, "the late router was made from the retired session")
         #expect(app.tearDowns(of: late) == 1, "the late value is torn down once, before the reset returns")
@@ -74,7 +74,7 @@ struct ScopeSupersessionTests {
             !trace.events.contains { $0.scope == scene.label && $0.kind.name == "snapshot.published" },
             "the superseded build never published")
 
-        let next = try await withTimeout(.seconds(30), "the rebuild") { try await scene.start() }
+        let next = try await withTimeout(.seconds(60), "the rebuild") { try await scene.start() }
         #expect(next.appGeneration == 2 && next.generation == 2)
         let router = try next[.built("router")]
         #expect(router !== late && router.generation == 2)

@@ -135,7 +135,7 @@ struct ScopeTests {
         let scene = try container.openScope("scene", id: "window-1")
         let callers = (0..<1_000).map { _ in Task { try await scene.start() } }
         // Every caller waits on the same build (its router is held); then it completes.
-        try await withTimeout(.seconds(30), "the router to start") { await app.started("router").wait() }
+        try await withTimeout(.seconds(60), "the router to start") { await app.started("router").wait() }
         gate.open()
         var snapshots = Set<ObjectIdentifier>()
         for caller in callers { snapshots.insert(ObjectIdentifier(try await withTimeout { try await caller.value })) }
@@ -151,7 +151,7 @@ struct ScopeTests {
         let launch = Task { try await container.start() }
         let instances = try (0..<100).map { try container.openScope("scene", id: "window-\($0)") }
         let callers = instances.map { instance in Task { try await instance.start() } }
-        try await withTimeout(.seconds(30), "the session to start") { await app.started("session").wait() }
+        try await withTimeout(.seconds(60), "the session to start") { await app.started("session").wait() }
         gate.open()
         _ = try await withTimeout { try await launch.value }
         for (instance, caller) in zip(instances, callers) {
@@ -217,7 +217,7 @@ struct ScopeTests {
         let container = ServiceContainer(graph: try app.graph(), trace: [recorder])
         let scene = try container.openScope("scene", id: "w")
         let caller = Task { try await scene.start() }
-        try await withTimeout(.seconds(30), "the router to start") { await app.started("router").wait() }
+        try await withTimeout(.seconds(60), "the router to start") { await app.started("router").wait() }
         let reset = Task { try await container.reset(invalidating: ["session"]) }
         let result = try await withTimeout { await caller.result }
         #expect((try? result.get()) == nil, "the waiter is superseded")
@@ -252,7 +252,7 @@ struct ScopeTests {
         let container = ServiceContainer(graph: try app.graph())
         let scene = try container.openScope("scene", id: "w")
         let caller = Task { try await scene.start() }
-        try await withTimeout(.seconds(30), "the router to start") { await app.started("router").wait() }
+        try await withTimeout(.seconds(60), "the router to start") { await app.started("router").wait() }
         try await scene.close()
         let result = try await withTimeout { await caller.result }
         #expect((result.error as? ContainerError)?.code == .closed)

@@ -79,7 +79,7 @@ struct HotPathTests {
             }
         }
 
-        try await withTimeout(.seconds(30), "4 readers to read a snapshot") {
+        try await withTimeout(.seconds(60), "4 readers to read a snapshot") {
             var announced = 0
             for await _ in firstReads {
                 announced += 1

@@ -10,7 +10,7 @@ struct OneAtATimeTests {
         let queue = OneAtATime()
         let active = Locked((now: 0, most: 0))
         let runs = Counter()
-        let results = try await withTimeout(.seconds(30), "10 operations") {
+        let results = try await withTimeout(.seconds(60), "10 operations") {
             await withTaskGroup(of: Result<Int, ContainerError>.self) { group in
                 for index in 0..<10 {
                     group.addTask {

@@ -16,7 +16,7 @@ struct TraceOrderTests {
                     },
                     ServiceSpec(ServiceKey<Int>("b"), dependsOn: ["a"]) { _ in 2 },
                 ], trace: [recorder])
-            try await withTimeout(.seconds(30), "200 callers") {
+            try await withTimeout(.seconds(60), "200 callers") {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for index in 0..<200 { group.addTask { _ = try await container.start(as: "c\(index)") } }
                     try await group.waitForAll()
@@ -53,7 +53,7 @@ struct TraceOrderTests {
                     },
                     ServiceSpec(ServiceKey<Int>("b"), dependsOn: ["a"], tearDown: { _ in }) { _ in 2 },
                 ], trace: [recorder])
-            try await withTimeout(.seconds(30), "callers and resets") {
+            try await withTimeout(.seconds(60), "callers and resets") {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     // 8 tasks of 300 callers each (most find the container ready), and resets among them.
                     for task in 0..<8 {

@@ -32,7 +32,7 @@ enum RealRun {
                 ServiceSpec(ServiceKey<Int>("c"), dependsOn: ["b"], tearDown: { _ in }) { _ in 3 },
                 ServiceSpec(ServiceKey<Int>("d")) { _ in 4 },
             ], trace: [trace])
-        try await withTimeout(.seconds(30), "the real run") {
+        try await withTimeout(.seconds(60), "the real run") {
             // Attempt 1 fails transiently for three callers; attempt 2 reuses a and d.
             await withTaskGroup(of: Void.self) { group in
                 for caller in ["launch", "scene", "push"] {

@@ -29,7 +29,7 @@ struct SQLiteLockTests {
             return 0
         }
         let container = try ServiceContainer([control], trace: [recorder])
-        _ = try? await withTimeout(.seconds(30), "the control node") { try await container.start() }
+        _ = try? await withTimeout(.seconds(60), "the control node") { try await container.start() }
         return try lateness(of: "control", timeout: .milliseconds(300), in: recorder.events)
     }
 
@@ -52,7 +52,7 @@ struct SQLiteLockTests {
         let container = ServiceContainer(graph: config.graph, policy: config.policy, trace: [recorder])
         async let control = Self.controlLateness()
         let error = await #expect(throws: ContainerError.self) {
-            try await withTimeout(.seconds(20), "the locked start") { try await container.start() }
+            try await withTimeout(.seconds(60), "the locked start") { try await container.start() }
         }
         #expect(error?.failure == .transient)
         guard case .failed(let failure)? = error?.report?.outcome(of: "database") else {
@@ -130,7 +130,7 @@ struct SQLiteLockTests {
         let container = try ServiceContainer([writer], trace: [recorder])
         async let control = Self.controlLateness()
         let error = await #expect(throws: ContainerError.self) {
-            try await withTimeout(.seconds(20), "the blocked write") { try await container.start() }
+            try await withTimeout(.seconds(60), "the blocked write") { try await container.start() }
         }
         #expect(error?.failure == .transient)
         let lateness = try Self.lateness(of: "writer", timeout: .milliseconds(300), in: recorder.events)
@@ -179,7 +179,7 @@ struct SQLiteLockTests {
                 """))
         let container = ServiceContainer(graph: config.graph, policy: config.policy)
         let failed = await #expect(throws: ContainerError.self) {
-            try await withTimeout(.seconds(20), "the busy start") { try await container.start() }
+            try await withTimeout(.seconds(60), "the busy start") { try await container.start() }
         }
         #expect(failed?.failure == .transient)
         #expect(failed?.message.contains("SQLITE_BUSY") == true)

@@ -22,7 +22,7 @@ struct SQLiteRaceTests {
         let watcher = TraceWatcher()
         let container = ServiceContainer(graph: config.graph, policy: config.policy, trace: [watcher])
 
-        let results = try await withTimeout(.seconds(20), "five entry points") {
+        let results = try await withTimeout(.seconds(60), "five entry points") {
             try await withThrowingTaskGroup(of: (Int, String).self) { group in
                 for (index, entryPoint) in entryPoints.enumerated() {
                     group.addTask { (index, try await Self.run(entryPoint, on: container, index: index)) }
