@@ -102,10 +102,10 @@ struct DefectRegressionTests {
         #expect(calls.count == 1)
     }
 
-    @Test("Defect 4: a teardown error after a permanent failure is reported by the next reset, untraced")
-    func teardownErrorAfterPermanentFailure() async throws {
-        let tornDown = Counter()
-        let container = try ServiceContainer([
+    /// `base <- bad`: `bad` fails permanently, and tearing `base` down throws "close failed"
+    /// (counted in `tornDown`).
+    static func permanentFailureWithFailingTeardown(counting tornDown: Counter) throws -> ServiceContainer {
+        try ServiceContainer([
             ServiceSpec(
                 ServiceKey<Int>("base"),
                 tearDown: { _ in
@@ -115,6 +115,12 @@ struct DefectRegressionTests {
             ) { _ in 1 },
             ServiceSpec(ServiceKey<Int>("bad"), dependsOn: ["base"]) { _ in throw Classified(failureKind: .permanent) },
         ])
+    }
+
+    @Test("Defect 4: a teardown error after a permanent failure is reported by the next reset, untraced")
+    func teardownErrorAfterPermanentFailure() async throws {
+        let tornDown = Counter()
+        let container = try Self.permanentFailureWithFailingTeardown(counting: tornDown)
         await #expect(throws: ContainerError.self) { try await container.start() }
         let report = try await withTimeout(.seconds(60), "the reset") { try await container.reset() }
         #expect(report.failures.map(\.service) == ["base"] && report.failures.first?.error == "close failed")
@@ -126,16 +132,7 @@ struct DefectRegressionTests {
     @Test("Defect 4: the status lists a permanent failure's failed teardown until a reset reports it")
     func unreportedTeardownInStatus() async throws {
         let tornDown = Counter()
-        let container = try ServiceContainer([
-            ServiceSpec(
-                ServiceKey<Int>("base"),
-                tearDown: { _ in
-                    tornDown.increment()
-                    throw TestError("close failed")
-                }
-            ) { _ in 1 },
-            ServiceSpec(ServiceKey<Int>("bad"), dependsOn: ["base"]) { _ in throw Classified(failureKind: .permanent) },
-        ])
+        let container = try Self.permanentFailureWithFailingTeardown(counting: tornDown)
         await #expect(throws: ContainerError.self) { try await container.start() }
         // The permanent failure retires `base` with no reset to report it; its teardown runs on its
         // own. Settled once the status lists it (the teardown job records it under the state lock).
