@@ -69,15 +69,18 @@ struct BuildRecords: Sendable {
     /// The outcomes of failed and skipped nodes, by slot.
     private var details: [Int: NodeOutcome] = [:]
 
-    init(count: Int) { records = [Record](repeating: Record(), count: count) }
+    /// `count` records of `status` (pending: a full build; reused: a build of a few slots, which
+    /// then marks those pending).
+    init(count: Int, status: Status = .pending) {
+        var record = Record()
+        record.status = status
+        records = [Record](repeating: record, count: count)
+    }
 
     subscript(slot: Int) -> Record {
         get { records[slot] }
         set { records[slot] = newValue }
     }
-
-    /// Whether a node has no outcome yet.
-    var hasPending: Bool { records.contains { $0.status == .pending } }
 
     /// Records that `slot` failed.
     mutating func failed(_ slot: Int, _ failure: NodeFailure) {
@@ -103,11 +106,11 @@ struct BuildRecords: Sendable {
             endedAt: record.endedAt)
     }
 
-    /// `nil` when each of the first `count` nodes has a value; otherwise permanent if any
-    /// failed permanently, else transient (see ``BuildReport/failure``).
-    func failure(count: Int) -> FailureKind? {
+    /// `nil` when each node of `slots` has a value; otherwise permanent if any failed
+    /// permanently, else transient (see ``BuildReport/failure``).
+    func failure(among slots: some Sequence<Int>) -> FailureKind? {
         var failure: FailureKind?
-        for slot in 0..<count {
+        for slot in slots {
             switch records[slot].status {
             case .succeeded, .reused: continue
             case .failed:
@@ -158,13 +161,13 @@ struct BuildResult: Sendable {
     let report: BuildReport
     /// Values this attempt made (not the reused ones), by slot: they must be kept or torn down.
     let built: SlotValues
-    /// Every node's value in slot order, the snapshot's, when every node has one; `nil` otherwise.
-    let values: ContiguousArray<AnyServiceBox>?
+    /// Every node's value by slot, the snapshot's, when every node has one; `nil` otherwise.
+    let values: SlotValues?
     /// For a scope instance: the app generation whose values it used.
     var appGeneration: Int? = nil
 
     init(
-        report: BuildReport, built: SlotValues, values: ContiguousArray<AnyServiceBox>?, appGeneration: Int? = nil
+        report: BuildReport, built: SlotValues, values: SlotValues?, appGeneration: Int? = nil
     ) {
         self.report = report
         self.built = built
@@ -174,7 +177,7 @@ struct BuildResult: Sendable {
 
     /// A result given as dictionaries and optionals by slot (tests).
     init(report: BuildReport, built: [Int: AnyServiceBox], values: [AnyServiceBox?], appGeneration: Int? = nil) {
-        let complete = values.allSatisfy { $0 != nil } ? ContiguousArray(values.map { $0! }) : nil
+        let complete = values.allSatisfy { $0 != nil } ? SlotValues(values) : nil
         self.init(report: report, built: SlotValues(built), values: complete, appGeneration: appGeneration)
     }
 }

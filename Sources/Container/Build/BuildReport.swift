@@ -88,14 +88,15 @@ public struct BuildReport: Sendable, CustomStringConvertible {
             startedAt: startedAt, endedAt: endedAt, wasCancelled: wasCancelled)
     }
 
-    /// The report of a build from its records of the nodes called `names` (slot order, from slot 0).
+    /// The report of a build from its records of the nodes called `names` (slot order, from
+    /// slot 0), of which only those of `built` may lack a value (every other was reused).
     init(
-        generation: Int, attempt: Int, records: BuildRecords, names: ArraySlice<String>, startedAt: Duration,
-        endedAt: Duration, wasCancelled: Bool
+        generation: Int, attempt: Int, records: BuildRecords, names: ArraySlice<String>, built: [Int],
+        startedAt: Duration, endedAt: Duration, wasCancelled: Bool
     ) {
         self.init(
             generation: generation, attempt: attempt, storage: .records(Recorded(records, names: names)),
-            failure: records.failure(count: names.count), startedAt: startedAt, endedAt: endedAt,
+            failure: records.failure(among: built), startedAt: startedAt, endedAt: endedAt,
             wasCancelled: wasCancelled)
     }
 

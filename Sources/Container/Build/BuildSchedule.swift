@@ -8,9 +8,11 @@ struct BuildSchedule {
     /// the builder began.
     let startedAt: Duration
     private var records: BuildRecords
+    /// The slots this attempt builds (those without a value when it starts), in topological
+    /// order: after a partial reset of a large graph, a few; every pass of the build is over these.
+    private let toBuild: [Int]
     /// What this attempt makes: kept or torn down by the coordinator.
-    private var built: [AnyServiceBox?]
-    private var builtCount = 0
+    private var built: SlotValues
     /// Dependencies still without a value, per node.
     private var waitingOn: [Int32]
     /// Set once the build winds down (a reset, or fail-fast after a failure): nothing more starts.
@@ -21,35 +23,39 @@ struct BuildSchedule {
     init(builder: GraphBuilder) {
         self.builder = builder
         let graph = builder.graph
+        let count = graph.nodes.count
         startedAt = builder.tracer.now
-        records = BuildRecords(count: graph.nodes.count)
-        built = [AnyServiceBox?](unsafeUninitializedCapacity: graph.builtCount) { buffer, initialized in
-            for slot in buffer.indices { buffer.initializeElement(at: slot, to: nil) }
-            initialized = buffer.count
-        }
+        built = SlotValues(reservingSlots: graph.builtCount)
         // The app services a scope uses: present from the start, never built, kept or traced here.
-        for (slot, box) in builder.external.slotsAndValues {
-            builder.setValue(box, of: slot)
-            records[slot].status = .reused
-        }
-        if !builder.kept.isEmpty {
-            // The builder reads kept values from `kept` itself: only their records change here.
-            for slot in 0..<builder.kept.slotCount where builder.kept.hasValue(slot) { records[slot].status = .reused }
-            if builder.tracer.isEnabled {
-                // In graph order, so traces of the same graph read the same way every time.
-                for slot in graph.topologicalOrder where builder.kept.hasValue(slot) {
-                    builder.emit(.nodeReused(node: graph.nodes[slot].name))
-                }
-            }
-        }
-        if builder.kept.isEmpty && builder.external.isEmpty {
+        builder.external.forEach { slot, box in builder.setValue(box, of: slot) }
+        guard !builder.kept.isEmpty || !builder.external.isEmpty else {
+            records = BuildRecords(count: count)
+            toBuild = graph.topologicalOrder
             waitingOn = graph.nodes.map { Int32(truncatingIfNeeded: $0.dependencies.count) }
-        } else {
-            // A node that has its value never waits: its record is not visited (after a
-            // partial reset of a large graph, most nodes are kept).
-            waitingOn = graph.nodes.indices.map { slot in
-                guard !builder.hasValue(slot) else { return 0 }
-                return Int32(truncatingIfNeeded: graph.nodes[slot].dependencies.count { !builder.hasValue($0) })
+            return
+        }
+        // Some values are there: every record starts reused, and only the slots without a value
+        // are visited (the builder reads kept values from `kept` itself).
+        var records = BuildRecords(count: count, status: .reused)
+        var isMissing = [Bool](repeating: false, count: count)
+        var missing = 0
+        builder.kept.forEachMissingSlot(below: count) { slot in
+            guard !builder.external.hasValue(slot) else { return }
+            isMissing[slot] = true
+            records[slot].status = .pending
+            missing += 1
+        }
+        self.records = records
+        toBuild = missing == 0 ? [] : graph.topologicalOrder.filter { isMissing[$0] }
+        var waitingOn = [Int32](repeating: 0, count: count)
+        for slot in toBuild {
+            waitingOn[slot] = Int32(truncatingIfNeeded: graph.nodes[slot].dependencies.count { isMissing[$0] })
+        }
+        self.waitingOn = waitingOn
+        if builder.tracer.isEnabled && !builder.kept.isEmpty {
+            // In graph order, so traces of the same graph read the same way every time.
+            for slot in graph.topologicalOrder where builder.kept.hasValue(slot) {
+                builder.emit(.nodeReused(node: graph.nodes[slot].name))
             }
         }
     }
@@ -57,7 +63,7 @@ struct BuildSchedule {
     /// Starts every node that waits for nothing.
     @inline(never)
     mutating func launchReady(in group: inout TaskGroup<NodeResult>) {
-        for slot in builder.graph.topologicalOrder where records[slot].status == .pending && waitingOn[slot] == 0 {
+        for slot in toBuild where records[slot].status == .pending && waitingOn[slot] == 0 {
             builder.launch(slot, in: &group)
         }
     }
@@ -76,7 +82,6 @@ struct BuildSchedule {
             builder.emit(.nodeSucceeded(node: name, duration: result.endedAt - result.startedAt))
             builder.setValue(result.box, of: slot)
             built[slot] = result.box
-            builtCount += 1
             // A dependent whose last missing dependency this was can start now, unless the
             // build is winding down (reset, or fail-fast after a failure).
             for dependent in builder.graph.dependents[slot] {
@@ -108,15 +113,15 @@ struct BuildSchedule {
         let count = graph.nodes.count
         // Nodes that never ran: skipped when an upstream node failed, otherwise cancelled
         // before they started. Topological order makes every upstream outcome final here.
-        if records.hasPending {
+        if toBuild.contains(where: { records[$0].status == .pending }) {
             let now = builder.tracer.now
-            var failedUpstream = [[Int]](repeating: [], count: count)
-            for slot in graph.topologicalOrder where records[slot].status == .pending {
+            var failedUpstream: [Int: [Int]] = [:]
+            for slot in toBuild where records[slot].status == .pending {
                 var roots = Set<Int>()
                 for dependency in graph.nodes[slot].dependencies {
                     switch records[dependency].status {
                     case .failed: roots.insert(dependency)
-                    case .skipped: roots.formUnion(failedUpstream[dependency])
+                    case .skipped: roots.formUnion(failedUpstream[dependency, default: []])
                     default: break
                     }
                 }
@@ -126,8 +131,9 @@ struct BuildSchedule {
                     records[slot].status = .cancelledBeforeStart
                     builder.emit(.nodeCancelled(node: name, phase: .beforeStart))
                 } else {
-                    failedUpstream[slot] = roots.sorted()
-                    let because = failedUpstream[slot].map { graph.nodes[$0].name }
+                    let sortedRoots = roots.sorted()
+                    failedUpstream[slot] = sortedRoots
+                    let because = sortedRoots.map { graph.nodes[$0].name }
                     records.skipped(slot, because: because)
                     builder.emit(.nodeSkipped(node: name, because: because))
                 }
@@ -136,22 +142,17 @@ struct BuildSchedule {
 
         let report = BuildReport(
             generation: builder.generation, attempt: builder.attempt,
-            records: records, names: graph.serviceNames[..<graph.builtCount],
+            records: records, names: graph.serviceNames[..<graph.builtCount], built: toBuild,
             startedAt: startedAt, endedAt: builder.tracer.now, wasCancelled: Task.isCancelled)
-        // The snapshot's values, when every node has one.
-        var complete: ContiguousArray<AnyServiceBox>?
+        // The snapshot's values, when every node has one: the external, kept and built slots
+        // are disjoint, and the chunks this attempt did not write are shared, not copied.
+        var complete: SlotValues?
         if report.failure == nil {
-            complete = ContiguousArray(unsafeUninitializedCapacity: count) { buffer, initialized in
-                for slot in 0..<count {
-                    guard let box = builder.value(of: slot) else { break }
-                    buffer.initializeElement(at: slot, to: box)
-                    initialized += 1
-                }
-            }
-            if complete?.count != count { complete = nil }
+            let all = builder.external.merging(builder.kept).merging(built)
+            if all.count == count { complete = all }
         }
         return BuildResult(
-            report: report, built: SlotValues(built, count: builtCount), values: complete,
+            report: report, built: built, values: complete,
             appGeneration: builder.appGeneration)
     }
 }

@@ -18,11 +18,9 @@ struct GenerationValues {
 
     /// Keeps what an attempt made and counts its runs.
     mutating func keep(_ built: SlotValues, report: BuildReport) {
-        if kept.isEmpty {
-            kept = built  // the first attempt of a generation: shares the attempt's array
-        } else {
-            for (slot, box) in built.slotsAndValues { kept[slot] = box }
-        }
+        // The first attempt of a generation shares the attempt's chunks; a later one (or the
+        // build after a partial reset) copies the chunks it wrote and shares the others.
+        kept = kept.merging(built)
         // Runs are read only by a later attempt of this generation, and a generation whose
         // build succeeded has none: counting them would cost an array per ready generation.
         guard !report.succeeded else { return }
@@ -69,17 +67,15 @@ struct GenerationValues {
         // Read, not emptied, slot by slot: `kept` may share its array (with the last attempt's
         // result), and a write would copy it first.
         var moved = [AnyServiceBox?](repeating: nil, count: carried.count)
-        var movedCount = 0
         var isCarried = [Bool](repeating: false, count: graph.nodes.count)
         for (newSlot, oldSlot) in carried.enumerated() where oldSlot >= 0 {
             guard let box = kept[oldSlot] else { continue }
             moved[newSlot] = box
-            movedCount += 1
             isCarried[oldSlot] = true
         }
         var retired: [AnyServiceBox] = []
-        for (slot, box) in kept.boxes.enumerated() where !isCarried[slot] { if let box { retired.append(box) } }
-        kept = SlotValues(moved, count: movedCount)
+        kept.forEach { slot, box in if !isCarried[slot] { retired.append(box) } }
+        kept = SlotValues(moved)
         return retired
     }
 

@@ -51,11 +51,11 @@ final class ScopeBinding: Sendable {
     /// error when `app` lacks one (the app was reloaded while this build started: the reload
     /// rebuilds the instance on the new graph).
     func externalValues(of part: ServiceGraph, from app: AppServices) -> Result<SlotValues, ContainerError> {
-        var values = SlotValues()
+        var values = SlotValues(reservingSlots: part.nodes.count)
         for slot in part.builtCount..<part.nodes.count {
             let name = part.nodes[slot].name
             guard let appSlot = app.layout.slots[name],
-                app.values[appSlot].typeID == part.nodes[slot].provider.valueTypeID
+                let box = app.values.value(at: appSlot), box.typeID == part.nodes[slot].provider.valueTypeID
             else {
                 return .failure(
                     .superseded(
@@ -63,7 +63,7 @@ final class ScopeBinding: Sendable {
                         detail: "scope instance '\(label)' "
                             + "uses app service '\(name)', which the app snapshot it got no longer has (a reload)"))
             }
-            values[slot] = app.values[appSlot]
+            values[slot] = box
         }
         return .success(values)
     }

@@ -23,10 +23,11 @@ public final class AppServices: Sendable {
     /// services are that generation's values).
     public let appGeneration: Int?
     @usableFromInline let layout: ServiceLayout
-    @usableFromInline let values: ContiguousArray<AnyServiceBox>
+    /// Every service's value, by slot of `layout` (chunks shared with the generations before).
+    @usableFromInline let values: SlotValues
 
     init(
-        generation: Int, report: BuildReport, layout: ServiceLayout, values: ContiguousArray<AnyServiceBox>,
+        generation: Int, report: BuildReport, layout: ServiceLayout, values: SlotValues,
         scope: String? = nil, appGeneration: Int? = nil
     ) {
         precondition(values.count == layout.names.count, "a snapshot must hold every service of its layout")
@@ -53,8 +54,7 @@ public final class AppServices: Sendable {
     /// - Throws: ``ServiceLookupError`` when no service has that name or its value has another type.
     @inlinable @inline(__always)
     public func resolve<Value>(_ key: ServiceKey<Value>) throws(ServiceLookupError) -> Value {
-        if let slot = key.slotCache.slot(for: layout.id), slot < values.count {
-            let box = values[slot]
+        if let slot = key.slotCache.slot(for: layout.id), let box = values.value(at: slot) {
             if box.typeID == ObjectIdentifier(Value.self) {
                 return unsafeDowncast(box, to: ServiceBox<Value>.self).value
             }
@@ -65,8 +65,7 @@ public final class AppServices: Sendable {
     /// The lookup by name, which refreshes the key's slot cache, and the errors.
     @usableFromInline @inline(never)
     func resolveSlowly<Value>(_ key: ServiceKey<Value>) throws(ServiceLookupError) -> Value {
-        guard let slot = layout.slot(of: key) else { throw missing(key.name) }
-        let box = values[slot]
+        guard let slot = layout.slot(of: key), let box = values.value(at: slot) else { throw missing(key.name) }
         guard box.typeID == ObjectIdentifier(Value.self) else { throw mismatch(key.name, expected: Value.self) }
         return unsafeDowncast(box, to: ServiceBox<Value>.self).value
     }
@@ -80,8 +79,8 @@ public final class AppServices: Sendable {
 
     /// The value of the service called `name`, untyped; for diagnostics and generic tools.
     public func anyValue(named name: String) throws(ServiceLookupError) -> any Sendable {
-        guard let slot = layout.slots[name] else { throw missing(name) }
-        return values[slot].anyValue
+        guard let slot = layout.slots[name], let box = values.value(at: slot) else { throw missing(name) }
+        return box.anyValue
     }
 
     @usableFromInline
@@ -91,7 +90,7 @@ public final class AppServices: Sendable {
 
     @usableFromInline
     func mismatch(_ name: String, expected: Any.Type) -> ServiceLookupError {
-        let actual = layout.slots[name].map { values[$0].valueType } ?? Never.self
+        let actual = layout.slots[name].flatMap { values.value(at: $0)?.valueType } ?? Never.self
         return .typeMismatch(name, expected: expected, actual: actual)
     }
 }
