@@ -17,6 +17,13 @@ struct BuildSchedule {
     private var waitingOn: [Int32]
     /// Set once the build winds down (a reset, or fail-fast after a failure): nothing more starts.
     private var stopped = false
+    /// Nodes started and not finished (child tasks, and the node run inline).
+    private var running = 0
+    /// The one node that became ready in this step so far, not started yet: if it stays the only
+    /// node that can run, it runs inline, in the build's own task (see ``endStep(in:)``).
+    private var heldBack: Int?
+    /// Whether this step started child tasks already (so every further ready node does too).
+    private var launchedInStep = false
 
     /// The schedule of `builder`'s attempt: the external and kept values are in place.
     @inline(never)
@@ -36,20 +43,21 @@ struct BuildSchedule {
         }
         // Some values are there: every record starts reused, and only the slots without a value
         // are visited (the builder reads kept values from `kept` itself).
+        // -1: has its value; a node without one counts its dependencies without one (a node with
+        // a value has all of its dependencies' values, so only nodes without one are counted).
         var records = BuildRecords(count: count, status: .reused)
-        var isMissing = [Bool](repeating: false, count: count)
+        var waitingOn = [Int32](repeating: -1, count: count)
         var missing = 0
         builder.kept.forEachMissingSlot(below: count) { slot in
             guard !builder.external.hasValue(slot) else { return }
-            isMissing[slot] = true
+            waitingOn[slot] = 0
             records[slot].status = .pending
             missing += 1
         }
         self.records = records
-        toBuild = missing == 0 ? [] : graph.topologicalOrder.filter { isMissing[$0] }
-        var waitingOn = [Int32](repeating: 0, count: count)
+        toBuild = missing == 0 ? [] : graph.topologicalOrder.filter { waitingOn[$0] >= 0 }
         for slot in toBuild {
-            waitingOn[slot] = Int32(truncatingIfNeeded: graph.nodes[slot].dependencies.count { isMissing[$0] })
+            waitingOn[slot] = Int32(truncatingIfNeeded: graph.nodes[slot].dependencies.count { waitingOn[$0] >= 0 })
         }
         self.waitingOn = waitingOn
         if builder.tracer.isEnabled && !builder.kept.isEmpty {
@@ -60,17 +68,52 @@ struct BuildSchedule {
         }
     }
 
-    /// Starts every node that waits for nothing.
+    /// Starts every node that waits for nothing; returns the node to run inline, if any (see
+    /// ``endStep(in:)``).
     @inline(never)
-    mutating func launchReady(in group: inout TaskGroup<NodeResult>) {
+    mutating func launchReady(in group: inout TaskGroup<NodeResult>) -> Int? {
         for slot in toBuild where records[slot].status == .pending && waitingOn[slot] == 0 {
-            builder.launch(slot, in: &group)
+            ready(slot, in: &group)
         }
+        return endStep(in: &group)
     }
 
-    /// Records a node's result; starts the dependents it was the last missing dependency of.
+    /// `slot` can start: held back while it is the only one of this step, else a child task.
+    private mutating func ready(_ slot: Int, in group: inout TaskGroup<NodeResult>) {
+        if let held = heldBack {
+            heldBack = nil
+            launchedInStep = true
+            launch(held, in: &group)
+        }
+        if launchedInStep { launch(slot, in: &group) } else { heldBack = slot }
+    }
+
+    private mutating func launch(_ slot: Int, in group: inout TaskGroup<NodeResult>) {
+        running += 1
+        builder.launch(slot, in: &group)
+    }
+
+    /// Ends a step (the start, or one node's result): a node held back that is the only one
+    /// that can run is returned, to run inline: no other node runs or can become ready before
+    /// it ends, so a child task would buy no parallelism and cost a task (a scope instance's
+    /// first service, every link of a chain). Otherwise it starts as a child task.
+    private mutating func endStep(in group: inout TaskGroup<NodeResult>) -> Int? {
+        launchedInStep = false
+        guard let held = heldBack else { return nil }
+        heldBack = nil
+        guard running == 0 else {
+            launch(held, in: &group)
+            return nil
+        }
+        running = 1
+        return held
+    }
+
+    /// Records a node's result; starts the dependents it was the last missing dependency of and
+    /// returns the one to run inline, if any (see ``endStep(in:)``).
     @inline(never)
-    mutating func finished(_ result: NodeResult, in group: inout TaskGroup<NodeResult>) {
+    mutating func finished(_ result: NodeResult, in group: inout TaskGroup<NodeResult>) -> Int? {
+        running -= 1
         let slot = result.slot
         // Read only for a trace event: untraced, the node (a cache miss in a large graph) is
         // not visited again.
@@ -88,7 +131,7 @@ struct BuildSchedule {
                 waitingOn[dependent] -= 1
                 guard waitingOn[dependent] == 0 else { continue }
                 stopped = stopped || Task.isCancelled
-                if !stopped { builder.launch(dependent, in: &group) }
+                if !stopped { ready(dependent, in: &group) }
             }
         case .failed:
             guard let failure = result.failure else { preconditionFailure("a failed run carries its failure") }
@@ -103,6 +146,7 @@ struct BuildSchedule {
         case .pending, .reused, .cancelledBeforeStart, .skipped:
             preconditionFailure("a node run cannot end \(result.status)")
         }
+        return endStep(in: &group)
     }
 
     /// Once every launched node has ended: gives the nodes that never ran their outcome and

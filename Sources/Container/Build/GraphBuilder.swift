@@ -13,8 +13,8 @@
 // `values` points to. Only the task running `run()` writes it, each slot at most once (never a
 // slot of `kept`): the external values before any child task exists, a node's value when its result arrives. Only
 // providers of nodes that declared a slot as a dependency read it, from a child task created after
-// that slot was written (task creation orders the write before the read), and no slot is written
-// twice. The memory is freed in `deinit`, once no context refers to the builder.
+// that slot was written (task creation orders the write before the read) or inline in the task
+// running `run()` after it wrote the slot (program order), and no slot is written twice. The memory is freed in `deinit`, once no context refers to the builder.
 final class GraphBuilder: @unchecked Sendable {
     let graph: ServiceGraph
     let generation: Int
@@ -76,12 +76,22 @@ final class GraphBuilder: @unchecked Sendable {
     /// Runs the attempt: every node gets exactly one outcome.
     ///
     /// The frame of this async function holds the schedule and the group, nothing else: the
-    /// work around each result is synchronous (``BuildSchedule``), on the thread's stack.
+    /// work around each result is synchronous (``BuildSchedule``), on the thread's stack. A node
+    /// that is the only one able to run runs here, in the build's task, rather than in a child.
     func run() async -> BuildResult {
         var schedule = BuildSchedule(builder: self)
         await withTaskGroup(of: NodeResult.self) { group in
-            schedule.launchReady(in: &group)
-            while let result = await group.next() { schedule.finished(result, in: &group) }
+            var inline = schedule.launchReady(in: &group)
+            while true {
+                if let slot = inline {
+                    emit(.nodeStarted(node: graph.nodes[slot].name))
+                    inline = schedule.finished(await runNode(slot), in: &group)
+                } else if let result = await group.next() {
+                    inline = schedule.finished(result, in: &group)
+                } else {
+                    break
+                }
+            }
         }
         return schedule.result()
     }

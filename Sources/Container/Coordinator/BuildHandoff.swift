@@ -7,7 +7,10 @@ import Synchronization
 /// coordinator's first write after the build (keeping what it made) would copy the whole array:
 /// after a partial reset of a large graph, a copy of every value to keep one. Taken out, the
 /// ticket goes when the builder does.
-final class BuildHandoff<Ticket: Sendable>: Sendable {
+///
+/// Not generic: a generic class's deinit looks its type's metadata up at run time, once per build.
+final class BuildHandoff: Sendable {
+    typealias Ticket = CoordinatorStorage.Machine.BuildTicket
     private let ticket: Mutex<Ticket?>
 
     init(_ ticket: Ticket) { self.ticket = Mutex(ticket) }

@@ -7,7 +7,7 @@ extension CoordinatorStorage {
     // and the builder's construction are synchronous helpers, on the thread's stack. (A task's
     // frames outgrowing its allocator's first slab cost a malloc per build.)
 
-    func runBuild(_ handoff: BuildHandoff<Machine.BuildTicket>) async {
+    func runBuild(_ handoff: BuildHandoff) async {
         guard let ticket = handoff.take() else { preconditionFailure("a build's ticket is taken once") }
         let id = ticket.id
         let graph = ticket.graph

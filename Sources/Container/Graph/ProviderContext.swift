@@ -59,19 +59,35 @@ public struct ProviderContext: Sendable {
 
     /// Reads a declared dependency.
     /// - Throws: ``ServiceLookupError`` when `key` is not in the node's `dependsOn` or has another type.
+    ///
+    /// Inlined into the provider, where `Value` is known: the usual read (the exact type) then
+    /// costs no generic metadata lookup, which the runtime would make per read otherwise.
+    @inlinable
     public func resolve<Value>(_ key: ServiceKey<Value>) throws(ServiceLookupError) -> Value {
+        let box = try dependency(named: key.name)
+        if box.typeID == ObjectIdentifier(Value.self) { return unsafeDowncast(box, to: ServiceBox<Value>.self).value }
+        return try cast(box, to: key)
+    }
+
+    /// The value of the declared dependency called `name`.
+    @usableFromInline
+    func dependency(named name: String) throws(ServiceLookupError) -> AnyServiceBox {
         // A node declares a few dependencies: a scan of their names costs less than building
         // a dictionary for every node run, and most providers read each dependency once.
         let declared = node.dependencyNames
-        let index = if let positions { positions[key.name] } else { declared.firstIndex(of: key.name) }
+        let index = if let positions { positions[name] } else { declared.firstIndex(of: name) }
         // A node runs only once every dependency has a value: the slot is set, and was set
         // before this node's task was created.
         guard let index, let box = build.value(of: node.dependencies[index]) else {
-            throw .undeclared(key.name, reader: "service '\(serviceName)'", declared: declared)
+            throw .undeclared(name, reader: "service '\(serviceName)'", declared: declared)
         }
-        // The exact type (the usual case) without a dynamic cast; a cast for the rest (a
-        // protocol existential read as another, a subclass read as its superclass).
-        if box.typeID == ObjectIdentifier(Value.self) { return unsafeDowncast(box, to: ServiceBox<Value>.self).value }
+        return box
+    }
+
+    /// `box`'s value read as another type than its own (a protocol existential read as another,
+    /// a subclass read as its superclass): a dynamic cast.
+    @usableFromInline
+    func cast<Value>(_ box: AnyServiceBox, to key: ServiceKey<Value>) throws(ServiceLookupError) -> Value {
         guard let value = box.anyValue as? Value else {
             throw .typeMismatch(key.name, expected: Value.self, actual: box.valueType)
         }

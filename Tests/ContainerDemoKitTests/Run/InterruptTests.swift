@@ -52,7 +52,9 @@ struct InterruptTests {
     func buildFinishesInTime() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let config = try config(folder, slow: #"{ "durationMs": 200 }"#)
+        // 1 s: half the 2 s grace, so that a loaded machine (the whole suite in parallel) still
+        // records the signal before the build ends and the build's end before the deadline.
+        let config = try config(folder, slow: #"{ "durationMs": 1000 }"#)
         let interrupt = DemoInterrupt()
         let watcher = TraceWatcher()
         let run = Task { await ConfigRun.run(config, callers: 2, retries: nil, interrupt: interrupt, live: watcher) }
