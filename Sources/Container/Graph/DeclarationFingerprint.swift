@@ -23,32 +23,43 @@ struct DeclarationFingerprint: Hashable, Sendable {
     let first: UInt64
     let second: UInt64
 
-    /// The fingerprint of a declaration.
-    init(
-        provider: AnyServiceProvider, dependencyNames: [String], options: ServiceOptions, timeout: Duration?,
-        retry: RetryPolicy, defaultFailure: FailureKind?, lifetime: Lifetime, isExternal: Bool,
-        groups: [String: [Int]]
-    ) {
+    private init(first: UInt64, second: UInt64) {
+        self.first = first
+        self.second = second
+    }
+
+    /// The fingerprint of a declaration (its provider's id and value type, and the node's fields).
+    ///
+    /// A static function, not an initializer: a function borrows its arguments, an initializer
+    /// takes them owned, which made the caller copy (retain) every field of every node.
+    static func of(
+        providerID: String, valueType: ObjectIdentifier, dependencyNames: [String], options: ServiceOptions,
+        timeout: Duration?, retry: RetryPolicy, defaultFailure: FailureKind?, lifetime: Lifetime,
+        isExternal: Bool, groups: [String: [Int]]
+    ) -> DeclarationFingerprint {
         // A field added to the node, its options or its retry policy must be added here too
         // (`GraphChangesTests.fingerprintCoversEveryField` lists the fields there are).
         var hasher = DeclarationHasher()
-        hasher.combine(provider.id)
-        hasher.combine(UInt64(UInt(bitPattern: provider.valueTypeID)))
+        hasher.combine(providerID)
+        hasher.combine(UInt64(UInt(bitPattern: valueType)))
         hasher.combine(UInt64(dependencyNames.count))
         for name in dependencyNames { hasher.combine(name) }
         hasher.combine(options)
-        hasher.combine(timeout)
+        // The small fields in one word (fewer rounds): the failure kind, whether the node is
+        // external, and whether a timeout and a scope follow.
+        let failure: UInt64 =
+            switch defaultFailure {
+            case nil: 0
+            case .transient?: 1
+            case .permanent?: 2
+            }
+        hasher.combine(failure | (isExternal ? 4 : 0) | (timeout != nil ? 8 : 0) | (lifetime.scope != nil ? 16 : 0))
+        if let timeout { hasher.combine(timeout) }
+        if let scope = lifetime.scope { hasher.combine(scope) }
         hasher.combine(UInt64(bitPattern: Int64(retry.maxAttempts)))
         hasher.combine(retry.initialDelay)
         hasher.combine(double: retry.multiplier)
         hasher.combine(retry.maxDelay)
-        switch defaultFailure {
-        case nil: hasher.combine(0)
-        case .transient?: hasher.combine(1)
-        case .permanent?: hasher.combine(2)
-        }
-        hasher.combine(lifetime.scope)
-        hasher.combine(isExternal ? 1 : 0)
         hasher.combine(UInt64(groups.count))
         if !groups.isEmpty {
             for (group, positions) in groups.sorted(by: { $0.key < $1.key }) {
@@ -57,27 +68,32 @@ struct DeclarationFingerprint: Hashable, Sendable {
                 for position in positions { hasher.combine(UInt64(bitPattern: Int64(position))) }
             }
         }
-        (first, second) = hasher.finalize()
+        let (first, second) = hasher.finalize()
+        return DeclarationFingerprint(first: first, second: second)
     }
 }
 
 extension DeclarationHasher {
-    /// Options in canonical form: each dictionary and set in key order.
+    /// Options in canonical form: a word saying which parts are there (none, most often), then
+    /// each one present, dictionaries and sets in key order.
     mutating func combine(_ options: ServiceOptions) {
-        combine(UInt64(options.values.count))
+        combine(
+            (options.values.isEmpty ? 0 : 1) | (options.secretKeys.isEmpty ? 0 : 2)
+                | (options.baseDirectory == nil ? 0 : 4) | (options.pathRoots.isEmpty ? 0 : 8))
         if !options.values.isEmpty {
+            combine(UInt64(options.values.count))
             for (key, value) in options.values.sorted(by: { $0.key < $1.key }) {
                 combine(key)
                 combine(value)
             }
         }
-        combine(UInt64(options.secretKeys.count))
         if !options.secretKeys.isEmpty {
+            combine(UInt64(options.secretKeys.count))
             for key in options.secretKeys.sorted() { combine(key) }
         }
-        combine(options.baseDirectory)
-        combine(UInt64(options.pathRoots.count))
+        if let baseDirectory = options.baseDirectory { combine(baseDirectory) }
         if !options.pathRoots.isEmpty {
+            combine(UInt64(options.pathRoots.count))
             for (root, path) in options.pathRoots.sorted(by: { $0.key < $1.key }) {
                 combine(root)
                 combine(path)
@@ -115,24 +131,14 @@ extension DeclarationHasher {
         }
     }
 
-    /// `0` for `nil`, else `1` and the string.
-    mutating func combine(_ text: String?) {
-        guard let text else { return combine(0) }
-        combine(1)
-        combine(text)
-    }
-
-    /// `0` for `nil`, else `1` and the duration.
-    mutating func combine(_ duration: Duration?) {
-        guard let duration else { return combine(0) }
-        combine(1)
-        combine(duration)
-    }
-
+    /// Its representation (a 128-bit count of attoseconds, which `==` compares), read as words:
+    /// `components` would divide by 10^18.
     mutating func combine(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        combine(UInt64(bitPattern: seconds))
-        combine(UInt64(bitPattern: attoseconds))
+        withUnsafeBytes(of: duration) { raw in
+            for offset in stride(from: 0, to: raw.count, by: 8) {
+                combine(raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            }
+        }
     }
 
     /// The bits of `number`, `-0.0` as `0.0` (they are `==`).

@@ -22,6 +22,7 @@ struct DeclarationHasher {
         v3 = k1 ^ 0x7465_6462_7974_6573
     }
 
+    @inline(__always)
     private mutating func round() {
         v0 &+= v1
         v1 = v1.rotateLeft(13) ^ v0
@@ -36,6 +37,7 @@ struct DeclarationHasher {
     }
 
     /// One word of the message.
+    @inline(__always)
     mutating func combine(_ word: UInt64) {
         v3 ^= word
         round()
@@ -45,22 +47,22 @@ struct DeclarationHasher {
 
     /// A string: its UTF-8 length, then its bytes, eight to a word (the last one padded with zeros).
     mutating func combine(_ text: String) {
-        var text = text
-        text.withUTF8 { bytes in
-            combine(UInt64(bytes.count))
-            var offset = 0
-            while offset + 8 <= bytes.count {
-                combine(
-                    UInt64(
-                        littleEndian: UnsafeRawBufferPointer(bytes).loadUnaligned(
-                            fromByteOffset: offset, as: UInt64.self)))
-                offset += 8
-            }
-            guard offset < bytes.count else { return }
-            var last: UInt64 = 0
-            for index in offset..<bytes.count { last |= UInt64(bytes[index]) << (8 * UInt64(index - offset)) }
-            combine(last)
+        // In place (a native string, small ones included), not through a copy made mutable.
+        let done: Void? = text.utf8.withContiguousStorageIfAvailable { combine(bytes: UnsafeRawBufferPointer($0)) }
+        if done == nil { Array(text.utf8).withUnsafeBytes { combine(bytes: $0) } }
+    }
+
+    private mutating func combine(bytes: UnsafeRawBufferPointer) {
+        combine(UInt64(bytes.count))
+        var offset = 0
+        while offset &+ 8 <= bytes.count {
+            combine(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
+            offset &+= 8
         }
+        guard offset < bytes.count else { return }
+        var last: UInt64 = 0
+        withUnsafeMutableBytes(of: &last) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset...])) }
+        combine(UInt64(littleEndian: last))
     }
 
     /// The 128-bit digest (the message's length in words is its last word).
@@ -80,5 +82,7 @@ struct DeclarationHasher {
 }
 
 extension UInt64 {
-    fileprivate func rotateLeft(_ count: UInt64) -> UInt64 { (self << count) | (self >> (64 - count)) }
+    /// Masking shifts: one rotate instruction, where smart shifts (`<<`) would branch.
+    @inline(__always)
+    fileprivate func rotateLeft(_ count: UInt64) -> UInt64 { (self &<< count) | (self &>> (64 &- count)) }
 }

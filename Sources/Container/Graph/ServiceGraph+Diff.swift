@@ -85,7 +85,14 @@ extension ServiceGraph {
         var isRebuilt = [Bool](repeating: false, count: nodes.count)
         let rebuiltSlots = closure(ofDependentsOf: changedSlots + addedSlots).sorted()
         for slot in rebuiltSlots { isRebuilt[slot] = true }
-        let carried = isRebuilt.indices.filter { !isRebuilt[$0] }
+        // Written in place: `filter` appends one slot at a time, checking the array's
+        // uniqueness each time (nearly every slot of a large graph carries over).
+        let carried = [Int](unsafeUninitializedCapacity: isRebuilt.count - rebuiltSlots.count) { buffer, count in
+            for slot in isRebuilt.indices where !isRebuilt[slot] && count < buffer.count {
+                buffer.initializeElement(at: count, to: slot)
+                count += 1
+            }
+        }
 
         var changedScopes: [String] = []
         for scope in scopeNames {

@@ -42,12 +42,6 @@ public final class ServiceGraph: Sendable {
             location: ConfigLocation?, lifetime: Lifetime = .app, isExternal: Bool = false,
             groups: [String: [Int]] = [:], fingerprint: DeclarationFingerprint? = nil
         ) {
-            self.fingerprint =
-                fingerprint
-                ?? DeclarationFingerprint(
-                    provider: provider, dependencyNames: dependencyNames, options: options, timeout: timeout,
-                    retry: retry, defaultFailure: defaultFailure, lifetime: lifetime, isExternal: isExternal,
-                    groups: groups)
             self.lifetime = lifetime
             self.isExternal = isExternal
             self.groups = groups
@@ -60,6 +54,17 @@ public final class ServiceGraph: Sendable {
             self.retry = retry
             self.defaultFailure = defaultFailure
             self.location = location
+            // From the stored fields, once stored: the arguments are moved into them, not copied.
+            // (Not `fingerprint ?? ...`: its closure would capture every field.)
+            if let fingerprint {
+                self.fingerprint = fingerprint
+            } else {
+                self.fingerprint = DeclarationFingerprint.of(
+                    providerID: self.provider.id, valueType: self.provider.valueTypeID,
+                    dependencyNames: self.dependencyNames, options: self.options, timeout: self.timeout,
+                    retry: self.retry, defaultFailure: self.defaultFailure, lifetime: self.lifetime,
+                    isExternal: self.isExternal, groups: self.groups)
+            }
         }
     }
 
