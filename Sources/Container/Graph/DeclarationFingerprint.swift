@@ -17,7 +17,8 @@
 /// exception on the safe side: strings are encoded as their UTF-8 bytes, so two canonically
 /// equivalent but differently encoded strings (`"é"` precomposed or not), which Swift's `==`
 /// calls equal, make a change. Two different declarations collide with a probability of about
-/// 2^-128, and without the key no input can be crafted to collide. Fingerprints are compared
+/// 2^-128 (SipHash taken as a keyed pseudorandom function), and without the key no input can be
+/// crafted to collide. Fingerprints are compared
 /// within one process only (they differ from run to run).
 struct DeclarationFingerprint: Hashable, Sendable {
     let first: UInt64

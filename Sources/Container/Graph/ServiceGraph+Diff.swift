@@ -36,11 +36,12 @@ extension ServiceGraph {
     /// (`DeclarationFingerprint`: provider id and value type, options, dependencies' names,
     /// groups, lifetime, timeout, retry and failure classification). Equal fingerprints are
     /// trusted, not verified field by field: two different declarations have equal ones with a
-    /// probability of about 2^-128 (two independently salted 64-bit lanes of `Hasher`, whose
-    /// seed is random per process, so no config can be crafted to collide), while verifying
-    /// would cost the comparison of every field of every unchanged service, which is what a
-    /// reload of one leaf of a large graph must not pay. A graph compared with itself changes
-    /// nothing, without looking at its services.
+    /// probability of about 2^-128 (a 128-bit SipHash keyed with random bits drawn once per
+    /// process, so no config can be written to collide with another), while verifying would
+    /// cost the comparison of every field of every unchanged service, which is what a
+    /// reload of one leaf of a large graph must not pay. Strings are compared by their UTF-8
+    /// bytes: an option written in another Unicode normalization counts as changed. A graph
+    /// compared with itself changes nothing, without looking at its services.
     ///
     /// Providers are compared by id and value type: a service declared in code whose closure
     /// changed under the same id is not seen as changed (give it other options or another id).
