@@ -1,13 +1,17 @@
 /// What a new version of a graph changes (DESIGN §11): the services it adds, removes and
 /// changes, and those it must rebuild (the changed and added ones and everything depending on
 /// them); every other service's value carries over.
+///
+/// A service is changed when its declaration's fingerprint differs; equal fingerprints are
+/// trusted (a false "unchanged" has a probability of about 2^-128; see
+/// ``ServiceGraph/changes(from:)``).
 public struct GraphChanges: Sendable, Hashable {
     /// Services the new graph declares and the old one did not.
     public let added: [String]
     /// Services the old graph declared and the new one does not.
     public let removed: [String]
-    /// Services in both whose provider, options, dependencies, lifetime, timeout, retry or
-    /// failure classification differ.
+    /// Services in both whose provider, options, dependencies (or the groups read from them),
+    /// lifetime, timeout, retry or failure classification differ.
     public let changed: [String]
     /// Services of the new graph that are built again: added, changed, and their dependents.
     public let rebuilt: [String]
@@ -28,6 +32,17 @@ public struct GraphChanges: Sendable, Hashable {
 extension ServiceGraph {
     /// What replacing `old` with this graph changes.
     ///
+    /// Two services of the same name are the same declaration when their fingerprints are equal
+    /// (`DeclarationFingerprint`: provider id and value type, options, dependencies' names,
+    /// groups, lifetime, timeout, retry and failure classification). Equal fingerprints are
+    /// trusted, not verified field by field: two different declarations have equal ones with a
+    /// probability of about 2^-128 (a 128-bit SipHash keyed with random bits drawn once per
+    /// process, so no config can be written to collide with another), while verifying would
+    /// cost the comparison of every field of every unchanged service, which is what a
+    /// reload of one leaf of a large graph must not pay. Strings are compared by their UTF-8
+    /// bytes: an option written in another Unicode normalization counts as changed. A graph
+    /// compared with itself changes nothing, without looking at its services.
+    ///
     /// Providers are compared by id and value type: a service declared in code whose closure
     /// changed under the same id is not seen as changed (give it other options or another id).
     public func changes(from old: ServiceGraph) -> GraphChanges {
@@ -37,21 +52,26 @@ extension ServiceGraph {
         var changedSlots: [Int] = []
         var matched = 0
         let names = serviceNames
-        // With the same names in the same slots, equal dependency slots are equal dependency
-        // names: integers compared instead of strings.
         let oldNames = old.serviceNames
-        let sameSlots = names == oldNames
-        for (slot, node) in nodes.enumerated() {
-            guard let oldSlot = sameSlots ? slot : old.slot(of: names[slot], near: slot, names: oldNames) else {
-                added.append(names[slot])
-                continue
+        if self === old || names == oldNames {
+            // The same names in the same slots: one pass over two plain arrays of fingerprints,
+            // no node visited (retained), no name hashed.
+            matched = names.count
+            if self !== old {
+                fingerprints.withUnsafeBufferPointer { new in
+                    old.fingerprints.withUnsafeBufferPointer { old in
+                        for slot in new.indices where new[slot] != old[slot] { changedSlots.append(slot) }
+                    }
+                }
             }
-            matched += 1
-            let oldNode = old.nodes[oldSlot]
-            // A node shared by both versions (a graph built from the same specs or nodes) is
-            // the same declaration without comparing its fields.
-            if node !== oldNode && !node.sameDeclaration(as: oldNode, sameSlots: sameSlots) {
-                changedSlots.append(slot)
+        } else {
+            for slot in names.indices {
+                guard let oldSlot = old.slot(of: names[slot], near: slot, names: oldNames) else {
+                    added.append(names[slot])
+                    continue
+                }
+                matched += 1
+                if fingerprints[slot] != old.fingerprints[oldSlot] { changedSlots.append(slot) }
             }
         }
         // Names are unique: when every old node was matched, none was removed.
@@ -66,7 +86,14 @@ extension ServiceGraph {
         var isRebuilt = [Bool](repeating: false, count: nodes.count)
         let rebuiltSlots = closure(ofDependentsOf: changedSlots + addedSlots).sorted()
         for slot in rebuiltSlots { isRebuilt[slot] = true }
-        let carried = isRebuilt.indices.filter { !isRebuilt[$0] }
+        // Written in place: `filter` appends one slot at a time, checking the array's
+        // uniqueness each time (nearly every slot of a large graph carries over).
+        let carried = [Int](unsafeUninitializedCapacity: isRebuilt.count - rebuiltSlots.count) { buffer, count in
+            for slot in isRebuilt.indices where !isRebuilt[slot] && count < buffer.count {
+                buffer.initializeElement(at: count, to: slot)
+                count += 1
+            }
+        }
 
         var changedScopes: [String] = []
         for scope in scopeNames {
@@ -91,20 +118,5 @@ extension ServiceGraph {
         // From the layout's array of names: no visit to the node (a cache miss in a large graph).
         if guess < names.count && names[guess] == name { return guess }
         return layout.slots[name]
-    }
-}
-
-extension ServiceGraph.Node {
-    /// Whether two nodes declare the same service (name aside): same provider id and value
-    /// type, options, dependencies, lifetime, timeout, retry and failure classification.
-    /// `sameSlots`: both graphs have the same names in the same slots, so the dependencies'
-    /// slots can be compared instead of their names.
-    func sameDeclaration(as other: ServiceGraph.Node, sameSlots: Bool = false) -> Bool {
-        let sameDependencies =
-            sameSlots ? dependencies == other.dependencies : dependencyNames == other.dependencyNames
-        return sameDependencies && provider.id == other.provider.id
-            && ObjectIdentifier(provider.valueType) == ObjectIdentifier(other.provider.valueType)
-            && lifetime == other.lifetime && timeout == other.timeout && retry == other.retry
-            && defaultFailure == other.defaultFailure && options == other.options
     }
 }

@@ -25,7 +25,7 @@ extension ServiceGraph {
                     name: node.name, provider: node.provider, dependencies: node.dependencies.map { newSlot[$0]! },
                     dependencyNames: node.dependencyNames, options: node.options, timeout: node.timeout,
                     retry: node.retry, defaultFailure: node.defaultFailure, location: node.location,
-                    lifetime: node.lifetime, groups: node.groups))
+                    lifetime: node.lifetime, groups: node.groups, fingerprint: node.fingerprint))
         }
         for old in externals {
             let node = nodes[old]

@@ -31,12 +31,16 @@ public final class ServiceGraph: Sendable {
         /// The groups the node depends on: their members' positions in ``dependencies``, in
         /// declaration order.
         let groups: [String: [Int]]
+        /// What ``ServiceGraph/changes(from:)`` compares: a digest of every field above but the
+        /// name, the dependencies' slots and the location.
+        let fingerprint: DeclarationFingerprint
 
+        /// `fingerprint`: the declaration's, when known (a scope part's copy of a node); computed otherwise.
         init(
             name: String, provider: AnyServiceProvider, dependencies: [Int], dependencyNames: [String],
             options: ServiceOptions, timeout: Duration?, retry: RetryPolicy, defaultFailure: FailureKind?,
             location: ConfigLocation?, lifetime: Lifetime = .app, isExternal: Bool = false,
-            groups: [String: [Int]] = [:]
+            groups: [String: [Int]] = [:], fingerprint: DeclarationFingerprint? = nil
         ) {
             self.lifetime = lifetime
             self.isExternal = isExternal
@@ -50,10 +54,24 @@ public final class ServiceGraph: Sendable {
             self.retry = retry
             self.defaultFailure = defaultFailure
             self.location = location
+            // From the stored fields, once stored: the arguments are moved into them, not copied.
+            // (Not `fingerprint ?? ...`: its closure would capture every field.)
+            if let fingerprint {
+                self.fingerprint = fingerprint
+            } else {
+                self.fingerprint = DeclarationFingerprint.of(
+                    providerID: self.provider.id, valueType: self.provider.valueTypeID,
+                    dependencyNames: self.dependencyNames, options: self.options, timeout: self.timeout,
+                    retry: self.retry, defaultFailure: self.defaultFailure, lifetime: self.lifetime,
+                    isExternal: self.isExternal, groups: self.groups)
+            }
         }
     }
 
     let nodes: [Node]
+    /// Each node's ``Node/fingerprint``, by slot: ``changes(from:)`` reads them without
+    /// visiting (retaining) a node.
+    let fingerprints: [DeclarationFingerprint]
     /// For each node, the nodes that depend on it.
     let dependents: [[Int]]
     /// Nodes such that every node comes after all its dependencies.
@@ -101,6 +119,7 @@ public final class ServiceGraph: Sendable {
         self.appOnly = appOnly
         self.scopeParts = scopeParts
         self.nodes = nodes
+        self.fingerprints = nodes.map(\.fingerprint)
         var dependents = [[Int]](repeating: [], count: nodes.count)
         for (index, node) in nodes.enumerated() {
             for dependency in node.dependencies { dependents[dependency].append(index) }
