@@ -30,33 +30,44 @@ extension CoordinatorStateMachine {
     }
 
     /// Starts a new generation on `graph` (a reload): the values of `carrying` (by new slot of
-    /// the graph's built services: its old slot, or -1 for the `rebuilt` ones) carry over, every
+    /// the graph's built services: its old slot, or -1 for a rebuilt one) carry over, every
     /// other value is retired.
     mutating func reloadRequested(
-        graph: ServiceGraph, carrying fromOld: [Int], rebuilt: [String], change: GenerationChange,
-        waiter: OperationWaiter
+        graph: ServiceGraph, carrying fromOld: [Int], change: GenerationChange, waiter: OperationWaiter
+    ) -> OperationAction {
+        reloadRequested(graph: graph, plan: ReloadPlan(fromOld: fromOld, in: graph), change: change, waiter: waiter)
+    }
+
+    /// Starts a new generation on `graph` (a reload) as `plan` says.
+    mutating func reloadRequested(
+        graph: ServiceGraph, plan: ReloadPlan, change: GenerationChange, waiter: OperationWaiter
     ) -> OperationAction {
         if let refusal = refusal() { return .refuse(waiter, refusal) }
         let operation = takeOperationID()
         let from = generation
         var supersession = supersede(owner: operation, with: .superseded(generation: from, by: from + 1))
         let oldGraph = values.graph
-        var isCarried = [Bool](repeating: false, count: oldGraph.nodes.count)
-        for oldSlot in fromOld where oldSlot >= 0 { isCarried[oldSlot] = true }
         let oldNames = oldGraph.serviceNames
-        supersession.retired = Set((0..<oldGraph.builtCount).filter { !isCarried[$0] }.map { oldNames[$0] })
-        jobs.enqueue(values.advance(to: graph, carrying: fromOld), owner: operation)
+        if let fromOld = plan.fromOld {
+            var isCarried = [Bool](repeating: false, count: oldGraph.nodes.count)
+            for oldSlot in fromOld where oldSlot >= 0 { isCarried[oldSlot] = true }
+            supersession.retired = Set((0..<oldGraph.builtCount).filter { !isCarried[$0] }.map { oldNames[$0] })
+        } else {
+            supersession.retired = Set(plan.rebuiltSlots.map { oldNames[$0] })
+        }
+        jobs.enqueue(values.advance(to: graph, plan: plan), owner: operation)
         upstreamFailures = 0
         let first = BuildAttempt(generation: generation, attempt: 1)
         record(.generationReset(change), first)
         traceResumptions(supersession, result: .superseded)
         phase = .idle(attempt: 1)
-        let carried = SlotNames(fromOld.indices.filter { fromOld[$0] >= 0 }, of: graph.serviceNames)
         jobs.add(
             .init(
                 id: operation, waiter: waiter,
                 report: ResetReport(
-                    reason: .reload, from: from, to: generation, invalidated: rebuilt, carried: carried,
+                    reason: .reload, from: from, to: generation,
+                    invalidated: plan.rebuiltSlots.map { graph.serviceNames[$0] },
+                    carried: plan.carried,
                     cancelledBuild: supersession.cancelledBuild)))
         return .proceed(supersession.action, then: continueLifecycle())
     }

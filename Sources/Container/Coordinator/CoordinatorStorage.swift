@@ -146,26 +146,17 @@ final class CoordinatorStorage: Sendable {
     /// Moves to a new generation on `graph` (a part of a reloaded graph): the services of
     /// `changes.carriedOver` keep their values, the others are rebuilt. Calls `done` with the
     /// report once the retired values are torn down.
-    func beginReload(_ graph: ServiceGraph, changes: GraphChanges, then done: @escaping OperationWaiter) {
-        // By slot rather than by name: a reload of a large graph that changes a few services
-        // hashes only their names (the other nodes are compared in place, see `slot(of:near:)`).
-        var isRebuilt = [Bool](repeating: false, count: graph.builtCount)
-        for name in changes.rebuilt {
-            if let slot = graph.layout.slots[name], slot < graph.builtCount { isRebuilt[slot] = true }
-        }
+    func beginReload(
+        _ graph: ServiceGraph, changes: GraphChanges, from previous: ServiceGraph? = nil,
+        then done: @escaping OperationWaiter
+    ) {
         perform(
             transition { machine, _ in
                 let old = machine.values.graph
-                // New slot to old slot (-1: rebuilt), an array: no hashing per carried node.
+                // In place only when `changes` compared exactly these two graphs.
+                let plan = ReloadPlan(from: old, to: graph, changes: changes, inPlace: old === previous)
                 let names = graph.serviceNames
-                let oldNames = old.serviceNames
-                var fromOld = [Int](repeating: -1, count: graph.builtCount)
-                for slot in 0..<graph.builtCount where !isRebuilt[slot] {
-                    if let oldSlot = old.slot(of: names[slot], near: slot, names: oldNames), oldSlot < old.builtCount {
-                        fromOld[slot] = oldSlot
-                    }
-                }
-                let rebuilt = fromOld.indices.filter { fromOld[$0] < 0 }.map { names[$0] }
+                let rebuilt = plan.rebuiltSlots.map { names[$0] }
                 // The app's own services (a scope part's are its instances' business).
                 func own(_ name: String) -> Bool {
                     (graph.layout.slots[name].map { $0 < graph.builtCount } ?? false)
@@ -175,8 +166,7 @@ final class CoordinatorStorage: Sendable {
                     from: machine.generation, to: machine.generation + 1, invalidated: rebuilt, reason: .reload,
                     added: changes.added.filter(own), removed: changes.removed.filter(own),
                     changed: changes.changed.filter(own))
-                return machine.reloadRequested(
-                    graph: graph, carrying: fromOld, rebuilt: rebuilt, change: change, waiter: done)
+                return machine.reloadRequested(graph: graph, plan: plan, change: change, waiter: done)
             })
     }
 

@@ -54,6 +54,18 @@ struct GenerationValues {
         return (slots, values)
     }
 
+    /// Starts the next generation on `newGraph` as `plan` says; returns the retired values.
+    mutating func advance(to newGraph: ServiceGraph, plan: ReloadPlan) -> [AnyServiceBox] {
+        if let fromOld = plan.fromOld { return advance(to: newGraph, carrying: fromOld) }
+        defer {
+            graph = newGraph
+            generation += 1
+            runs = []
+        }
+        // Every carried value keeps its slot: only the rebuilt slots are visited.
+        return plan.rebuiltSlots.compactMap { kept.removeValue(forKey: $0) }
+    }
+
     /// Starts the next generation on `newGraph`: the values of `carried` (by new slot, its old
     /// slot, or -1) move to their new slots, every other value is retired and returned.
     mutating func advance(to newGraph: ServiceGraph, carrying carried: [Int]) -> [AnyServiceBox] {

@@ -31,7 +31,9 @@ extension ServiceContainer {
             let report: ResetReport
             do throws(ContainerError) {
                 report = try await storage.withOperation {
-                    storage.beginReload(graph.appPart, changes: changes, then: $0)
+                    // In place when neither version has scoped services: the changes' slots are the app's.
+                    let whole = graph.appPart === graph && previous.appPart === previous
+                    storage.beginReload(graph.appPart, changes: changes, from: whole ? previous : nil, then: $0)
                 }
             } catch {
                 // A shutdown came between the check above and the transition: nothing changes.

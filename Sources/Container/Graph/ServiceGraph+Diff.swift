@@ -20,6 +20,11 @@ public struct GraphChanges: Sendable, Hashable {
     /// See ``carriedOver``: slots of the new graph, made into names when read (nearly every
     /// service of a large graph, for a reload that changed one).
     let carried: SlotNames
+    /// See ``rebuilt``: their slots in the new graph, ascending.
+    let rebuiltSlots: [Int]
+    /// Whether both graphs have the same names in the same slots (every value that carries
+    /// over keeps its slot).
+    let inPlace: Bool
     /// Scopes whose services (or the app services they use) changed: their open instances are rebuilt.
     public let changedScopes: [String]
     /// Scopes the new graph no longer declares: their open instances are closed.
@@ -53,7 +58,8 @@ extension ServiceGraph {
         var matched = 0
         let names = serviceNames
         let oldNames = old.serviceNames
-        if self === old || names == oldNames {
+        let inPlace = self === old || names == oldNames
+        if inPlace {
             // The same names in the same slots: one pass over two plain arrays of fingerprints,
             // no node visited (retained), no name hashed.
             matched = names.count
@@ -104,7 +110,7 @@ extension ServiceGraph {
         return GraphChanges(
             added: added, removed: removed, changed: changedSlots.map { names[$0] },
             rebuilt: rebuiltSlots.map { names[$0] }, carried: SlotNames(carried, of: names),
-            changedScopes: changedScopes,
+            rebuiltSlots: rebuiltSlots, inPlace: inPlace, changedScopes: changedScopes,
             removedScopes: old.scopeNames.filter { !scopeNames.contains($0) })
     }
 }

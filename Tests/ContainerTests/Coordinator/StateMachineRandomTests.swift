@@ -243,10 +243,8 @@ struct MachineDriver {
             from: machine.generation, to: machine.generation + 1, invalidated: nil, reason: .reload)
         var fromOld = [Int](repeating: -1, count: graph.nodes.count)
         for (slot, oldSlot) in carrying { fromOld[slot] = oldSlot }
-        let rebuilt = fromOld.indices.filter { fromOld[$0] < 0 }.map { graph.serviceNames[$0] }
         perform(
-            machine.reloadRequested(
-                graph: graph, carrying: fromOld, rebuilt: rebuilt, change: change, waiter: operation),
+            machine.reloadRequested(graph: graph, carrying: fromOld, change: change, waiter: operation),
             operation: operation)
     }
 

@@ -356,7 +356,7 @@ struct StateMachineTests {
             from: 1, to: 2, invalidated: ["c"], reason: .reload, added: ["c"], removed: ["b"], changed: [])
         guard
             case .proceed(_, let lifecycle) = machine.reloadRequested(
-                graph: newGraph, carrying: [-1, 0], rebuilt: ["c"], change: change, waiter: "r"),
+                graph: newGraph, carrying: [-1, 0], change: change, waiter: "r"),
             case .tearDown(let batch) = lifecycle.next
         else { return fail("the reload tears b down") }
         #expect(batch.map(\.box.name) == ["b"])
