@@ -65,22 +65,51 @@ struct BuildRecords: Sendable {
         }
     }
 
+    /// The records kept, by position (see `positions`).
     private var records: [Record]
+    /// Empty: every slot has a record, at its own position. Otherwise, by slot, its record's
+    /// position + 1, or 0 for a slot without one, which was reused: a build of a few nodes of a
+    /// large graph fills a few records and zeroes an array of integers, not 40 bytes per node.
+    private var positions: [Int32] = []
     /// The outcomes of failed and skipped nodes, by slot.
     private var details: [Int: NodeOutcome] = [:]
 
-    /// `count` records of `status` (pending: a full build; reused: a build of a few slots, which
-    /// then marks those pending).
-    init(count: Int, status: Status = .pending) {
-        var record = Record()
-        record.status = status
-        records = [Record](repeating: record, count: count)
+    /// A pending record for each of `count` nodes (a full build).
+    init(count: Int) { records = [Record](repeating: Record(), count: count) }
+
+    /// A pending record for each node of `slots` (ascending), among `count`; every other node
+    /// was reused.
+    init(count: Int, recording slots: [Int]) {
+        records = [Record](repeating: Record(), count: min(slots.count, count))
+        guard slots.count < count else { return }
+        var positions = [Int32](repeating: 0, count: count)
+        for (position, slot) in slots.enumerated() { positions[slot] = Int32(truncatingIfNeeded: position + 1) }
+        self.positions = positions
     }
 
+    /// Whether `slot` has a record of its own (it was to be built).
+    func isRecorded(_ slot: Int) -> Bool { positions.isEmpty || positions[slot] != 0 }
+
+    /// The record of `slot`; a slot without one reads as reused, and cannot be written.
     subscript(slot: Int) -> Record {
-        get { records[slot] }
-        set { records[slot] = newValue }
+        get {
+            if positions.isEmpty { return records[slot] }
+            let position = Int(positions[slot])
+            return position == 0 ? Self.reused : records[position - 1]
+        }
+        set {
+            if positions.isEmpty {
+                records[slot] = newValue
+            } else {
+                let position = Int(positions[slot])
+                precondition(position > 0, "slot \(slot) was reused: it has no record to write")
+                records[position - 1] = newValue
+            }
+        }
     }
+
+    /// The record of a reused node.
+    private static let reused = Record(status: .reused, runs: 0, startedAt: nil, endedAt: nil)
 
     /// Records that `slot` failed.
     mutating func failed(_ slot: Int, _ failure: NodeFailure) {
@@ -89,7 +118,7 @@ struct BuildRecords: Sendable {
 
     /// Records that `slot` was skipped because these upstream nodes failed.
     mutating func skipped(_ slot: Int, because: [String]) {
-        records[slot].status = .skipped
+        self[slot].status = .skipped
         details[slot] = .skipped(because: because)
     }
 
@@ -100,7 +129,7 @@ struct BuildRecords: Sendable {
 
     /// The report of `slot`, called `name`.
     func report(of slot: Int, name: String) -> BuildReport.NodeReport {
-        let record = records[slot]
+        let record = self[slot]
         return BuildReport.NodeReport(
             name: name, outcome: outcome(slot), runs: record.runs, startedAt: record.startedAt,
             endedAt: record.endedAt)
@@ -111,7 +140,7 @@ struct BuildRecords: Sendable {
     func failure(among slots: some Sequence<Int>) -> FailureKind? {
         var failure: FailureKind?
         for slot in slots {
-            switch records[slot].status {
+            switch self[slot].status {
             case .succeeded, .reused: continue
             case .failed:
                 if case .failed(let nodeFailure) = details[slot], nodeFailure.kind == .permanent { return .permanent }
@@ -124,17 +153,17 @@ struct BuildRecords: Sendable {
 
     /// The slots among the first `count` whose node failed, ascending.
     func failedSlots(count: Int) -> [Int] {
-        (0..<count).filter { records[$0].status == .failed }
+        (0..<count).filter { self[$0].status == .failed }
     }
 
     /// The provider runs of each of the first `count` nodes that ran.
     func runs(count: Int) -> [(slot: Int, runs: Int)] {
-        (0..<count).compactMap { records[$0].runs > 0 ? ($0, records[$0].runs) : nil }
+        (0..<count).compactMap { self[$0].runs > 0 ? ($0, self[$0].runs) : nil }
     }
 
     /// The outcome of `slot`, once the build has given every node one.
     private func outcome(_ slot: Int) -> NodeOutcome {
-        let record = records[slot]
+        let record = self[slot]
         switch record.status {
         case .succeeded:
             // Both times are set by the run that succeeded (see `NodeResult`).

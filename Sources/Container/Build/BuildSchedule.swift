@@ -41,23 +41,20 @@ struct BuildSchedule {
             waitingOn = graph.nodes.map { Int32(truncatingIfNeeded: $0.dependencies.count) }
             return
         }
-        // Some values are there: every record starts reused, and only the slots without a value
-        // are visited (the builder reads kept values from `kept` itself).
-        // -1: has its value; a node without one counts its dependencies without one (a node with
-        // a value has all of its dependencies' values, so only nodes without one are counted).
-        var records = BuildRecords(count: count, status: .reused)
-        var waitingOn = [Int32](repeating: -1, count: count)
-        var missing = 0
+        // Some values are there: only the nodes without one get a record (the others read as
+        // reused) and a count of the dependencies they wait for; every pass of the build is over
+        // those alone, in topological order. A node with a value has its dependencies' values,
+        // so a dependent of a node built here is itself built here.
+        var missing: [Int] = []
         builder.kept.forEachMissingSlot(below: count) { slot in
-            guard !builder.external.hasValue(slot) else { return }
-            waitingOn[slot] = 0
-            records[slot].status = .pending
-            missing += 1
+            if !builder.external.hasValue(slot) { missing.append(slot) }
         }
+        let records = BuildRecords(count: count, recording: missing)
         self.records = records
-        toBuild = missing == 0 ? [] : graph.topologicalOrder.filter { waitingOn[$0] >= 0 }
+        toBuild = missing.count == count ? graph.topologicalOrder : graph.topologicalOrder.filter(records.isRecorded)
+        var waitingOn = [Int32](repeating: 0, count: count)
         for slot in toBuild {
-            waitingOn[slot] = Int32(truncatingIfNeeded: graph.nodes[slot].dependencies.count { waitingOn[$0] >= 0 })
+            waitingOn[slot] = Int32(truncatingIfNeeded: graph.nodes[slot].dependencies.count { !builder.hasValue($0) })
         }
         self.waitingOn = waitingOn
         if builder.tracer.isEnabled && !builder.kept.isEmpty {
