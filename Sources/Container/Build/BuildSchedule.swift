@@ -51,7 +51,15 @@ struct BuildSchedule {
         }
         let records = BuildRecords(count: count, recording: missing)
         self.records = records
-        toBuild = missing.count == count ? graph.topologicalOrder : graph.topologicalOrder.filter(records.isRecorded)
+        if missing.count == count {
+            toBuild = graph.topologicalOrder
+        } else if missing.count < count / 8 {
+            // A few nodes: sorted by their places in the topological order, not found in it.
+            let rank = graph.topologicalRank
+            toBuild = missing.sorted { rank[$0] < rank[$1] }
+        } else {
+            toBuild = graph.topologicalOrder.filter(records.isRecorded)
+        }
         var waitingOn = [Int32](repeating: 0, count: count)
         for slot in toBuild {
             waitingOn[slot] = Int32(truncatingIfNeeded: graph.nodes[slot].dependencies.count { !builder.hasValue($0) })

@@ -89,27 +89,21 @@ extension ServiceGraph {
         }
         let newSlots = layout.slots
         let addedSlots = added.compactMap { newSlots[$0] }
-        var isRebuilt = [Bool](repeating: false, count: nodes.count)
         let rebuiltSlots = closure(ofDependentsOf: changedSlots + addedSlots).sorted()
-        for slot in rebuiltSlots { isRebuilt[slot] = true }
-        // Written in place: `filter` appends one slot at a time, checking the array's
-        // uniqueness each time (nearly every slot of a large graph carries over).
-        let carried = [Int](unsafeUninitializedCapacity: isRebuilt.count - rebuiltSlots.count) { buffer, count in
-            for slot in isRebuilt.indices where !isRebuilt[slot] && count < buffer.count {
-                buffer.initializeElement(at: count, to: slot)
-                count += 1
-            }
-        }
 
         var changedScopes: [String] = []
-        for scope in scopeNames {
-            guard let oldPart = old.scopeParts[scope], let newPart = scopeParts[scope] else { continue }
-            let touched = newPart.nodes.contains { newSlots[$0.name].map { isRebuilt[$0] } ?? false }
-            if touched || oldPart.serviceNames != newPart.serviceNames { changedScopes.append(scope) }
+        if !scopeNames.isEmpty {
+            var isRebuilt = [Bool](repeating: false, count: nodes.count)
+            for slot in rebuiltSlots { isRebuilt[slot] = true }
+            for scope in scopeNames {
+                guard let oldPart = old.scopeParts[scope], let newPart = scopeParts[scope] else { continue }
+                let touched = newPart.nodes.contains { newSlots[$0.name].map { isRebuilt[$0] } ?? false }
+                if touched || oldPart.serviceNames != newPart.serviceNames { changedScopes.append(scope) }
+            }
         }
         return GraphChanges(
             added: added, removed: removed, changed: changedSlots.map { names[$0] },
-            rebuilt: rebuiltSlots.map { names[$0] }, carried: SlotNames(carried, of: names),
+            rebuilt: rebuiltSlots.map { names[$0] }, carried: SlotNames(allBut: rebuiltSlots, of: names),
             rebuiltSlots: rebuiltSlots, inPlace: inPlace, changedScopes: changedScopes,
             removedScopes: old.scopeNames.filter { !scopeNames.contains($0) })
     }
