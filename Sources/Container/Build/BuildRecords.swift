@@ -67,7 +67,8 @@ struct BuildRecords: Sendable {
 
     /// The records kept, by position (see `positions`).
     private var records: [Record]
-    /// Empty: every slot has a record, at its own position. Otherwise, by slot, its record's
+    /// Empty: every slot below `records.count` has a record at its own position, the others
+    /// (a scope part's external nodes) were reused. Otherwise, by slot, its record's
     /// position + 1, or 0 for a slot without one, which was reused: a build of a few nodes of a
     /// large graph fills a few records and zeroes an array of integers, not 40 bytes per node.
     private var positions: [Int32] = []
@@ -87,13 +88,17 @@ struct BuildRecords: Sendable {
         self.positions = positions
     }
 
+    /// A pending record for each of the first `recorded` of `count` nodes, the others reused
+    /// (a scope instance's first build: its own services, then the app services it uses).
+    init(count: Int, recordingFirst recorded: Int) { records = [Record](repeating: Record(), count: recorded) }
+
     /// Whether `slot` has a record of its own (it was to be built).
-    func isRecorded(_ slot: Int) -> Bool { positions.isEmpty || positions[slot] != 0 }
+    func isRecorded(_ slot: Int) -> Bool { positions.isEmpty ? slot < records.count : positions[slot] != 0 }
 
     /// The record of `slot`; a slot without one reads as reused, and cannot be written.
     subscript(slot: Int) -> Record {
         get {
-            if positions.isEmpty { return records[slot] }
+            if positions.isEmpty { return slot < records.count ? records[slot] : Self.reused }
             let position = Int(positions[slot])
             return position == 0 ? Self.reused : records[position - 1]
         }

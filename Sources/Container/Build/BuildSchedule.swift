@@ -35,10 +35,12 @@ struct BuildSchedule {
         built = SlotValues(reservingSlots: graph.builtCount)
         // The app services a scope uses: present from the start, never built, kept or traced here.
         builder.external.forEach { slot, box in builder.setValue(box, of: slot) }
-        guard !builder.kept.isEmpty || !builder.external.isEmpty else {
-            records = BuildRecords(count: count)
-            toBuild = graph.topologicalOrder
-            waitingOn = graph.nodes.map { Int32(truncatingIfNeeded: $0.dependencies.count) }
+        // Nothing kept, and every external value there (a full build of the app, a scope
+        // instance's first): the graph's own build order and counts, made once per graph.
+        if builder.kept.isEmpty && builder.external.count == count - graph.builtCount {
+            records = BuildRecords(count: count, recordingFirst: graph.builtCount)
+            toBuild = graph.builtOrder
+            waitingOn = graph.builtDependencyCounts
             return
         }
         // Some values are there: only the nodes without one get a record (the others read as

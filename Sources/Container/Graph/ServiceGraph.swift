@@ -78,6 +78,12 @@ public final class ServiceGraph: Sendable {
     let topologicalOrder: [Int]
     /// The position of each node in ``topologicalOrder``.
     let topologicalRank: [Int]
+    /// The nodes this graph builds (slots below ``builtCount``) in topological order: what a
+    /// build with every external value and nothing kept runs, made once per graph.
+    let builtOrder: [Int]
+    /// Each node's dependencies among the nodes this graph builds: how many a build with every
+    /// external value and nothing kept waits for, made once per graph.
+    let builtDependencyCounts: [Int32]
     let layout: ServiceLayout
     /// Secret option values of every node, redacted from traces and errors.
     let secrets: [String]
@@ -131,6 +137,10 @@ public final class ServiceGraph: Sendable {
         var rank = [Int](repeating: 0, count: nodes.count)
         for (position, node) in order.enumerated() { rank[node] = position }
         self.topologicalRank = rank
+        builtOrder = builtCount == nodes.count ? order : order.filter { $0 < builtCount }
+        builtDependencyCounts = nodes.map { node in
+            Int32(truncatingIfNeeded: node.dependencies.count { $0 < builtCount })
+        }
         self.layout = ServiceLayout(names: nodes.map(\.name))
         self.secrets = nodes.flatMap { $0.options.secretStrings }
     }
