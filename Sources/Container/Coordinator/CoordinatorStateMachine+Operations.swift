@@ -15,18 +15,12 @@ extension CoordinatorStateMachine {
         jobs.enqueue(retired.values, owner: operation)
         let invalidated = values.names(of: retired.slots)
         let change = GenerationChange(from: from, to: generation, invalidated: invalidating.map { _ in invalidated })
-        let first = BuildAttempt(generation: generation, attempt: 1)
-        record(.generationReset(change), first)
-        traceResumptions(supersession, result: .superseded)
-        phase = .idle(attempt: 1)
-        jobs.add(
-            .init(
-                id: operation, waiter: waiter,
-                report: ResetReport(
-                    reason: .reset, from: from, to: generation, invalidated: invalidated,
-                    carried: SlotNames(values.kept.keys, of: values.graph.serviceNames),
-                    cancelledBuild: supersession.cancelledBuild)))
-        return .proceed(supersession.action, then: continueLifecycle())
+        return beganGeneration(
+            change, ended: supersession, operation: operation, waiter: waiter,
+            report: ResetReport(
+                reason: .reset, from: from, to: generation, invalidated: invalidated,
+                carried: SlotNames(values.kept.keys, of: values.graph.serviceNames),
+                cancelledBuild: supersession.cancelledBuild))
     }
 
     /// Starts a new generation on `graph` (a reload): the values of `carrying` (by new slot of
@@ -57,19 +51,25 @@ extension CoordinatorStateMachine {
         }
         jobs.enqueue(values.advance(to: graph, plan: plan), owner: operation)
         upstreamFailures = 0
-        let first = BuildAttempt(generation: generation, attempt: 1)
-        record(.generationReset(change), first)
-        traceResumptions(supersession, result: .superseded)
+        return beganGeneration(
+            change, ended: supersession, operation: operation, waiter: waiter,
+            report: ResetReport(
+                reason: .reload, from: from, to: generation,
+                invalidated: plan.rebuiltSlots.map { graph.serviceNames[$0] }, carried: plan.carried,
+                cancelledBuild: supersession.cancelledBuild))
+    }
+
+    /// The rest of a reset or reload, once the new generation's values are settled: traces the
+    /// change and the superseded callers, leaves the first attempt idle, and makes `operation`'s
+    /// waiter wait for the teardown of what it retired, with `report`.
+    private mutating func beganGeneration(
+        _ change: GenerationChange, ended: Ended, operation: Int, waiter: OperationWaiter, report: ResetReport
+    ) -> OperationAction {
+        record(.generationReset(change), BuildAttempt(generation: generation, attempt: 1))
+        traceResumptions(ended, result: .superseded)
         phase = .idle(attempt: 1)
-        jobs.add(
-            .init(
-                id: operation, waiter: waiter,
-                report: ResetReport(
-                    reason: .reload, from: from, to: generation,
-                    invalidated: plan.rebuiltSlots.map { graph.serviceNames[$0] },
-                    carried: plan.carried,
-                    cancelledBuild: supersession.cancelledBuild)))
-        return .proceed(supersession.action, then: continueLifecycle())
+        jobs.add(.init(id: operation, waiter: waiter, report: report))
+        return .proceed(ended.action, then: continueLifecycle())
     }
 
     /// Shuts down: with `graceful`, a launched build may finish first (``Phase/draining(_:shutdown:)``,
