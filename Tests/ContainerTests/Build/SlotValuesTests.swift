@@ -17,27 +17,29 @@ struct SlotValuesTests {
         return values.chunk(index).withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
     }
 
-    /// Checks every query of `values` against `model`.
+    /// Checks every query of `values` against `model` (one expectation per query: an
+    /// expectation per slot made the test minutes long under ThreadSanitizer).
     static func expectSame(_ values: SlotValues, _ model: [Int: AnyServiceBox], slots: Int) {
-        #expect(values.count == model.count)
-        #expect(values.isEmpty == model.isEmpty)
-        #expect(values.keys == model.keys.sorted())
-        #expect(values.values.map(ObjectIdentifier.init) == model.keys.sorted().map { ObjectIdentifier(model[$0]!) })
+        let keys = model.keys.sorted()
+        #expect(values.count == model.count && values.isEmpty == model.isEmpty)
+        #expect(values.keys == keys)
+        #expect(values.values.map(ObjectIdentifier.init) == keys.map { ObjectIdentifier(model[$0]!) })
         var visited: [Int] = []
         values.forEachSlot { visited.append($0) }
-        #expect(visited == model.keys.sorted())
+        #expect(visited == keys)
         var missing: [Int] = []
         values.forEachMissingSlot(below: slots) { missing.append($0) }
         #expect(missing == (0..<slots).filter { model[$0] == nil })
-        for slot in 0..<(slots + 70) {
-            #expect(values[slot].map(ObjectIdentifier.init) == model[slot].map(ObjectIdentifier.init))
-            #expect(values.hasValue(slot) == (model[slot] != nil))
+        let wrong = (0..<(slots + 70)).filter { slot in
+            values[slot].map(ObjectIdentifier.init) != model[slot].map(ObjectIdentifier.init)
+                || values.hasValue(slot) != (model[slot] != nil)
         }
+        #expect(wrong.isEmpty, "slots read wrong: \(wrong)")
     }
 
-    @Test("Random writes, removals, copies and merges agree with a dictionary (200 seeded rounds)")
+    @Test("Random writes, removals, copies and merges agree with a dictionary (100 seeded rounds)")
     func agreesWithADictionary() {
-        for seed in 0..<200 {
+        for seed in 0..<100 {
             var random = SplitMix64(seed: UInt64(seed))
             let slots = Int.random(in: 1...300, using: &random)
             var values = SlotValues()
@@ -51,9 +53,10 @@ struct SlotValuesTests {
                     values[slot] = box
                     model[slot] = box
                 case 6, 7:
-                    #expect(
-                        values.removeValue(forKey: slot).map(ObjectIdentifier.init)
-                            == model[slot].map(ObjectIdentifier.init))
+                    let removed = values.removeValue(forKey: slot)
+                    if removed.map(ObjectIdentifier.init) != model[slot].map(ObjectIdentifier.init) {
+                        Issue.record("seed \(seed): removing slot \(slot) returned another value")
+                    }
                     model[slot] = nil
                 case 8:
                     copies.append((values, model))
