@@ -155,26 +155,16 @@ struct CallerRegistryTests {
     }
 
     @Test("Random park, remove and removeAll: every waiter is handed back exactly once, in arrival order")
-    func randomSequences() async {
+    func randomSequences() async throws {
         for seed in UInt64(1)...20 {
             var driver = CallerRegistryDriver(seed: seed)
-            for step in 0..<3_000 {
-                // Give the cooperative pool back now and then: other tests run beside this one.
-                if step % 256 == 0 { await Task.yield() }
-                driver.step()
-                if !driver.violations.isEmpty {
-                    let recent = driver.history.suffix(10).joined(separator: "\n")
-                    return fail("seed \(seed), step \(step): \(driver.violations)\n\(recent)")
-                }
-            }
-            driver.finish()
-            #expect(driver.violations.isEmpty, "seed \(seed): \(driver.violations)")
+            guard try await drive(&driver, steps: 3_000, seed: seed) else { return }
         }
     }
 }
 
 /// Drives a ``CallerRegistry`` with random events against a model: an array of parked callers.
-struct CallerRegistryDriver {
+struct CallerRegistryDriver: SeededDriver {
     typealias Registry = CallerRegistry<Int>
 
     var random: SplitMix64

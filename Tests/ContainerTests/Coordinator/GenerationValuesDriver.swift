@@ -6,7 +6,7 @@ import Testing
 /// Drives ``GenerationValues`` with random attempts, resets, reloads, failures and shutdowns,
 /// against a model: the values by slot, the generation, the runs, and how often each value was
 /// returned for teardown.
-struct GenerationValuesDriver {
+struct GenerationValuesDriver: SeededDriver {
     static let pool = ["a", "b", "c", "d", "e", "f"]
 
     var random: SplitMix64

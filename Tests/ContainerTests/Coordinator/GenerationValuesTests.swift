@@ -188,17 +188,7 @@ struct GenerationValuesTests {
     func randomSequences() async throws {
         for seed in UInt64(1)...10 {
             var driver = try GenerationValuesDriver(seed: seed)
-            for step in 0..<2_000 {
-                // Give the cooperative pool back now and then: other tests run beside this one.
-                if step % 256 == 0 { await Task.yield() }
-                try driver.step()
-                if !driver.violations.isEmpty {
-                    let recent = driver.history.suffix(10).joined(separator: "\n")
-                    return fail("seed \(seed), step \(step): \(driver.violations)\n\(recent)")
-                }
-            }
-            driver.finish()
-            #expect(driver.violations.isEmpty, "seed \(seed): \(driver.violations)")
+            guard try await drive(&driver, steps: 2_000, seed: seed) else { return }
             #expect(driver.retired.count > 50, "seed \(seed) exercised little")
         }
     }

@@ -6,7 +6,7 @@ import Testing
 /// Drives a ``JobSlot`` with random events the way the coordinator does (``JobSlot/next()`` after
 /// every event that may free the slot), against a model: the job in flight, the queue, the
 /// waiting operations and where each teardown record went.
-struct JobSlotDriver {
+struct JobSlotDriver: SeededDriver {
     typealias Slot = JobSlot<String, Int>
 
     /// The model's job in flight.

@@ -227,20 +227,10 @@ struct JobSlotTests {
     }
 
     @Test("Random builds, operations and teardowns: every value torn down once, every record reported once")
-    func randomSequences() async {
+    func randomSequences() async throws {
         for seed in UInt64(1)...20 {
             var driver = JobSlotDriver(seed: seed)
-            for step in 0..<3_000 {
-                // Give the cooperative pool back now and then: other tests run beside this one.
-                if step % 256 == 0 { await Task.yield() }
-                driver.step()
-                if !driver.violations.isEmpty {
-                    let recent = driver.history.suffix(10).joined(separator: "\n")
-                    return fail("seed \(seed), step \(step): \(driver.violations)\n\(recent)")
-                }
-            }
-            driver.finish()
-            #expect(driver.violations.isEmpty, "seed \(seed): \(driver.violations)")
+            guard try await drive(&driver, steps: 3_000, seed: seed) else { return }
             #expect(driver.completions.count > 10 && driver.tornDown.count > 10, "seed \(seed) exercised little")
         }
     }

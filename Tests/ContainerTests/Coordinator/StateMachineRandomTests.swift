@@ -24,26 +24,14 @@ struct StateMachineRandomTests {
         let seeds = environment["MACHINE_SEED"].flatMap(UInt64.init).map { [$0] } ?? Array(1...50)
         for seed in seeds {
             var driver = try MachineDriver(seed: seed)
-            for step in 0..<steps {
-                // Give the cooperative pool back now and then: other tests run beside this one.
-                if step % 256 == 0 { await Task.yield() }
-                driver.step()
-                if !driver.violations.isEmpty {
-                    let recent = driver.history.suffix(12).joined(separator: "\n")
-                    Issue.record(
-                        "seed \(seed) (replay with MACHINE_SEED=\(seed)), step \(step): \(driver.violations)\n\(recent)"
-                    )
-                    return
-                }
-            }
-            driver.finish()
-            #expect(driver.violations.isEmpty, "seed \(seed): \(driver.violations)")
+            let replay = "replay with MACHINE_SEED=\(seed)"
+            guard try await drive(&driver, steps: steps, seed: seed, replay: replay, recent: 12) else { return }
         }
     }
 }
 
 /// Plays the storage for a ``CoordinatorStateMachine`` of plain values.
-struct MachineDriver {
+struct MachineDriver: SeededDriver {
     typealias Machine = StateMachineRandomTests.Machine
 
     var random: SplitMix64
