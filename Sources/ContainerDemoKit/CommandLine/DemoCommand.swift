@@ -79,7 +79,7 @@ public enum DemoCommand {
 
         SIGNALS:
           SIGINT, SIGTERM    Shut down gracefully: new callers are refused, a running build
-                             has \(DemoInterrupt.grace.components.seconds) s to finish (then it is cancelled), every value is
+                             has \(DemoInterrupt.defaultGrace.components.seconds) s to finish (then it is cancelled), every value is
                              torn down (scopes first), the trace so far is printed, and the
                              demo exits 130 (SIGINT) or 143 (SIGTERM). A second signal exits
                              at once.

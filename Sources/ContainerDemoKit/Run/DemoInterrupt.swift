@@ -25,8 +25,11 @@ import Foundation
 ///
 /// Tests can call ``received(signal:)`` instead of sending a real signal.
 public final class DemoInterrupt: Sendable {
+    /// How long a running build may go on after the first signal before it is cancelled, unless
+    /// the interrupt was made with another ``grace``.
+    public static let defaultGrace: Duration = .seconds(2)
     /// How long a running build may go on after the first signal before it is cancelled.
-    public static let grace: Duration = .seconds(2)
+    public let grace: Duration
 
     /// What a signal does.
     public enum Response: Sendable, Equatable {
@@ -50,8 +53,8 @@ public final class DemoInterrupt: Sendable {
     /// The signal sources, kept alive for the life of the process.
     private let sources = Locked<[any DispatchSourceSignal]>([])
 
-    /// An interrupt that no signal has reached yet.
-    public init() {}
+    /// An interrupt that no signal has reached yet; a running build gets `grace` after the first.
+    public init(grace: Duration = DemoInterrupt.defaultGrace) { self.grace = grace }
 
     /// 128 + the first signal's number (130 for SIGINT, 143 for SIGTERM) once a signal shut the
     /// run down; `nil` otherwise.
@@ -68,7 +71,7 @@ public final class DemoInterrupt: Sendable {
             }
             state.signal = signal
             if state.shutdown == nil {
-                let deadline = ContinuousClock.now + Self.grace
+                let deadline = ContinuousClock.now + grace
                 state.shutdown = Task { _ = try? await container.shutdown(deadline: deadline) }
             }
             return .shuttingDown
@@ -89,7 +92,7 @@ public final class DemoInterrupt: Sendable {
                     case .shuttingDown:
                         output.writeError(
                             "container-demo: \(name): shutting down (the running build has up to "
-                                + "\(Self.grace.components.seconds) s to finish; a second signal exits at once)\n")
+                                + "\(grace.components.seconds) s to finish; a second signal exits at once)\n")
                     case .exitNow(let status):
                         output.writeError("container-demo: \(name): exiting at once, without waiting for teardown\n")
                         exit(status)

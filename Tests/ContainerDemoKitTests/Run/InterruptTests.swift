@@ -52,10 +52,11 @@ struct InterruptTests {
     func buildFinishesInTime() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        // 1 s: half the 2 s grace, so that a loaded machine (the whole suite in parallel) still
-        // records the signal before the build ends and the build's end before the deadline.
-        let config = try config(folder, slow: #"{ "durationMs": 1000 }"#)
-        let interrupt = DemoInterrupt()
+        // A 3 s build and a 60 s grace: the signal is handled well before the build ends and the
+        // build ends well before the deadline, even under ThreadSanitizer with the whole suite
+        // running beside it (a 1 s build in the default 2 s grace ended before the signal was).
+        let config = try config(folder, slow: #"{ "durationMs": 3000 }"#)
+        let interrupt = DemoInterrupt(grace: .seconds(60))
         let watcher = TraceWatcher()
         let run = Task { await ConfigRun.run(config, callers: 2, retries: nil, interrupt: interrupt, live: watcher) }
         try await watcher.wait(for: "slow to start") { $0.contains { $0.kind.node == "slow" } }
