@@ -82,7 +82,8 @@ public enum DemoCommand {
                              has \(DemoInterrupt.defaultGrace.components.seconds) s to finish (then it is cancelled), every value is
                              torn down (scopes first), the trace so far is printed, and the
                              demo exits 130 (SIGINT) or 143 (SIGTERM). A second signal exits
-                             at once.
+                             at once. CONTAINER_DEMO_GRACE_MS sets the grace period (0 to
+                             3600000 ms).
 
         EXIT STATUS:
           0  a snapshot was published (with a story: the story behaved as it says)

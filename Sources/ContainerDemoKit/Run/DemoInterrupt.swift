@@ -56,6 +56,16 @@ public final class DemoInterrupt: Sendable {
     /// An interrupt that no signal has reached yet; a running build gets `grace` after the first.
     public init(grace: Duration = DemoInterrupt.defaultGrace) { self.grace = grace }
 
+    /// The grace period `environment` asks for: `CONTAINER_DEMO_GRACE_MS`, milliseconds from 0
+    /// to one hour (a value outside is clamped); ``defaultGrace`` without it or when it is not
+    /// a whole number.
+    public static func grace(from environment: [String: String]) -> Duration {
+        guard let text = environment["CONTAINER_DEMO_GRACE_MS"], let milliseconds = Int(text) else {
+            return defaultGrace
+        }
+        return .milliseconds(min(max(milliseconds, 0), 3_600_000))
+    }
+
     /// 128 + the first signal's number (130 for SIGINT, 143 for SIGTERM) once a signal shut the
     /// run down; `nil` otherwise.
     public var exitStatus: Int32? { state.withLock { $0.signal.map { 128 + $0 } } }

@@ -24,10 +24,11 @@ final class DemoChild: @unchecked Sendable {
     /// Opens when the process has exited.
     let exited = Gate()
 
-    /// Starts `container-demo arguments` in `folder`.
-    init(_ arguments: [String], in folder: String) throws {
+    /// Starts `container-demo arguments` in `folder`, with `environment` added to this process's.
+    init(_ arguments: [String], in folder: String, environment: [String: String] = [:]) throws {
         process.executableURL = URL(fileURLWithPath: try Self.binary())
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
         process.currentDirectoryURL = URL(fileURLWithPath: folder, isDirectory: true)
         let outputPipe = Pipe()
         let errorPipe = Pipe()

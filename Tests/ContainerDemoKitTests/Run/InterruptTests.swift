@@ -79,6 +79,17 @@ struct InterruptTests {
         #expect(!events.contains { $0.kind.name == "node.cancelled" })
     }
 
+    @Test("CONTAINER_DEMO_GRACE_MS sets the grace period, clamped to an hour; anything else keeps 2 s")
+    func graceFromTheEnvironment() {
+        #expect(DemoInterrupt.grace(from: [:]) == .seconds(2))
+        #expect(DemoInterrupt.grace(from: ["CONTAINER_DEMO_GRACE_MS": "60000"]) == .seconds(60))
+        #expect(DemoInterrupt.grace(from: ["CONTAINER_DEMO_GRACE_MS": "0"]) == .zero)
+        #expect(DemoInterrupt.grace(from: ["CONTAINER_DEMO_GRACE_MS": "-5"]) == .zero)
+        #expect(DemoInterrupt.grace(from: ["CONTAINER_DEMO_GRACE_MS": "99999999999"]) == .seconds(3_600))
+        #expect(DemoInterrupt.grace(from: ["CONTAINER_DEMO_GRACE_MS": "2 s"]) == .seconds(2))
+        #expect(DemoInterrupt(grace: .seconds(5)).grace == .seconds(5))
+    }
+
     @Test("a signal while no container runs asks to exit at once with its own status")
     func nothingRunning() {
         #expect(DemoInterrupt().received(signal: SIGTERM) == .exitNow(143))

@@ -23,10 +23,11 @@ struct SignalTests {
         """
 
     /// Starts the demo on the hanging config and waits until its trace shows `slow` started.
-    private func startHanging(_ folder: TemporaryFolder) async throws -> DemoChild {
+    private func startHanging(_ folder: TemporaryFolder, grace: String? = nil) async throws -> DemoChild {
         let config = try folder.write("hang.json", Self.hangingConfig)
         let child = try DemoChild(
-            ["--config", config, "--trace", "jsonl", "--callers", "2", "--data-dir", folder.path], in: folder.path)
+            ["--config", config, "--trace", "jsonl", "--callers", "2", "--data-dir", folder.path], in: folder.path,
+            environment: grace.map { ["CONTAINER_DEMO_GRACE_MS": $0] } ?? [:])
         try await child.output.wait(for: "slow to start") { lines, _ in
             lines.contains { $0.contains(#""event":"node.started","node":"slow""#) }
         }
@@ -75,7 +76,9 @@ struct SignalTests {
     func secondSignalExitsAtOnce() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let child = try await startHanging(folder)
+        // A 60 s grace: the second signal comes long before the graceful path would tear down,
+        // however slowly the loaded machine delivers it (2 s were not enough under ThreadSanitizer).
+        let child = try await startHanging(folder, grace: "60000")
         defer { child.stop() }
         child.send(SIGINT)
         // The shutdown has begun when the trace says so; the build then has its grace period.
