@@ -17,7 +17,20 @@ struct SQLiteLockTests {
     /// on a loaded 2-core machine delays every node's end, SQLite or not, by up to 1.5 s; the
     /// control takes that out. The bound is far below what it replaces: before waits were
     /// cancellable, the 5 s busy timeout made the node about 4.7 s late.
-    static let allowedLateness: Duration = .milliseconds(500)
+    /// Under ThreadSanitizer, with the whole instrumented suite on 2 cores, SQLite's ends were
+    /// seen 1.5 s later than the control's (every node 3.7 s late): 2 s there, still well
+    /// below the 4.7 s the old defect added.
+    static let allowedLateness: Duration = underThreadSanitizer ? .seconds(2) : .milliseconds(500)
+
+    /// Whether this process runs under ThreadSanitizer (its runtime's entry points are present).
+    static let underThreadSanitizer: Bool = {
+        #if canImport(Darwin)
+            let handle = UnsafeMutableRawPointer(bitPattern: -2)  // RTLD_DEFAULT
+        #else
+            let handle: UnsafeMutableRawPointer? = nil  // RTLD_DEFAULT
+        #endif
+        return dlsym(handle, "__tsan_acquire") != nil
+    }()
 
     /// How late a node without SQLite ends after the same 300 ms timeout: its provider waits on
     /// a gate nobody opens, cancellable, so it ends as soon as the runtime can end it.
