@@ -34,30 +34,27 @@ final class DemoChild: @unchecked Sendable {
         let errorPipe = Pipe()
         process.standardOutput = outputPipe
         process.standardError = errorPipe
-        let pending = Locked(Data())
+        // Each pipe is read to its end by a thread of its own with blocking reads, not with
+        // `readabilityHandler`: on Linux, Foundation sometimes never calls that handler at the end
+        // of a child's output (swift-corelibs-foundation issue 3275), and a wait for the end
+        // then times out although the child has exited.
         let log = output
-        outputPipe.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            let complete = pending.withLock { buffer -> [String] in
-                buffer.append(data)
-                var found: [String] = []
-                while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                    found.append(String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self))
-                    buffer.removeSubrange(buffer.startIndex...newline)
-                }
-                if data.isEmpty && !buffer.isEmpty {
-                    found.append(String(decoding: buffer, as: UTF8.self))
-                    buffer.removeAll()
-                }
-                return found
+        var pending = Data()
+        PipeReader.start(outputPipe.fileHandleForReading, name: "DemoChild stdout") { data in
+            pending.append(data)
+            var complete: [String] = []
+            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                complete.append(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
+                pending.removeSubrange(pending.startIndex...newline)
             }
-            if data.isEmpty { handle.readabilityHandler = nil }
+            if data.isEmpty && !pending.isEmpty {
+                complete.append(String(decoding: pending, as: UTF8.self))
+                pending.removeAll()
+            }
             log.append(complete, closed: data.isEmpty)
         }
         let errorText = self.errorText
-        errorPipe.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil }
+        PipeReader.start(errorPipe.fileHandleForReading, name: "DemoChild stderr") { data in
             errorText.withLock { $0 += String(decoding: data, as: UTF8.self) }
         }
         let exited = self.exited
@@ -106,6 +103,32 @@ final class DemoChild: @unchecked Sendable {
             "container-demo is not built (looked in \(searched.joined(separator: ", "))); `swift test` and "
                 + "`swift build --build-tests` build it, or set CONTAINER_DEMO_BINARY to its path"
         }
+    }
+}
+
+/// Reads a pipe to its end on a thread of its own.
+enum PipeReader {
+    /// Starts a thread that hands `receive` each chunk read from `handle`, then one empty chunk
+    /// at the end of the stream (or on a read error). `receive` runs on that thread alone.
+    static func start(_ handle: FileHandle, name: String, receive: @escaping (Data) -> Void) {
+        // The thread is the only user of `receive` and of the state it captures.
+        nonisolated(unsafe) let receive = receive
+        let descriptor = handle.fileDescriptor
+        let thread = Thread {
+            // The handle stays alive (and its descriptor open) until the stream ended.
+            withExtendedLifetime(handle) {
+                var buffer = [UInt8](repeating: 0, count: 16_384)
+                while true {
+                    let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                    if count < 0 && errno == EINTR { continue }
+                    guard count > 0 else { break }
+                    receive(Data(buffer[0..<count]))
+                }
+                receive(Data())
+            }
+        }
+        thread.name = name
+        thread.start()
     }
 }
 

@@ -36,8 +36,15 @@ struct SignalTests {
 
     /// The child's whole standard output, once it closed and the child exited.
     private func finish(_ child: DemoChild) async throws -> [[String: Any]] {
-        try await child.output.waitForEnd()
-        try await child.exited.wait(timeout: .seconds(60))
+        do {
+            try await child.exited.wait(timeout: .seconds(60))
+        } catch {
+            Issue.record(
+                "the child did not exit; stderr: \(child.standardError)\nstdout: \(child.output.lines.joined(separator: "\n"))"
+            )
+            throw error
+        }
+        try await child.output.waitForEnd(timeout: .seconds(30))
         return JSONLines.parse(child.output.lines.joined(separator: "\n"))
     }
 
