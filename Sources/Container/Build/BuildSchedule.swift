@@ -19,11 +19,15 @@ struct BuildSchedule {
     private var stopped = false
     /// Nodes started and not finished (child tasks, and the node run inline).
     private var running = 0
-    /// The one node that became ready in this step so far, not started yet: if it stays the only
-    /// node that can run, it runs inline, in the build's own task (see ``endStep(in:)``).
+    /// Nodes of ``toBuild`` not started yet (nor held back).
+    private var unstarted: Int
+    /// The last node that became ready in this step, not started yet: it may run inline, in the
+    /// build's own task (see ``endStep(in:)``); the ones before it start as child tasks.
     private var heldBack: Int?
-    /// Whether this step started child tasks already (so every further ready node does too).
-    private var launchedInStep = false
+    /// Whether the last node to start may run inline while child tasks run: only when nothing
+    /// can watch the order in which results are taken in (untraced) and a failure stops nothing
+    /// (``FailureMode/continueIndependent``).
+    private let lastRunsInline: Bool
 
     /// The schedule of `builder`'s attempt: the external and kept values are in place.
     @inline(never)
@@ -37,10 +41,12 @@ struct BuildSchedule {
         builder.external.forEach { slot, box in builder.setValue(box, of: slot) }
         // Nothing kept, and every external value there (a full build of the app, a scope
         // instance's first): the graph's own build order and counts, made once per graph.
+        lastRunsInline = !builder.tracer.isEnabled && builder.policy.failureMode == .continueIndependent
         if builder.kept.isEmpty && builder.external.count == count - graph.builtCount {
             records = BuildRecords(count: count, recordingFirst: graph.builtCount)
             toBuild = graph.builtOrder
             waitingOn = graph.builtDependencyCounts
+            unstarted = toBuild.count
             return
         }
         // Some values are there: only the nodes without one get a record (the others read as
@@ -67,6 +73,7 @@ struct BuildSchedule {
             waitingOn[slot] = Int32(truncatingIfNeeded: graph.nodes[slot].dependencies.count { !builder.hasValue($0) })
         }
         self.waitingOn = waitingOn
+        unstarted = toBuild.count
         if builder.tracer.isEnabled && !builder.kept.isEmpty {
             // In graph order, so traces of the same graph read the same way every time.
             for slot in graph.topologicalOrder where builder.kept.hasValue(slot) {
@@ -85,14 +92,12 @@ struct BuildSchedule {
         return endStep(in: &group)
     }
 
-    /// `slot` can start: held back while it is the only one of this step, else a child task.
+    /// `slot` can start: held back (see ``endStep(in:)``); the node held back before it in this
+    /// step starts as a child task.
     private mutating func ready(_ slot: Int, in group: inout TaskGroup<NodeResult>) {
-        if let held = heldBack {
-            heldBack = nil
-            launchedInStep = true
-            launch(held, in: &group)
-        }
-        if launchedInStep { launch(slot, in: &group) } else { heldBack = slot }
+        unstarted -= 1
+        if let held = heldBack { launch(held, in: &group) }
+        heldBack = slot
     }
 
     private mutating func launch(_ slot: Int, in group: inout TaskGroup<NodeResult>) {
@@ -100,19 +105,20 @@ struct BuildSchedule {
         builder.launch(slot, in: &group)
     }
 
-    /// Ends a step (the start, or one node's result): a node held back that is the only one
-    /// that can run is returned, to run inline: no other node runs or can become ready before
-    /// it ends, so a child task would buy no parallelism and cost a task (a scope instance's
-    /// first service, every link of a chain). Otherwise it starts as a child task.
+    /// Ends a step (the start, or one node's result): the node held back is returned, to run
+    /// inline, when that loses no parallelism: either it is the only one that can run (no other
+    /// node runs or can become ready before it ends: a scope instance's first service, every
+    /// link of a chain), or it is the last node of the build to start (the nodes running beside
+    /// it have no dependent left to start; see ``lastRunsInline``). A child task would buy
+    /// nothing and cost a task. Otherwise it starts as a child task.
     private mutating func endStep(in group: inout TaskGroup<NodeResult>) -> Int? {
-        launchedInStep = false
         guard let held = heldBack else { return nil }
         heldBack = nil
-        guard running == 0 else {
+        guard running == 0 || (lastRunsInline && unstarted == 0) else {
             launch(held, in: &group)
             return nil
         }
-        running = 1
+        running += 1
         return held
     }
 

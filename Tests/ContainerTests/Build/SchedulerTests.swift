@@ -121,4 +121,52 @@ struct SchedulerTests {
         let times = watcher.events.map(\.time)
         #expect(times == times.sorted(), "timestamps are monotonic")
     }
+
+    /// Which task ran each node, by name: the hash of its `UnsafeCurrentTask`.
+    private func tasks(
+        _ dependencies: [String: [String]], policy: BuildPolicy = .default, traced: Bool
+    ) async throws -> [String: Int] {
+        let ranIn = Locked<[String: Int]>([:])
+        let specs = dependencies.keys.sorted().map { name in
+            ServiceSpec(ServiceKey<Int>(name), dependsOn: dependencies[name]!) { _ in
+                let task = withUnsafeCurrentTask { $0?.hashValue } ?? 0
+                ranIn.withLock { $0[name] = task }
+                return 1
+            }
+        }
+        let container = try ServiceContainer(specs, policy: policy, trace: traced ? [TraceWatcher()] : [])
+        _ = try await withTimeout(.seconds(60), "the build") { try await container.start() }
+        return ranIn.withLock { $0 }
+    }
+
+    // A node runs in the build's own task when a child task would buy no parallelism. `root`
+    // runs there in every case, and that task lives until the build ends, so no other task can
+    // have its identity meanwhile: a node with the same one ran in it.
+    @Test("The only node able to run, and the last node to start, run in the build's own task")
+    func inlineNodes() async throws {
+        let chain = ["root": [], "middle": ["root"], "leaf": ["middle"]]
+        for traced in [false, true] {
+            let ran = try await tasks(chain, traced: traced)
+            #expect(Set(ran.values).count == 1, "every link of a chain runs in the build's task (traced: \(traced))")
+        }
+        // A fan-out ending the build: one of the three leaves runs beside the others' child
+        // tasks, untraced and when a failure stops nothing; otherwise each gets a child task.
+        let fanOut = ["root": [], "a": ["root"], "b": ["root"], "c": ["root"]]
+        let cases: [(policy: BuildPolicy, traced: Bool, inline: Int)] = [
+            (.default, false, 1), (.default, true, 0), (.failFast, false, 0),
+        ]
+        for (policy, traced, inline) in cases {
+            let ran = try await tasks(fanOut, policy: policy, traced: traced)
+            let build = ran["root"]
+            #expect(ran.count == 4)
+            #expect(
+                ["a", "b", "c"].count { ran[$0] == build } == inline,
+                "traced: \(traced), fail fast: \(policy.failureMode == .failFast)")
+        }
+        // Not the last to start: `slow`'s dependent waits, so both leaves of the first wave
+        // (`a` and `slow`) get child tasks and `after` starts as soon as `slow` ends.
+        let wave = ["root": [], "a": ["root"], "slow": ["root"], "after": ["slow"]]
+        let ran = try await tasks(wave, traced: false)
+        #expect(ran["a"] != ran["root"] && ran["slow"] != ran["root"])
+    }
 }
