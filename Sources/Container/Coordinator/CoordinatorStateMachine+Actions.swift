@@ -12,17 +12,8 @@ extension CoordinatorStateMachine {
         case cancelled
     }
 
-    /// A build to launch: the storage creates its task in the same critical section.
-    struct BuildTicket {
-        let id: Int
-        let build: BuildAttempt
-        let graph: ServiceGraph
-        let kept: SlotValues
-        /// Provider runs of each node in the generation's earlier attempts, by slot (empty: none).
-        let earlierRuns: [Int]
-        /// The priority to run the build task at (`TaskPriority.rawValue`).
-        let priority: UInt8
-    }
+    /// A build to launch (see ``Container/BuildTicket``).
+    typealias BuildTicket = Container.BuildTicket
 
     /// What to do once a job ended or something was queued.
     struct Lifecycle {

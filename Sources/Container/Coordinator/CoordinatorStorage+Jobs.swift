@@ -7,8 +7,7 @@ extension CoordinatorStorage {
     // and the builder's construction are synchronous helpers, on the thread's stack. (A task's
     // frames outgrowing its allocator's first slab cost a malloc per build.)
 
-    func runBuild(_ handoff: BuildHandoff) async {
-        guard let ticket = handoff.take() else { preconditionFailure("a build's ticket is taken once") }
+    func runBuild(_ ticket: BuildTicket) async {
         let id = ticket.id
         let graph = ticket.graph
         var external = SlotValues()
@@ -33,7 +32,7 @@ extension CoordinatorStorage {
             }
         }
         // The ticket's kept values go with the builder, before the coordinator keeps what it made.
-        let result = await makeBuilder(consume ticket, external: external, appGeneration: appGeneration).run()
+        let result = await makeBuilder(ticket, external: external, appGeneration: appGeneration).run()
         buildFinished(id, result)
     }
 
@@ -41,10 +40,11 @@ extension CoordinatorStorage {
     var readySnapshot: AppServices? { published.answersReadyInline ? current : nil }
 
     @inline(never)
-    private func makeBuilder(_ ticket: Machine.BuildTicket, external: SlotValues, appGeneration: Int?) -> GraphBuilder {
-        GraphBuilder(
+    private func makeBuilder(_ ticket: BuildTicket, external: SlotValues, appGeneration: Int?) -> GraphBuilder {
+        let inputs = ticket.takeInputs()
+        return GraphBuilder(
             graph: ticket.graph, generation: ticket.build.generation, attempt: ticket.build.attempt,
-            kept: ticket.kept, earlierRuns: ticket.earlierRuns, policy: policy, tracer: tracer, redactor: redactor,
+            kept: inputs.kept, earlierRuns: inputs.earlierRuns, policy: policy, tracer: tracer, redactor: redactor,
             external: external, scopeInstance: binding?.label, parameters: binding?.parameters ?? .init(),
             appGeneration: appGeneration)
     }

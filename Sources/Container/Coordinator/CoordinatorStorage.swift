@@ -226,9 +226,8 @@ final class CoordinatorStorage: Sendable {
         let (action, events, retired) = machine.withLock { machine in
             let action = event(&machine, tracer.now)
             if let ticket = action.ticket {
-                let handoff = BuildHandoff(ticket)
                 let task = Task.detached(priority: TaskPriority(rawValue: ticket.priority)) { [self] in
-                    await runBuild(handoff)
+                    await runBuild(ticket)
                 }
                 machine.buildLaunched(id: ticket.id, handle: task)
             }
