@@ -164,12 +164,41 @@ struct SlotValues: Sendable {
         return pairs
     }
 
-    /// These values with `other`'s written over them; the chunks `other` does not write stay
-    /// shared.
+    /// These values with `other`'s written over them. A chunk that only one side has values in
+    /// stays shared; a chunk both have is merged into a new one in a single pass.
     func merging(_ other: SlotValues) -> SlotValues {
-        guard !isEmpty else { return other }
-        var merged = self
-        other.forEach { slot, box in merged[slot] = box }
+        if other.isEmpty { return self }
+        if isEmpty { return other }
+        var merged = SlotValues()
+        var overlap = 0
+        merged.first = Self.merge(first, other.first, overlap: &overlap)
+        let restCount = Swift.max(rest.count, other.rest.count)
+        if restCount > 0 {
+            merged.rest.reserveCapacity(restCount)
+            for index in 0..<restCount {
+                merged.rest.append(
+                    Self.merge(
+                        index < rest.count ? rest[index] : Chunk(),
+                        index < other.rest.count ? other.rest[index] : Chunk(), overlap: &overlap))
+            }
+        }
+        merged.count = count + other.count - overlap
+        return merged
+    }
+
+    /// `base` with `top`'s values written over it; `overlap` counts the slots both have a value in.
+    /// (One copy of `base`, made by the first write: the standard library's copy path is
+    /// specialized, while creating an array of a given capacity looks its metadata up at run time.)
+    private static func merge(_ base: Chunk, _ top: Chunk, overlap: inout Int) -> Chunk {
+        if top.isEmpty { return base }
+        if base.isEmpty { return top }
+        var merged = base
+        if top.count > merged.count { merged.append(contentsOf: repeatElement(nil, count: top.count - merged.count)) }
+        for offset in top.indices {
+            guard let box = top[offset] else { continue }
+            if merged[offset] != nil { overlap += 1 }
+            merged[offset] = box
+        }
         return merged
     }
 

@@ -16,17 +16,21 @@ extension CoordinatorStorage {
             // A scope instance never assumes the app is ready: it joins (or starts) its build.
             // When the app's snapshot is published and its callers are answered inline (untraced),
             // it is read at once, as `start()` would return it.
-            let app: Result<AppServices, ContainerError>
+            let app: AppServices
             if let ready = binding.parent.readySnapshot {
-                app = .success(ready)
+                app = ready
             } else {
-                app = await binding.appSnapshot()
+                switch await binding.appSnapshot() {
+                case .success(let snapshot): app = snapshot
+                case .failure(let error):
+                    upstreamFailed(id, error)
+                    return
+                }
             }
-            switch app.flatMap({ app in binding.externalValues(of: graph, from: app).map { (app, $0) } }) {
-            case .success(let (app, values)):
-                external = values
+            do {
+                external = try binding.externalValues(of: graph, from: app)
                 appGeneration = app.generation
-            case .failure(let error):
+            } catch {
                 upstreamFailed(id, error)
                 return
             }

@@ -50,21 +50,20 @@ final class ScopeBinding: Sendable {
     /// The values of `part`'s external nodes in the app snapshot `app`, by slot of `part`; an
     /// error when `app` lacks one (the app was reloaded while this build started: the reload
     /// rebuilds the instance on the new graph).
-    func externalValues(of part: ServiceGraph, from app: AppServices) -> Result<SlotValues, ContainerError> {
+    func externalValues(of part: ServiceGraph, from app: AppServices) throws(ContainerError) -> SlotValues {
         var values = SlotValues(reservingSlots: part.nodes.count)
         for slot in part.builtCount..<part.nodes.count {
             let name = part.nodes[slot].name
             guard let appSlot = app.layout.slots[name],
                 let box = app.values.value(at: appSlot), box.typeID == part.nodes[slot].provider.valueTypeID
             else {
-                return .failure(
-                    .superseded(
-                        generation: app.generation, by: app.generation + 1,
-                        detail: "scope instance '\(label)' "
-                            + "uses app service '\(name)', which the app snapshot it got no longer has (a reload)"))
+                throw .superseded(
+                    generation: app.generation, by: app.generation + 1,
+                    detail: "scope instance '\(label)' "
+                        + "uses app service '\(name)', which the app snapshot it got no longer has (a reload)")
             }
             values[slot] = box
         }
-        return .success(values)
+        return values
     }
 }

@@ -22,14 +22,15 @@ final class ScopeRegistry: Sendable {
         let records = Locked<[ResetReport.Teardown]>([])
     }
 
-    /// The declared graph and, per scope, the app services its part uses (shared by its instances).
+    /// The declared graph and, per scope, its part and the app services the part uses (shared
+    /// by its instances), found with one lookup when an instance opens.
     private struct Declared {
         let graph: ServiceGraph
-        let uses: [String: Set<String>]
+        let scopes: [String: (part: ServiceGraph, uses: Set<String>)]
 
         init(_ graph: ServiceGraph) {
             self.graph = graph
-            uses = graph.scopeParts.mapValues(\.externalNames)
+            scopes = graph.scopeParts.mapValues { ($0, $0.externalNames) }
         }
     }
 
@@ -44,7 +45,10 @@ final class ScopeRegistry: Sendable {
 
     /// The declared graph, the part of `scope` (`nil`: no such scope) and the app services it uses.
     func scope(_ scope: String) -> (declared: ServiceGraph, part: ServiceGraph?, uses: Set<String>) {
-        declaredGraph.withLock { ($0.graph, $0.graph.scopeParts[scope], $0.uses[scope] ?? []) }
+        declaredGraph.withLock { declared in
+            let found = declared.scopes[scope]
+            return (declared.graph, found?.part, found?.uses ?? [])
+        }
     }
 
     /// Replaces the declared graph (a reload).
