@@ -90,7 +90,12 @@ struct SlotValues: Sendable {
             if newValue == nil && !hasValue(slot) { return }
             let offset = slot & (Self.chunkSize - 1)
             let hadValue = withChunk(index) { chunk in
-                if offset >= chunk.count {
+                if offset == chunk.count {
+                    // The next slot of the chunk (a build fills its values in order): appended.
+                    chunk.append(newValue)
+                    return false
+                }
+                if offset > chunk.count {
                     // Only as long as it needs to be: a scope instance's few services take a few words.
                     chunk.append(contentsOf: repeatElement(nil, count: offset + 1 - chunk.count))
                 }
