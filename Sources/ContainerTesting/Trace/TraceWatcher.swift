@@ -58,13 +58,13 @@ public final class TraceWatcher: TraceSink {
     ///
     /// - Parameters:
     ///   - what: what is awaited, for the error's message (`"3 callers to join"`).
-    ///   - timeout: how long to wait (default 30 seconds).
+    ///   - timeout: how long to wait (default 60 seconds, as `withTimeout`).
     ///   - fileID: the caller's file, for the message that points at the call (default: the call site).
     ///   - line: the caller's line (default: the call site).
     ///   - condition: checked now and after every event.
     /// - Throws: ``TimedOut`` after `timeout`; `CancellationError` when the task is cancelled.
     public func wait(
-        for what: String, timeout: Duration = .seconds(30), fileID: String = #fileID, line: Int = #line,
+        for what: String, timeout: Duration = .seconds(60), fileID: String = #fileID, line: Int = #line,
         until condition: @escaping @Sendable ([TraceEvent]) -> Bool
     ) async throws {
         let ticket = OneShot<Void>()
@@ -81,12 +81,12 @@ public final class TraceWatcher: TraceSink {
     ///
     /// - Parameters:
     ///   - expectation: what must hold.
-    ///   - timeout: how long to wait (default 30 seconds).
+    ///   - timeout: how long to wait (default 60 seconds, as `withTimeout`).
     ///   - fileID: the caller's file, for the message that points at the call (default: the call site).
     ///   - line: the caller's line (default: the call site).
     /// - Throws: ``TimedOut`` after `timeout`; `CancellationError` when the task is cancelled.
     public func wait(
-        for expectation: TraceExpectation, timeout: Duration = .seconds(30), fileID: String = #fileID,
+        for expectation: TraceExpectation, timeout: Duration = .seconds(60), fileID: String = #fileID,
         line: Int = #line
     ) async throws {
         try await wait(for: expectation.claim, timeout: timeout, fileID: fileID, line: line) {
