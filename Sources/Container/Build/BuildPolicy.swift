@@ -35,15 +35,33 @@ public struct BuildPolicy: Sendable {
     /// gets the last failure at once, without a build (its `caller.joined` finds `waiting`).
     /// The delay grows with each failed attempt of the generation. ``Backoff/none`` by default.
     public var retryAfter: Backoff
+    /// How much provider work a build may run in its own task, one node after another, rather
+    /// than in child tasks: a node whose provider took at most this long when it last ran (in
+    /// any build of the same graph) runs inline while the queued inline work stays within it.
+    /// A provider that returns in a microsecond costs less than the child task that would run
+    /// it (its creation and the wake-up of a thread), so every build after the first of a scope
+    /// of quick services needs no child task at all. A node never waits more than this for
+    /// quick nodes ahead of it. `.zero` turns it off; applies to untraced builds that continue
+    /// independent branches (traced and fail-fast builds see each result as it comes). Clamped
+    /// to 0...``maximumInlineBudget``; 20 µs by default.
+    public var inlineBudget: Duration {
+        get { storedInlineBudget }
+        set { storedInlineBudget = min(max(.zero, newValue), Self.maximumInlineBudget) }
+    }
+    private var storedInlineBudget: Duration
 
     /// The largest ``maxAttempts``.
     public static let maximumAttempts = 1_000
+    /// The largest ``inlineBudget``: beyond a millisecond, a child task costs nothing in comparison.
+    public static let maximumInlineBudget = Duration.milliseconds(1)
 
-    /// Creates a policy; `maxAttempts` is clamped to 1...``maximumAttempts``.
+    /// Creates a policy; `maxAttempts` is clamped to 1...``maximumAttempts``, `inlineBudget` to
+    /// 0...``maximumInlineBudget``.
     public init(
         failureMode: FailureMode = .continueIndependent, classifier: ErrorClassifier = .default,
-        maxAttempts: Int? = nil, retryAfter: Backoff = .none
+        maxAttempts: Int? = nil, retryAfter: Backoff = .none, inlineBudget: Duration = .microseconds(20)
     ) {
+        storedInlineBudget = min(max(.zero, inlineBudget), Self.maximumInlineBudget)
         self.failureMode = failureMode
         self.classifier = classifier
         self.maxAttempts = maxAttempts.map { min(max(1, $0), Self.maximumAttempts) }

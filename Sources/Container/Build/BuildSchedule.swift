@@ -24,10 +24,18 @@ struct BuildSchedule {
     /// The last node that became ready in this step, not started yet: it may run inline, in the
     /// build's own task (see ``endStep(in:)``); the ones before it start as child tasks.
     private var heldBack: Int?
-    /// Whether the last node to start may run inline while child tasks run: only when nothing
-    /// can watch the order in which results are taken in (untraced) and a failure stops nothing
-    /// (``FailureMode/continueIndependent``).
+    /// Whether the last node to start, and nodes known to be quick, may run inline while child
+    /// tasks run: only when nothing can watch the order in which results are taken in
+    /// (untraced) and a failure stops nothing (``FailureMode/continueIndependent``).
     private let lastRunsInline: Bool
+    /// ``BuildPolicy/inlineBudget`` in nanoseconds; 0 when nodes are not queued inline.
+    private let inlineBudget: UInt32
+    /// Ready nodes known to be quick, with their expected time, to run inline one after
+    /// another (from ``inlineHead`` on); they wait for at most ``inlineBudget`` of work.
+    private var inlineQueue: [(slot: Int, nanoseconds: UInt32)] = []
+    private var inlineHead = 0
+    /// The expected time of the queued nodes not started yet.
+    private var queuedWork: UInt32 = 0
 
     /// The schedule of `builder`'s attempt: the external and kept values are in place.
     @inline(never)
@@ -42,6 +50,7 @@ struct BuildSchedule {
         // Nothing kept, and every external value there (a full build of the app, a scope
         // instance's first): the graph's own build order and counts, made once per graph.
         lastRunsInline = !builder.tracer.isEnabled && builder.policy.failureMode == .continueIndependent
+        inlineBudget = lastRunsInline ? NodeRunTimes.nanoseconds(builder.policy.inlineBudget) : 0
         if builder.kept.isEmpty && builder.external.count == count - graph.builtCount {
             records = BuildRecords(count: count, recordingFirst: graph.builtCount)
             toBuild = graph.builtOrder
@@ -92,12 +101,43 @@ struct BuildSchedule {
         return endStep(in: &group)
     }
 
-    /// `slot` can start: held back (see ``endStep(in:)``); the node held back before it in this
-    /// step starts as a child task.
+    /// `slot` can start: queued to run inline when it is known to be quick (see
+    /// ``queueInline(_:)``), otherwise held back (see ``endStep(in:)``); the node held back
+    /// before it in this step starts as a child task.
     private mutating func ready(_ slot: Int, in group: inout TaskGroup<NodeResult>) {
         unstarted -= 1
+        if queueInline(slot) { return }
         if let held = heldBack { launch(held, in: &group) }
         heldBack = slot
+    }
+
+    /// Queues `slot` to run inline if its last run (in any build of the graph) took so little
+    /// that the queue's expected work stays within the budget: a child task would cost more
+    /// than the provider, and no queued node waits longer than the budget.
+    private mutating func queueInline(_ slot: Int) -> Bool {
+        guard inlineBudget > 0 else { return false }
+        let expected = builder.graph.runTimes.last(slot)
+        guard expected <= inlineBudget - queuedWork else { return false }
+        queuedWork += expected
+        inlineQueue.append((slot, expected))
+        return true
+    }
+
+    /// The next queued node to run inline, if any, unless the build was cancelled (a queued
+    /// node then never starts: it ends cancelled before start).
+    private mutating func nextQueued() -> Int? {
+        guard inlineHead < inlineQueue.count else { return nil }
+        stopped = stopped || Task.isCancelled
+        guard !stopped else { return nil }
+        let (slot, expected) = inlineQueue[inlineHead]
+        inlineHead += 1
+        queuedWork -= expected
+        if inlineHead == inlineQueue.count {
+            inlineQueue.removeAll(keepingCapacity: true)
+            inlineHead = 0
+        }
+        running += 1
+        return slot
     }
 
     private mutating func launch(_ slot: Int, in group: inout TaskGroup<NodeResult>) {
@@ -107,19 +147,21 @@ struct BuildSchedule {
 
     /// Ends a step (the start, or one node's result): the node held back is returned, to run
     /// inline, when that loses no parallelism: either it is the only one that can run (no other
-    /// node runs or can become ready before it ends: a scope instance's first service, every
-    /// link of a chain), or it is the last node of the build to start (the nodes running beside
-    /// it have no dependent left to start; see ``lastRunsInline``). A child task would buy
-    /// nothing and cost a task. Otherwise it starts as a child task.
+    /// node runs, is queued or can become ready before it ends: a scope instance's first
+    /// service, every link of a chain), or it is the last node of the build to start (the nodes
+    /// running beside it have no dependent left to start; see ``lastRunsInline``). A child task
+    /// would buy nothing and cost a task. Otherwise it starts as a child task, and the next
+    /// quick node queued, if any, runs inline.
     private mutating func endStep(in group: inout TaskGroup<NodeResult>) -> Int? {
-        guard let held = heldBack else { return nil }
-        heldBack = nil
-        guard running == 0 || (lastRunsInline && unstarted == 0) else {
+        if let held = heldBack {
+            heldBack = nil
+            if inlineHead == inlineQueue.count && (running == 0 || (lastRunsInline && unstarted == 0)) {
+                running += 1
+                return held
+            }
             launch(held, in: &group)
-            return nil
         }
-        running += 1
-        return held
+        return nextQueued()
     }
 
     /// Records a node's result; starts the dependents it was the last missing dependency of and
@@ -133,6 +175,9 @@ struct BuildSchedule {
         var name: String { builder.graph.nodes[slot].name }
         records[slot] = BuildRecords.Record(
             status: result.status, runs: result.runs, startedAt: result.startedAt, endedAt: result.endedAt)
+        if result.status != .cancelledWhileRunning {
+            builder.graph.runTimes.record(slot, took: result.endedAt - result.startedAt)
+        }
         switch result.status {
         case .succeeded:
             builder.emit(.nodeSucceeded(node: name, duration: result.endedAt - result.startedAt))

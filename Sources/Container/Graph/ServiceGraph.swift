@@ -100,6 +100,8 @@ public final class ServiceGraph: Sendable {
     let scopeParts: [String: ServiceGraph]
     /// The services replaced by ``overriding(_:)`` (empty for a graph as declared).
     let overridden: Set<String>
+    /// How long each node's provider took when it last ran, in any build of this graph.
+    let runTimes: NodeRunTimes
 
     /// A graph of `nodes`, split into its app and scope parts when it declares scopes.
     convenience init(
@@ -119,6 +121,7 @@ public final class ServiceGraph: Sendable {
         scopeParts: [String: ServiceGraph], overridden: Set<String> = []
     ) {
         self.overridden = overridden
+        self.runTimes = NodeRunTimes(count: nodes.count)
         self.scopeNames = scopeNames
         self.builtCount = builtCount
         self.scope = scope
