@@ -20,6 +20,16 @@ enum ScopeKeys {
     BenchService(number: inputs.reduce(number) { $0 &+ $1.number })
 }
 
+/// `--inline-budget MICROSECONDS`: the scope fixture's ``BuildPolicy/inlineBudget`` (checked by
+/// `parseOptions`; absent: the default), to compare builds with and without quick nodes inline.
+let scopeInlineBudget: Duration? = {
+    let arguments = CommandLine.arguments
+    guard let flag = arguments.firstIndex(of: "--inline-budget"), flag + 1 < arguments.count,
+        let micros = Int(arguments[flag + 1])
+    else { return nil }
+    return .microseconds(micros)
+}()
+
 /// A ready app with a `push` scope of three services: `pushFirst` reads the app service,
 /// `pushSecond` and `pushThird` read `pushFirst` (a small diamond: two levels, one fan-out).
 struct ScopeFixture: Sendable {
@@ -39,7 +49,9 @@ struct ScopeFixture: Sendable {
                 makeScoped(4, try context[ScopeKeys.first])
             },
         ]
-        let container = ServiceContainer(graph: try ServiceGraph(specs, scopes: ["push"]))
+        var policy = BuildPolicy.default
+        if let budget = scopeInlineBudget { policy.inlineBudget = budget }
+        let container = ServiceContainer(graph: try ServiceGraph(specs, scopes: ["push"]), policy: policy)
         let app = try await container.start()[ScopeKeys.app]
         return ScopeFixture(container: container, app: app)
     }

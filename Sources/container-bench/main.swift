@@ -57,6 +57,11 @@ func parseOptions(_ arguments: [String]) -> Options {
             }
             options.settings.samples = samples
         case "--profile": options.profile = value(for: argument)
+        case "--inline-budget":
+            // Read where it is used (`scopeInlineBudget`); checked here.
+            guard let micros = Int(value(for: argument)), (0...1_000).contains(micros) else {
+                usage("--inline-budget needs a number of microseconds from 0 to 1000")
+            }
         case "--size", "--repeat":
             guard let number = Int(value(for: argument)), number > 0 else {
                 usage("\(argument) needs a positive number")
@@ -73,11 +78,13 @@ func usage(_ problem: String?) -> Never {
     if let problem { FileHandle.standardError.write(Data("container-bench: \(problem)\n".utf8)) }
     print(
         """
-        usage: container-bench [--smoke] [--filter NAME] [--json FILE] [--samples N]
+        usage: container-bench [--smoke] [--filter NAME] [--json FILE] [--samples N] [--inline-budget MICROSECONDS]
           --smoke        tiny sizes, a few seconds, no thresholds (what CI runs)
           --filter NAME  run only the scenarios whose id contains NAME: \(scenarios.map(\.id).joined(separator: ", "))
           --json FILE    also write every row as JSON to FILE
           --samples N    measured repetitions per figure (default 15; smoke 3)
+          --inline-budget MICROSECONDS
+                         the scope scenario's BuildPolicy.inlineBudget (default 20; 0 turns it off)
           --profile KIND [--size N] [--repeat K]
                          run one operation K times, untimed, for valgrind --tool=callgrind:
                          \(profileKinds.map(\.id).joined(separator: ", ")) (and each with -setup)

@@ -20,12 +20,21 @@ final class BuildTicket: Sendable {
         let earlierRuns: [Int]
     }
 
+    /// The build task of a build started on the launching thread, and what happened to it
+    /// before the task was known (see ``handle``).
+    private struct Started {
+        var task: Task<Void, Never>?
+        var cancelled = false
+        var priority: UInt8?
+    }
+
     let id: Int
     let build: BuildAttempt
     let graph: ServiceGraph
     /// The priority to run the build task at (`TaskPriority.rawValue`).
     let priority: UInt8
     private let inputs: Mutex<Inputs?>
+    private let started = Mutex(Started())
 
     init(id: Int, build: BuildAttempt, graph: ServiceGraph, kept: SlotValues, earlierRuns: [Int], priority: UInt8) {
         self.id = id
@@ -39,6 +48,36 @@ final class BuildTicket: Sendable {
     func takeInputs() -> Inputs {
         guard let taken = inputs.withLock({ $0.take() }) else { preconditionFailure("a build's inputs are taken once") }
         return taken
+    }
+
+    /// The build task of a build started on the launching thread, once it is known: until the
+    /// build first suspends (or ends), its `Task` does not exist for anyone but the build itself.
+    /// A cancellation or escalation that comes sooner is remembered and applied then.
+    func attach(_ task: Task<Void, Never>) {
+        let (cancelled, priority) = started.withLock { started in
+            started.task = task
+            return (started.cancelled, started.priority)
+        }
+        if cancelled { task.cancel() }
+        if let priority { task.escalatePriority(to: TaskPriority(rawValue: priority)) }
+    }
+
+    /// Cancels the build task, now or once it is attached.
+    func cancelTask() {
+        let task = started.withLock { started in
+            started.cancelled = true
+            return started.task
+        }
+        task?.cancel()
+    }
+
+    /// Raises the build task's priority, now or once it is attached.
+    func escalateTask(to priority: UInt8) {
+        let task = started.withLock { started in
+            started.priority = max(started.priority ?? 0, priority)
+            return started.task
+        }
+        task?.escalatePriority(to: TaskPriority(rawValue: priority))
     }
 
     /// The kept values, while not taken (for tests of the state machine).

@@ -8,10 +8,22 @@ final class CoordinatorEnvironment: Sendable {
     let policy: BuildPolicy
     let tracer: Tracer
     let redactor: Redactor
+    /// ``BuildPolicy/inlineBudget`` in nanoseconds when builds may run quick nodes inline
+    /// (untraced, ``BuildPolicy/FailureMode/continueIndependent``); 0 otherwise.
+    let inlineBudget: UInt32
 
     init(policy: BuildPolicy, tracer: Tracer, redactor: Redactor) {
         self.policy = policy
         self.tracer = tracer
         self.redactor = redactor
+        let inlines = !tracer.isEnabled && policy.failureMode == .continueIndependent
+        inlineBudget = inlines ? NodeRunTimes.nanoseconds(policy.inlineBudget) : 0
+    }
+
+    /// Whether a build of `graph` starts on the thread that launches it (see
+    /// ``BuildTicket/handle``): a small graph whose every node was quick when it last ran, in
+    /// all at most the inline budget, so the launching caller is held up no longer than that.
+    func startsOnLaunchingThread(_ graph: ServiceGraph) -> Bool {
+        inlineBudget > 0 && graph.runTimes.total(below: graph.builtCount, isAtMost: inlineBudget)
     }
 }

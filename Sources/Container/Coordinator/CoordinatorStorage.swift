@@ -12,7 +12,7 @@ final class CoordinatorStorage: Sendable {
     typealias Waiter = CheckedContinuation<AppServices, any Error>
     /// Told the result of a reset, reload or shutdown; called exactly once.
     typealias OperationWaiter = @Sendable (Result<ResetReport, ContainerError>) -> Void
-    typealias Machine = CoordinatorStateMachine<Waiter, OperationWaiter, Task<Void, Never>>
+    typealias Machine = CoordinatorStateMachine<Waiter, OperationWaiter, BuildTaskHandle>
 
     /// The policy, tracer and redactor, shared with the scope instances.
     let environment: CoordinatorEnvironment
@@ -78,7 +78,7 @@ final class CoordinatorStorage: Sendable {
             try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (waiter: Waiter) in
                     let priority = Task.currentPriority.rawValue
-                    let action = transition { machine, now in
+                    let action = transition(startingBuildHere: true) { machine, now in
                         // Read in the critical section: a cancellation that comes later finds
                         // the caller parked (its handler runs after the flag is set).
                         machine.startRequested(
@@ -88,7 +88,7 @@ final class CoordinatorStorage: Sendable {
                     switch action {
                     case .answer(let waiter, let outcome): resume(waiter, with: outcome)
                     case .park, .launch: break
-                    case .escalate(let task, let priority): task.escalatePriority(to: TaskPriority(rawValue: priority))
+                    case .escalate(let task, let priority): task.escalate(to: priority)
                     }
                 }
             } onCancel: {
@@ -101,7 +101,7 @@ final class CoordinatorStorage: Sendable {
             if case .escalate(let task, let priority) = transition({ machine, _ in
                 machine.callerEscalated(priority: new.rawValue)
             }) {
-                task.escalatePriority(to: TaskPriority(rawValue: priority))
+                task.escalate(to: priority)
             }
         }
     }
@@ -216,20 +216,30 @@ final class CoordinatorStorage: Sendable {
     // MARK: Transitions
 
     /// Runs one event of the state machine under the lock. In the same critical section it
-    /// launches a build the event asks for (rule 1: `running` is recorded with its task before
-    /// anyone can observe it) and changes the published snapshot, so the hot path changes in
+    /// launches a build the event asks for (rule 1: `running` is recorded with its task, or the
+    /// ticket that gets it, before anyone can observe it) and changes the published snapshot, so the hot path changes in
     /// the order of the transitions. After unlocking, it releases a replaced snapshot and
     /// delivers the trace events; the caller carries out the rest of the action.
+    ///
+    /// With `startingBuildHere` (a caller's `start()`), a build of quick nodes alone (see
+    /// ``CoordinatorEnvironment/startsOnLaunchingThread(_:)``) starts after unlocking, on this
+    /// thread, rather than in a task created in the lock.
     func transition<Action: CoordinatorAction>(
-        _ event: (inout Machine, Duration) -> Action
+        startingBuildHere: Bool = false, _ event: (inout Machine, Duration) -> Action
     ) -> Action where Action.Ticket == Machine.BuildTicket {
-        let (action, events, retired) = machine.withLock { machine in
+        let (action, events, retired, startsHere) = machine.withLock { machine in
             let action = event(&machine, tracer.now)
+            var startsHere: BuildTicket?
             if let ticket = action.ticket {
-                let task = Task.detached(priority: TaskPriority(rawValue: ticket.priority)) { [self] in
-                    await runBuild(ticket)
+                if startingBuildHere && environment.startsOnLaunchingThread(ticket.graph) {
+                    startsHere = ticket
+                    machine.buildLaunched(id: ticket.id, handle: .startedOnLaunchingThread(ticket))
+                } else {
+                    let task = Task.detached(priority: TaskPriority(rawValue: ticket.priority)) { [self] in
+                        await runBuild(ticket)
+                    }
+                    machine.buildLaunched(id: ticket.id, handle: .task(task))
                 }
-                machine.buildLaunched(id: ticket.id, handle: task)
             }
             var retired: RetiredSnapshot?
             switch action.snapshotChange {
@@ -240,11 +250,20 @@ final class CoordinatorStorage: Sendable {
             published.setGeneration(machine.generation, isShutDown: machine.refusal() != nil)
             machine._checkInvariants()
             // Stamped in the lock, so the trace orders events as the transitions happened.
-            return (action, tracer.stamp(machine.trace.take(), scope: scopeLabel), retired)
+            return (action, tracer.stamp(machine.trace.take(), scope: scopeLabel), retired, startsHere)
         }
         // Outside the lock: waiting for readers never holds up another transition.
         if let retired { published.retire(retired) }
         tracer.deliver(events)
+        if let ticket = startsHere {
+            // A build of quick nodes alone runs here, up to its first suspension (usually to its
+            // end): no thread is woken to run it, and its caller finds its snapshot without
+            // suspending. It takes the state lock again to finish, so it starts after unlocking.
+            ticket.attach(
+                Task.immediateDetached(priority: TaskPriority(rawValue: ticket.priority)) { [self] in
+                    await runBuild(ticket)
+                })
+        }
         return action
     }
 
