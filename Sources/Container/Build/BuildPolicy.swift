@@ -41,9 +41,12 @@ public struct BuildPolicy: Sendable {
     /// A provider that returns in a microsecond costs less than the child task that would run
     /// it (its creation and the wake-up of a thread), so every build after the first of a scope
     /// of quick services needs no child task at all. A node never waits more than this for
-    /// quick nodes ahead of it. `.zero` turns it off; applies to untraced builds that continue
-    /// independent branches (traced and fail-fast builds see each result as it comes). Clamped
-    /// to 0...``maximumInlineBudget``; 20 µs by default.
+    /// quick nodes ahead of it. A caller's `start()` of a graph of at most 16 nodes whose last
+    /// runs add up to at most the budget (a scope instance of quick services) runs the build on
+    /// the caller's own thread, up to its first suspension: no thread is woken, and the caller
+    /// is held up no longer than the budget. `.zero` turns both off; they apply to untraced
+    /// builds that continue independent branches (traced and fail-fast builds see each result
+    /// as it comes). Clamped to 0...``maximumInlineBudget``; 20 µs by default.
     public var inlineBudget: Duration {
         get { storedInlineBudget }
         set { storedInlineBudget = min(max(.zero, newValue), Self.maximumInlineBudget) }
