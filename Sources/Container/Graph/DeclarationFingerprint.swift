@@ -29,18 +29,22 @@ struct DeclarationFingerprint: Hashable, Sendable {
         self.second = second
     }
 
-    /// The fingerprint of a declaration (its provider's id and value type, and the node's fields).
+    /// The fingerprint of a declaration (its name, its provider's id and value type, and the
+    /// node's fields). The name is in it so that ``ServiceGraph/changes(from:)`` finds two graphs
+    /// with the same names in the same slots by comparing fingerprints alone.
     ///
     /// A static function, not an initializer: a function borrows its arguments, an initializer
     /// takes them owned, which made the caller copy (retain) every field of every node.
     static func of(
-        providerID: String, valueType: ObjectIdentifier, dependencyNames: [String], options: ServiceOptions,
+        name: String, providerID: String, valueType: ObjectIdentifier, dependencyNames: [String],
+        options: ServiceOptions,
         timeout: Duration?, retry: RetryPolicy, defaultFailure: FailureKind?, lifetime: Lifetime,
         isExternal: Bool, groups: [String: [Int]]
     ) -> DeclarationFingerprint {
         // A field added to the node, its options or its retry policy must be added here too
         // (`GraphChangesTests.fingerprintCoversEveryField` lists the fields there are).
         var hasher = DeclarationHasher()
+        hasher.combine(name)
         hasher.combine(providerID)
         hasher.combine(UInt64(UInt(bitPattern: valueType)))
         hasher.combine(UInt64(dependencyNames.count))

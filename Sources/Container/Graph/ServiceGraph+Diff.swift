@@ -38,7 +38,7 @@ extension ServiceGraph {
     /// What replacing `old` with this graph changes.
     ///
     /// Two services of the same name are the same declaration when their fingerprints are equal
-    /// (`DeclarationFingerprint`: provider id and value type, options, dependencies' names,
+    /// (`DeclarationFingerprint`: name, provider id and value type, options, dependencies' names,
     /// groups, lifetime, timeout, retry and failure classification). Equal fingerprints are
     /// trusted, not verified field by field: two different declarations have equal ones with a
     /// probability of about 2^-128 (a 128-bit SipHash keyed with random bits drawn once per
@@ -58,18 +58,22 @@ extension ServiceGraph {
         var matched = 0
         let names = serviceNames
         let oldNames = old.serviceNames
-        let inPlace = self === old || names == oldNames
-        if inPlace {
-            // The same names in the same slots: one pass over two plain arrays of fingerprints,
-            // no node visited (retained), no name hashed.
-            matched = names.count
-            if self !== old {
-                fingerprints.withUnsafeBufferPointer { new in
-                    old.fingerprints.withUnsafeBufferPointer { old in
-                        for slot in new.indices where new[slot] != old[slot] { changedSlots.append(slot) }
-                    }
+        var inPlace = self === old
+        if !inPlace && names.count == oldNames.count {
+            // One pass over two plain arrays of fingerprints, no node visited (retained), no name
+            // hashed. A fingerprint covers the name: where two are equal, so are the names (as
+            // trusted as the declarations); only the slots that differ compare their names. When
+            // those are the same too, every service is in place and those slots changed.
+            fingerprints.withUnsafeBufferPointer { new in
+                old.fingerprints.withUnsafeBufferPointer { old in
+                    for slot in new.indices where new[slot] != old[slot] { changedSlots.append(slot) }
                 }
             }
+            inPlace = changedSlots.allSatisfy { names[$0] == oldNames[$0] }
+            if !inPlace { changedSlots = [] }
+        }
+        if inPlace {
+            matched = names.count
         } else {
             for slot in names.indices {
                 guard let oldSlot = old.slot(of: names[slot], near: slot, names: oldNames) else {

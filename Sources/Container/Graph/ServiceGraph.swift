@@ -60,7 +60,7 @@ public final class ServiceGraph: Sendable {
                 self.fingerprint = fingerprint
             } else {
                 self.fingerprint = DeclarationFingerprint.of(
-                    providerID: self.provider.id, valueType: self.provider.valueTypeID,
+                    name: self.name, providerID: self.provider.id, valueType: self.provider.valueTypeID,
                     dependencyNames: self.dependencyNames, options: self.options, timeout: self.timeout,
                     retry: self.retry, defaultFailure: self.defaultFailure, lifetime: self.lifetime,
                     isExternal: self.isExternal, groups: self.groups)

@@ -144,6 +144,24 @@ struct GraphChangesTests {
         #expect(changes.rebuilt == ["a0", "b", "c"] && changes.carriedOver == ["d"])
     }
 
+    @Test("Names in place are found from the fingerprints: in place however many changed, not when one is renamed")
+    func inPlaceFromFingerprints() throws {
+        let old = try diffGraph()
+        let edited = try diffGraph { specs in
+            specs[0].options = ServiceOptions(["version": .int(2)])
+            specs[3].options = ServiceOptions(["version": .int(3)])
+        }
+        let changes = edited.changes(from: old)
+        #expect(changes.inPlace && changes.changed == ["a", "d"])
+        // The same declaration under another name: its fingerprint differs, and so does the name.
+        let renamed = try diffGraph { specs in
+            specs[3].name = "e"
+        }
+        let renaming = renamed.changes(from: old)
+        #expect(!renaming.inPlace && renaming.added == ["e"] && renaming.removed == ["d"])
+        #expect(renaming.changed.isEmpty)
+    }
+
     @Test("The same dependencies in another order are a change")
     func dependencyOrder() throws {
         let old = try diffGraph { $0[1].dependsOn = ["a", "d"] }
@@ -250,7 +268,7 @@ struct GraphChangesTests {
 
     @Test("The fields the fingerprint encodes are all the fields there are (a new one must be added to it)")
     func fingerprintCoversEveryField() throws {
-        // `DeclarationFingerprint` encodes each of these but the name, slots, location and itself.
+        // `DeclarationFingerprint` encodes each of these but the slots, location and itself.
         let node = try diffGraph().nodes[1]
         #expect(
             Mirror(reflecting: node).children.compactMap(\.label) == [
