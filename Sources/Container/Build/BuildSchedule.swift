@@ -63,8 +63,13 @@ struct BuildSchedule {
         // those alone, in topological order. A node with a value has its dependencies' values,
         // so a dependent of a node built here is itself built here.
         var missing: [Int] = []
-        builder.kept.forEachMissingSlot(below: count) { slot in
-            if !builder.external.hasValue(slot) { missing.append(slot) }
+        if let known = builder.missingSlots {
+            // A partial reset or reload of a few services: the coordinator knows them.
+            missing = known
+        } else {
+            builder.kept.forEachMissingSlot(below: count) { slot in
+                if !builder.external.hasValue(slot) { missing.append(slot) }
+            }
         }
         let records = BuildRecords(count: count, recording: missing)
         self.records = records

@@ -21,6 +21,9 @@ final class GraphBuilder: @unchecked Sendable {
     let attempt: Int
     /// Values kept from earlier attempts or generations, by slot.
     let kept: SlotValues
+    /// The slots without a value in `kept`, ascending, when the coordinator knew them
+    /// (``BuildTicket/missingSlots``); `nil`: found by a scan of `kept`.
+    let missingSlots: [Int]?
     /// Provider runs of earlier attempts of this generation, by slot (empty: none).
     let earlierRuns: [Int]
     let policy: BuildPolicy
@@ -37,7 +40,8 @@ final class GraphBuilder: @unchecked Sendable {
     private let values: UnsafeMutablePointer<AnyServiceBox?>
 
     init(
-        graph: ServiceGraph, generation: Int, attempt: Int, kept: SlotValues, earlierRuns: [Int] = [],
+        graph: ServiceGraph, generation: Int, attempt: Int, kept: SlotValues, missingSlots: [Int]? = nil,
+        earlierRuns: [Int] = [],
         policy: BuildPolicy, tracer: Tracer, redactor: Redactor, external: SlotValues = SlotValues(),
         scopeInstance: String? = nil, parameters: ScopeParameters = .init(), appGeneration: Int? = nil
     ) {
@@ -50,6 +54,7 @@ final class GraphBuilder: @unchecked Sendable {
         self.generation = generation
         self.attempt = attempt
         self.kept = kept
+        self.missingSlots = missingSlots
         self.policy = policy
         self.tracer = tracer
         self.redactor = redactor

@@ -33,14 +33,21 @@ final class BuildTicket: Sendable {
     let graph: ServiceGraph
     /// The priority to run the build task at (`TaskPriority.rawValue`).
     let priority: UInt8
+    /// The slots to build, ascending, when the coordinator knows they are few (see
+    /// ``GenerationValues/missingSlots``); `nil`: the build finds them in the kept values.
+    let missingSlots: [Int]?
     private let inputs: Mutex<Inputs?>
     private let started = Mutex(Started())
 
-    init(id: Int, build: BuildAttempt, graph: ServiceGraph, kept: SlotValues, earlierRuns: [Int], priority: UInt8) {
+    init(
+        id: Int, build: BuildAttempt, graph: ServiceGraph, kept: SlotValues, earlierRuns: [Int], priority: UInt8,
+        missingSlots: [Int]? = nil
+    ) {
         self.id = id
         self.build = build
         self.graph = graph
         self.priority = priority
+        self.missingSlots = missingSlots
         inputs = Mutex(Inputs(kept: kept, earlierRuns: earlierRuns))
     }
 

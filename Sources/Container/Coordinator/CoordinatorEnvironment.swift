@@ -20,10 +20,14 @@ final class CoordinatorEnvironment: Sendable {
         inlineBudget = inlines ? NodeRunTimes.nanoseconds(policy.inlineBudget) : 0
     }
 
-    /// Whether a build of `graph` starts on the thread that launches it (see
-    /// ``BuildTicket/handle``): a small graph whose every node was quick when it last ran, in
-    /// all at most the inline budget, so the launching caller is held up no longer than that.
-    func startsOnLaunchingThread(_ graph: ServiceGraph) -> Bool {
-        inlineBudget > 0 && graph.runTimes.total(below: graph.builtCount, isAtMost: inlineBudget)
+    /// Whether `ticket`'s build starts on the thread that launches it (see ``BuildTaskHandle``):
+    /// the nodes it builds are few (a small graph, or a few known missing slots of a large one)
+    /// and were quick when they last ran, in all at most the inline budget, so the launching
+    /// caller is held up no longer than that.
+    func startsOnLaunchingThread(_ ticket: BuildTicket) -> Bool {
+        guard inlineBudget > 0 else { return false }
+        let times = ticket.graph.runTimes
+        if let missing = ticket.missingSlots { return times.total(of: missing, isAtMost: inlineBudget) }
+        return times.total(of: 0..<ticket.graph.builtCount, isAtMost: inlineBudget)
     }
 }

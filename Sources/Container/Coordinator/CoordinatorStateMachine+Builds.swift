@@ -145,7 +145,7 @@ extension CoordinatorStateMachine {
             record(.buildStarted, build)
             let ticket = BuildTicket(
                 id: running.buildID, build: build, graph: values.graph, kept: values.kept, earlierRuns: values.runs,
-                priority: running.priority)
+                priority: running.priority, missingSlots: values.missingSlots)
             return Lifecycle(completed: completed, next: .launch(ticket))
         }
     }

@@ -48,7 +48,8 @@ extension CoordinatorStorage {
         let inputs = ticket.takeInputs()
         return GraphBuilder(
             graph: ticket.graph, generation: ticket.build.generation, attempt: ticket.build.attempt,
-            kept: inputs.kept, earlierRuns: inputs.earlierRuns, policy: policy, tracer: tracer, redactor: redactor,
+            kept: inputs.kept, missingSlots: ticket.missingSlots, earlierRuns: inputs.earlierRuns, policy: policy,
+            tracer: tracer, redactor: redactor,
             external: external, scopeInstance: binding?.label, parameters: binding?.parameters ?? .init(),
             appGeneration: appGeneration)
     }

@@ -231,7 +231,7 @@ final class CoordinatorStorage: Sendable {
             let action = event(&machine, tracer.now)
             var startsHere: BuildTicket?
             if let ticket = action.ticket {
-                if startingBuildHere && environment.startsOnLaunchingThread(ticket.graph) {
+                if startingBuildHere && environment.startsOnLaunchingThread(ticket) {
                     startsHere = ticket
                     machine.buildLaunched(id: ticket.id, handle: .startedOnLaunchingThread(ticket))
                 } else {

@@ -13,14 +13,37 @@ struct GenerationValues {
     private(set) var kept = SlotValues()
     /// Provider runs of each node in the generation's finished attempts, by slot (empty: none yet).
     private(set) var runs: [Int] = []
+    /// The slots of the graph's own services without a value, ascending, while they are known
+    /// and at most ``fewMissing`` (`nil` otherwise): what a partial reset or a reload of a few
+    /// services leaves to build, so the build need not scan every slot for it. Read through
+    /// ``missingSlots``.
+    private var missing: [Int]?
+
+    /// The most slots ``missingSlots`` lists.
+    static let fewMissing = 64
 
     init(graph: ServiceGraph) { self.graph = graph }
+
+    /// The slots of the graph's own services without a value, ascending, when few and known;
+    /// checked against the number of values kept (a stale list is never handed out).
+    var missingSlots: [Int]? {
+        guard let missing, missing.count == graph.builtCount - kept.count else { return nil }
+        return missing
+    }
+
+    /// `missing` with `slots` added, while it stays known and few.
+    private func missing(adding slots: some Collection<Int>) -> [Int]? {
+        guard let missing, missing.count + slots.count <= Self.fewMissing else { return nil }
+        return Set(missing).union(slots.lazy.filter { $0 < graph.builtCount }).sorted()
+    }
 
     /// Keeps what an attempt made and counts its runs.
     mutating func keep(_ built: SlotValues, report: BuildReport) {
         // The first attempt of a generation shares the attempt's chunks; a later one (or the
         // build after a partial reset) copies the chunks it wrote and shares the others.
         kept = kept.merging(built)
+        // A build that succeeded leaves nothing missing; a failed one, what it did not make.
+        missing = report.succeeded ? [] : missing?.filter { !built.hasValue($0) }
         // Runs are read only by a later attempt of this generation, and a generation whose
         // build succeeded has none: counting them would cost an array per ready generation.
         guard !report.succeeded else { return }
@@ -36,6 +59,7 @@ struct GenerationValues {
             kept[slot] = nil
             retired.append(box)
         }
+        missing = nil
         return retired
     }
 
@@ -46,8 +70,10 @@ struct GenerationValues {
         var values: [AnyServiceBox] = []
         if invalidated == nil {
             values = kept.removeAll()
+            missing = nil
         } else {
             for slot in slots { if let box = kept.removeValue(forKey: slot) { values.append(box) } }
+            missing = missing(adding: slots)
         }
         generation += 1
         runs = []
@@ -62,6 +88,8 @@ struct GenerationValues {
             generation += 1
             runs = []
         }
+        // The same services in the same slots: what is missing now is what was, and the rebuilt.
+        missing = missing(adding: plan.rebuiltSlots)
         // Every carried value keeps its slot: only the rebuilt slots are visited.
         return plan.rebuiltSlots.compactMap { kept.removeValue(forKey: $0) }
     }
@@ -73,6 +101,7 @@ struct GenerationValues {
             graph = newGraph
             generation += 1
             runs = []
+            missing = nil
         }
         // The usual reload keeps every service in its slot: only the retired slots are written.
         if let retired = kept.removeAllInPlace(except: carried) { return retired }
@@ -93,7 +122,8 @@ struct GenerationValues {
 
     /// Ends every value (shutdown, close).
     mutating func retireAll() -> [AnyServiceBox] {
-        kept.removeAll()
+        missing = nil
+        return kept.removeAll()
     }
 
     /// The names of the services this graph builds (a scope part's external app services aside).

@@ -110,6 +110,54 @@ struct GenerationValuesTests {
         Self.expectValid(values)
     }
 
+    @Test("The missing slots are known after a build, a partial reset and an in-place reload, while few")
+    func missingSlots() throws {
+        let graph = try Self.chain()
+        var values = GenerationValues(graph: graph)
+        #expect(values.missingSlots == nil, "nothing built yet: every slot, not listed")
+        values.keep(
+            SlotValues([0: Self.box("a")]),
+            report: Self.report(graph.serviceNames, runs: [1, 1, 1, 1], succeeded: false))
+        #expect(values.missingSlots == nil, "still not listed after a failed first attempt")
+
+        var (ready, _) = try Self.fullyBuilt()
+        #expect(ready.missingSlots == [])
+        _ = ready.advance(invalidating: [1])
+        #expect(ready.missingSlots == [1, 2], "b and its dependent c")
+        // A failed attempt that made b: only c is left.
+        ready.keep(
+            SlotValues([1: Self.box("b", generation: 2)]),
+            report: Self.report(ready.builtNames, runs: [0, 1, 1, 0], succeeded: false))
+        #expect(ready.missingSlots == [2])
+        _ = ready.advance(invalidating: [3])
+        #expect(ready.missingSlots == [2, 3])
+        ready.keep(
+            SlotValues([2: Self.box("c", generation: 3), 3: Self.box("d", generation: 3)]),
+            report: Self.report(ready.builtNames, runs: [0, 0, 1, 1], succeeded: true))
+        #expect(ready.missingSlots == [])
+
+        // A reload in place adds its rebuilt slots; one that moves services forgets the list.
+        let plan = ReloadPlan(inPlace: [3], carried: SlotNames(allBut: [3], of: ready.graph.serviceNames))
+        _ = ready.advance(to: try Self.chain(), plan: plan)
+        #expect(ready.missingSlots == [3])
+        _ = ready.advance(to: try Self.chain(), carrying: [0, 1, 2, -1])
+        #expect(ready.missingSlots == nil)
+
+        // A full reset, and a partial one of more than `fewMissing` slots, are not listed.
+        var (full, _) = try Self.fullyBuilt()
+        _ = full.advance(invalidating: nil)
+        #expect(full.missingSlots == nil)
+        let long = try Self.graph((0...GenerationValues.fewMissing).map { ("s\($0)", $0 == 0 ? [] : ["s\($0 - 1)"]) })
+        var chain = GenerationValues(graph: long)
+        chain.keep(
+            SlotValues(Dictionary(uniqueKeysWithValues: long.serviceNames.enumerated().map { ($0, Self.box($1)) })),
+            report: Self.report(long.serviceNames, runs: long.serviceNames.map { _ in 1 }, succeeded: true))
+        _ = chain.advance(invalidating: [1])
+        #expect(chain.missingSlots?.count == GenerationValues.fewMissing, "64 slots: listed")
+        _ = chain.advance(invalidating: [0])
+        #expect(chain.missingSlots == nil, "65 slots: not listed")
+    }
+
     @Test("A full reset retires every slot and value, in slot order")
     func fullReset() throws {
         var (values, boxes) = try Self.fullyBuilt()
