@@ -41,8 +41,9 @@ public struct BuildPolicy: Sendable {
     /// A provider that returns in a microsecond costs less than the child task that would run
     /// it (its creation and the wake-up of a thread), so every build after the first of a scope
     /// of quick services needs no child task at all. A node never waits more than this for
-    /// quick nodes ahead of it. A caller's `start()` of a graph of at most 16 nodes whose last
-    /// runs add up to at most the budget (a scope instance of quick services) runs the build on
+    /// quick nodes ahead of it. A caller's `start()` of a build of at most 16 nodes whose last
+    /// runs add up to at most the budget (a scope instance of quick services, or the few services
+    /// a partial reset or a reload left to build) runs the build on
     /// the caller's own thread, up to its first suspension: no thread is woken, and the caller
     /// is held up no longer than the budget. `.zero` turns both off; they apply to untraced
     /// builds that continue independent branches (traced and fail-fast builds see each result
