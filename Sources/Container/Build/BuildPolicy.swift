@@ -42,15 +42,15 @@ public struct BuildPolicy: Sendable {
     /// it (its creation and the wake-up of a thread), so every build after the first of a scope
     /// of quick services needs no child task at all. A node never waits more than this for
     /// quick nodes ahead of it. A caller's `start()` of a build of at most 16 nodes whose last
-    /// runs add up to at most the budget (a scope instance of quick services, or the few services
-    /// a partial reset or a reload left to build) runs the build on
-    /// the caller's own thread, up to its first suspension: no thread is woken, and the caller
-    /// is held up no longer than the budget. `.zero` turns both off; they apply to untraced
-    /// builds that continue independent branches (traced and fail-fast builds see each result
-    /// as it comes). Clamped to 0...``maximumInlineBudget``; 20 µs by default.
+    /// runs add up to at most the budget (a scope instance of quick services, or the few
+    /// services a partial reset or a reload left to build) runs the build on the caller's own
+    /// thread, up to its first suspension: no thread is woken, and the caller is held up no
+    /// longer than the budget. `.zero` turns both off; they apply to untraced builds that
+    /// continue independent branches (traced and fail-fast builds see each result as it comes).
+    /// Clamped to 0...``maximumInlineBudget``; 20 µs by default.
     public var inlineBudget: Duration {
         get { storedInlineBudget }
-        set { storedInlineBudget = min(max(.zero, newValue), Self.maximumInlineBudget) }
+        set { storedInlineBudget = Self.clampedInlineBudget(newValue) }
     }
     private var storedInlineBudget: Duration
 
@@ -65,11 +65,26 @@ public struct BuildPolicy: Sendable {
         failureMode: FailureMode = .continueIndependent, classifier: ErrorClassifier = .default,
         maxAttempts: Int? = nil, retryAfter: Backoff = .none, inlineBudget: Duration = .microseconds(20)
     ) {
-        storedInlineBudget = min(max(.zero, inlineBudget), Self.maximumInlineBudget)
+        storedInlineBudget = Self.clampedInlineBudget(inlineBudget)
         self.failureMode = failureMode
         self.classifier = classifier
         self.maxAttempts = maxAttempts.map { min(max(1, $0), Self.maximumAttempts) }
         self.retryAfter = retryAfter
+    }
+
+    private static func clampedInlineBudget(_ budget: Duration) -> Duration {
+        min(max(.zero, budget), maximumInlineBudget)
+    }
+
+    /// Whether a build may run nodes in its own task beside its child tasks (the last node to
+    /// start, quick nodes): only when nothing watches the order in which results come in
+    /// (untraced) and a failure stops nothing (``FailureMode/continueIndependent``).
+    func runsNodesInline(traced: Bool) -> Bool { !traced && failureMode == .continueIndependent }
+
+    /// ``inlineBudget`` in nanoseconds for a build that is `traced` or not; 0 when it runs no
+    /// quick node inline (see ``runsNodesInline(traced:)``).
+    func inlineNanoseconds(traced: Bool) -> UInt32 {
+        runsNodesInline(traced: traced) ? NodeRunTimes.nanoseconds(inlineBudget) : 0
     }
 
     /// Independent branches continue; unclassified errors are transient.

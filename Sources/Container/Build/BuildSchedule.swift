@@ -25,8 +25,7 @@ struct BuildSchedule {
     /// build's own task (see ``endStep(in:)``); the ones before it start as child tasks.
     private var heldBack: Int?
     /// Whether the last node to start, and nodes known to be quick, may run inline while child
-    /// tasks run: only when nothing can watch the order in which results are taken in
-    /// (untraced) and a failure stops nothing (``FailureMode/continueIndependent``).
+    /// tasks run (``BuildPolicy/runsNodesInline(traced:)``).
     private let lastRunsInline: Bool
     /// ``BuildPolicy/inlineBudget`` in nanoseconds; 0 when nodes are not queued inline.
     private let inlineBudget: UInt32
@@ -49,8 +48,8 @@ struct BuildSchedule {
         builder.external.forEach { slot, box in builder.setValue(box, of: slot) }
         // Nothing kept, and every external value there (a full build of the app, a scope
         // instance's first): the graph's own build order and counts, made once per graph.
-        lastRunsInline = !builder.tracer.isEnabled && builder.policy.failureMode == .continueIndependent
-        inlineBudget = lastRunsInline ? NodeRunTimes.nanoseconds(builder.policy.inlineBudget) : 0
+        lastRunsInline = builder.policy.runsNodesInline(traced: builder.tracer.isEnabled)
+        inlineBudget = builder.policy.inlineNanoseconds(traced: builder.tracer.isEnabled)
         if builder.kept.isEmpty && builder.external.count == count - graph.builtCount {
             records = BuildRecords(count: count, recordingFirst: graph.builtCount)
             toBuild = graph.builtOrder

@@ -21,7 +21,7 @@ final class BuildTicket: Sendable {
     }
 
     /// The build task of a build started on the launching thread, and what happened to it
-    /// before the task was known (see ``handle``).
+    /// before the task was known (see ``BuildTaskHandle/startedOnLaunchingThread(_:)``).
     private struct Started {
         var task: Task<Void, Never>?
         var cancelled = false

@@ -16,8 +16,7 @@ final class CoordinatorEnvironment: Sendable {
         self.policy = policy
         self.tracer = tracer
         self.redactor = redactor
-        let inlines = !tracer.isEnabled && policy.failureMode == .continueIndependent
-        inlineBudget = inlines ? NodeRunTimes.nanoseconds(policy.inlineBudget) : 0
+        inlineBudget = policy.inlineNanoseconds(traced: tracer.isEnabled)
     }
 
     /// Whether `ticket`'s build starts on the thread that launches it (see ``BuildTaskHandle``):

@@ -217,8 +217,8 @@ final class CoordinatorStorage: Sendable {
 
     /// Runs one event of the state machine under the lock. In the same critical section it
     /// launches a build the event asks for (rule 1: `running` is recorded with its task, or the
-    /// ticket that gets it, before anyone can observe it) and changes the published snapshot, so the hot path changes in
-    /// the order of the transitions. After unlocking, it releases a replaced snapshot and
+    /// ticket that gets it, before anyone can observe it) and changes the published snapshot,
+    /// so the hot path changes in the order of the transitions. After unlocking, it releases a replaced snapshot and
     /// delivers the trace events; the caller carries out the rest of the action.
     ///
     /// With `startingBuildHere` (a caller's `start()`), a build of quick nodes alone (see
