@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
 import PackageDescription
 
 /// Upcoming features that catch mistakes, on every target (see STYLE.md rule 10).

@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
 import PackageDescription
 
 // An out-of-tree plugin: it depends on the container package by path and uses only its

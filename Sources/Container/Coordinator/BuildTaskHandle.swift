@@ -19,7 +19,7 @@ enum BuildTaskHandle: Sendable {
     /// Raises the build task's priority to `priority` (a `TaskPriority.rawValue`).
     func escalate(to priority: UInt8) {
         switch self {
-        case .task(let task): task.escalatePriority(to: TaskPriority(rawValue: priority))
+        case .task(let task): TaskFeatures.escalate(task, to: priority)
         case .startedOnLaunchingThread(let ticket): ticket.escalateTask(to: priority)
         }
     }

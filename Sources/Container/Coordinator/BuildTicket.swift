@@ -66,7 +66,7 @@ final class BuildTicket: Sendable {
             return (started.cancelled, started.priority)
         }
         if cancelled { task.cancel() }
-        if let priority { task.escalatePriority(to: TaskPriority(rawValue: priority)) }
+        if let priority { TaskFeatures.escalate(task, to: priority) }
     }
 
     /// Cancels the build task, now or once it is attached.
@@ -84,7 +84,7 @@ final class BuildTicket: Sendable {
             started.priority = max(started.priority ?? 0, priority)
             return started.task
         }
-        task?.escalatePriority(to: TaskPriority(rawValue: priority))
+        if let task { TaskFeatures.escalate(task, to: priority) }
     }
 
     /// The kept values, while not taken (for tests of the state machine).

@@ -74,7 +74,7 @@ final class CoordinatorStorage: Sendable {
         let caller = callerIDs.add(1, ordering: .relaxed).newValue
         // A caller's name is only ever read by the trace: untraced, none is made.
         let name = label ?? (tracer.isEnabled ? "caller-\(caller)" : "")
-        return try await withTaskPriorityEscalationHandler {
+        return try await TaskFeatures.withEscalationHandler {
             try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (waiter: Waiter) in
                     let priority = Task.currentPriority.rawValue
@@ -96,10 +96,10 @@ final class CoordinatorStorage: Sendable {
                     waiter.resume(throwing: CancellationError())
                 }
             }
-        } onPriorityEscalated: { _, new in
+        } onEscalated: { [self] new in
             // The caller itself was raised (someone awaits it at a higher priority): so is its build.
             if case .escalate(let task, let priority) = transition({ machine, _ in
-                machine.callerEscalated(priority: new.rawValue)
+                machine.callerEscalated(priority: new)
             }) {
                 task.escalate(to: priority)
             }
@@ -235,7 +235,7 @@ final class CoordinatorStorage: Sendable {
                     startsHere = ticket
                     machine.buildLaunched(id: ticket.id, handle: .startedOnLaunchingThread(ticket))
                 } else {
-                    let task = Task.detached(priority: TaskPriority(rawValue: ticket.priority)) { [self] in
+                    let task = TaskFeatures.detached(priority: ticket.priority, startingHere: false) { [self] in
                         await runBuild(ticket)
                     }
                     machine.buildLaunched(id: ticket.id, handle: .task(task))
@@ -260,7 +260,7 @@ final class CoordinatorStorage: Sendable {
             // end): no thread is woken to run it, and its caller finds its snapshot without
             // suspending. It takes the state lock again to finish, so it starts after unlocking.
             ticket.attach(
-                Task.immediateDetached(priority: TaskPriority(rawValue: ticket.priority)) { [self] in
+                TaskFeatures.detached(priority: ticket.priority, startingHere: true) { [self] in
                     await runBuild(ticket)
                 })
         }

@@ -105,17 +105,22 @@ public final class ServiceContainer: Sendable {
 
     /// Runs `entryPoint` with a view of the snapshot that holds only the services it declared.
     ///
-    /// The entry point does not assume anything is ready: this joins the build if needed.
-    /// - Throws: what ``start(as:)`` throws, or what the entry point throws.
+    /// The entry point does not assume anything is ready: this joins the build if needed. Its
+    /// requirements are checked against the graph first, so its `@Needs` properties always hold
+    /// a value: a service the graph lacks, or of another type, is a ``GraphError`` before the
+    /// entry point runs (validate the graph with `requirements:` to see it sooner).
+    /// - Throws: ``GraphError``, what ``start(as:)`` throws, or what the entry point throws.
     public func run<Entry: EntryPoint>(_ entryPoint: Entry) async throws -> Entry.Output {
         if let scope = entryPoint.scope {
             throw ContainerError.invalidScope(
                 "entry point '\(entryPoint.id)' runs in scope '\(scope)': run it with run(_:in:) in an open instance, "
                     + "or run(_:scopeID:parameters:)")
         }
+        let requirements = entryPoint.requirements
+        try graph.check(ServiceRequirement(reader: "entry point '\(entryPoint.id)'", keys: requirements))
         let snapshot = try await start(as: entryPoint.id)
         return try await RunningEntryPoint.run(
-            entryPoint, with: ScopedServices(snapshot, reader: entryPoint.id, requirements: entryPoint.requirements))
+            entryPoint, with: ScopedServices(snapshot, reader: entryPoint.id, requirements: requirements))
     }
 
     /// Starts a new generation.

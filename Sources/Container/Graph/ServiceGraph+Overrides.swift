@@ -17,23 +17,11 @@ extension ServiceGraph {
     public func overriding(_ overrides: [ServiceOverride]) throws(GraphError) -> ServiceGraph {
         guard !overrides.isEmpty else { return self }
         let replacements = try checked(overrides)
-        var specs: [ServiceSpec] = []
-        specs.reserveCapacity(nodes.count)
-        for node in nodes {
-            var spec = ServiceSpec(
-                name: node.name, provider: node.provider.id, dependsOn: node.dependencyNames, options: node.options,
-                timeout: node.timeout, retry: node.retry, defaultFailure: node.defaultFailure, location: node.location)
-            spec.provider = .inline(node.provider)
-            spec.lifetime = node.lifetime
-            if let override = replacements[node.name] {
-                spec.provider = .inline(override.provider)
-                spec.dependsOn = override.dependsOn ?? spec.dependsOn
-                spec.options = override.options ?? spec.options
-                spec.lifetime = override.lifetime ?? spec.lifetime
-                // Problems of the replaced declaration are the override's to fix.
-                spec.location = override.location
-            }
-            specs.append(spec)
+        // Each service is declared again as it was (groups, typed edges and all), with what its
+        // override replaces.
+        let specs = nodes.map { node in
+            guard let override = replacements[node.name] else { return node.declaration }
+            return override.applied(to: node.declaration)
         }
         // The app services each scope's readers require were checked when this graph was
         // validated; they are kept, as the requirements of each scope.

@@ -25,7 +25,8 @@ extension ServiceGraph {
                     name: node.name, provider: node.provider, dependencies: node.dependencies.map { newSlot[$0]! },
                     dependencyNames: node.dependencyNames, options: node.options, timeout: node.timeout,
                     retry: node.retry, defaultFailure: node.defaultFailure, location: node.location,
-                    lifetime: node.lifetime, groups: node.groups, fingerprint: node.fingerprint))
+                    lifetime: node.lifetime, groups: node.groups, declaration: node.declaration,
+                    fingerprint: node.fingerprint))
         }
         for old in externals {
             let node = nodes[old]
@@ -33,7 +34,7 @@ extension ServiceGraph {
                 Node(
                     name: node.name, provider: node.provider, dependencies: [], dependencyNames: [],
                     options: node.options, timeout: nil, retry: .none, defaultFailure: nil, location: node.location,
-                    lifetime: .app, isExternal: true))
+                    lifetime: .app, isExternal: true, declaration: node.declaration))
         }
         return ServiceGraph(
             nodes: partNodes, scopeNames: [], builtCount: own.count, scope: scope, appOnly: nil, scopeParts: [:])

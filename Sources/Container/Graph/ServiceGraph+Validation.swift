@@ -87,13 +87,15 @@ extension ServiceGraph {
         var nodes: [Node] = []
         nodes.reserveCapacity(accepted.count)
         for (slot, position) in accepted.enumerated() {
+            var declaration = specs[position]
+            declaration.provider = .inline(resolved[slot])
             nodes.append(
                 Node(
                     name: specs[position].name, provider: resolved[slot], dependencies: dependencies[slot],
                     dependencyNames: dependencies[slot].map { specs[accepted[$0]].name },
                     options: specs[position].options, timeout: specs[position].timeout, retry: specs[position].retry,
                     defaultFailure: specs[position].defaultFailure, location: specs[position].location,
-                    lifetime: specs[position].lifetime, groups: groups[slot]))
+                    lifetime: specs[position].lifetime, groups: groups[slot], declaration: declaration))
         }
         self.init(nodes: nodes, scopeNames: scoping.names, scopeReads: scoping.reads)
     }

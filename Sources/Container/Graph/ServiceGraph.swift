@@ -34,14 +34,18 @@ public final class ServiceGraph: Sendable {
         /// What ``ServiceGraph/changes(from:)`` compares: a digest of every field above but the
         /// name, the dependencies' slots and the location.
         let fingerprint: DeclarationFingerprint
+        /// The spec as it was declared (its provider resolved, `group:` entries and typed
+        /// dependencies as written): what ``ServiceGraph/overriding(_:)`` declares again.
+        let declaration: ServiceSpec
 
         /// `fingerprint`: the declaration's, when known (a scope part's copy of a node); computed otherwise.
         init(
             name: String, provider: AnyServiceProvider, dependencies: [Int], dependencyNames: [String],
             options: ServiceOptions, timeout: Duration?, retry: RetryPolicy, defaultFailure: FailureKind?,
             location: ConfigLocation?, lifetime: Lifetime = .app, isExternal: Bool = false,
-            groups: [String: [Int]] = [:], fingerprint: DeclarationFingerprint? = nil
+            groups: [String: [Int]] = [:], declaration: ServiceSpec, fingerprint: DeclarationFingerprint? = nil
         ) {
+            self.declaration = declaration
             self.lifetime = lifetime
             self.isExternal = isExternal
             self.groups = groups

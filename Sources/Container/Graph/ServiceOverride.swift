@@ -96,3 +96,21 @@ public struct ServiceOverride: Sendable {
             dependsOn: dependsOn, lifetime: lifetime, fileID: fileID, line: line)
     }
 }
+
+extension ServiceOverride {
+    /// `declaration` with this override's provider and whatever else it gives. The service keeps
+    /// its group, timeout, retry and failure classification; typed dependencies are kept where
+    /// the new `dependsOn` still names them. Problems of the result are the override's to fix.
+    func applied(to declaration: ServiceSpec) -> ServiceSpec {
+        var spec = declaration
+        spec.provider = .inline(provider)
+        if let dependsOn {
+            spec.dependsOn = dependsOn
+            spec.typedDependencies = declaration.typedDependencies.filter { dependsOn.contains($0.name) }
+        }
+        spec.options = options ?? spec.options
+        spec.lifetime = lifetime ?? spec.lifetime
+        spec.location = location
+        return spec
+    }
+}

@@ -50,13 +50,22 @@ public struct ScopedServices: Sendable {
     /// The declared requirements.
     public let requirements: [AnyServiceKey]
     private let allowed: Set<String>
+    /// For an entry point run in a scope instance: the app snapshot its app services that the
+    /// instance's snapshot does not hold are read from (one whose values the instance was
+    /// built on, so the two agree).
+    private let app: AppServices?
 
     /// Creates a view of `snapshot` for `reader` limited to `requirements`.
     public init(_ snapshot: AppServices, reader: String, requirements: [AnyServiceKey]) {
+        self.init(snapshot, reader: reader, requirements: requirements, app: nil)
+    }
+
+    init(_ snapshot: AppServices, reader: String, requirements: [AnyServiceKey], app: AppServices?) {
         self.snapshot = snapshot
         self.reader = reader
         self.requirements = requirements
         self.allowed = Set(requirements.map(\.name))
+        self.app = app
     }
 
     /// The generation of the snapshot behind the view.
@@ -66,8 +75,10 @@ public struct ScopedServices: Sendable {
     /// - Throws: ``ServiceLookupError`` when `key` was not declared, or as ``AppServices/resolve(_:)``.
     public func resolve<Value>(_ key: ServiceKey<Value>) throws(ServiceLookupError) -> Value {
         guard allowed.contains(key.name) else {
-            throw .undeclared(key.name, reader: "entry point '\(reader)'", declared: requirements.map(\.name))
+            throw .undeclared(
+                key.name, reader: "entry point '\(reader)'", declared: requirements.map(\.name), type: Value.self)
         }
+        if let app, !snapshot.contains(key.name) { return try app.resolve(key) }
         return try snapshot.resolve(key)
     }
 

@@ -92,9 +92,39 @@ public final class ScopeInstance: Sendable {
                     + (entryPoint.scope.map { "runs in scope '\($0)'" } ?? "runs on the app snapshot")
                     + ", not in scope '\(scope)'; run it in an instance of its own scope")
         }
-        let snapshot = try await start(as: entryPoint.id)
-        return try await RunningEntryPoint.run(
-            entryPoint, with: ScopedServices(snapshot, reader: entryPoint.id, requirements: entryPoint.requirements))
+        let requirements = entryPoint.requirements
+        try registry.declared.check(
+            ServiceRequirement(reader: "entry point '\(entryPoint.id)'", keys: requirements, scope: scope))
+        let services = try await services(for: entryPoint.id, requirements: requirements)
+        return try await RunningEntryPoint.run(entryPoint, with: services)
+    }
+
+    /// How many times ``services(for:requirements:)`` takes a new pair of snapshots when a
+    /// reset of the app comes between the two it took.
+    static let consistentViewAttempts = 8
+
+    /// The view an entry point reads: the instance's snapshot and, for the app services it
+    /// requires that the scope's services do not use (a graph declared in code without the
+    /// entry point among its `requirements`), an app snapshot holding the same values of every
+    /// app service the instance was built on, so the view is of one app generation.
+    func services(for reader: String, requirements: [AnyServiceKey]) async throws -> ScopedServices {
+        var snapshot = try await start(as: reader)
+        guard requirements.contains(where: { !snapshot.contains($0.name) }) else {
+            return ScopedServices(snapshot, reader: reader, requirements: requirements)
+        }
+        for _ in 0..<Self.consistentViewAttempts {
+            let app = try await binding.parent.start(label: label)
+            if snapshot.isBuilt(on: app) {
+                return ScopedServices(snapshot, reader: reader, requirements: requirements, app: app)
+            }
+            // A reset of the app retired a service the instance uses: it was superseded, and its
+            // next snapshot is built on the new generation.
+            snapshot = try await start(as: reader)
+        }
+        throw ContainerError.superseded(
+            generation: snapshot.appGeneration ?? 0, by: binding.parent.generation,
+            detail: "the app was reset \(Self.consistentViewAttempts) times while entry point '\(reader)' of scope "
+                + "instance '\(label)' was starting")
     }
 
     /// Ends the instance: a running build is cancelled, waiters get `.closed`, values are torn

@@ -83,6 +83,18 @@ public final class AppServices: Sendable {
         return box.anyValue
     }
 
+    /// Whether this scope instance's snapshot holds the same value as `app` for every app
+    /// service it holds (it was built on `app`'s generation, or on one whose values of them
+    /// carried over to it).
+    func isBuilt(on app: AppServices) -> Bool {
+        if appGeneration == app.generation { return true }
+        for (slot, name) in layout.names.enumerated() {
+            guard let appSlot = app.layout.slots[name] else { continue }
+            if values.value(at: slot) !== app.values.value(at: appSlot) { return false }
+        }
+        return true
+    }
+
     @usableFromInline
     func missing(_ name: String) -> ServiceLookupError {
         .notFound(name, known: layout.names)

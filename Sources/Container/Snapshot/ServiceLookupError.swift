@@ -1,5 +1,8 @@
 /// Reading a service failed: it does not exist, has another type, or was not declared.
-public struct ServiceLookupError: Error, Sendable, Equatable, CustomStringConvertible {
+///
+/// A provider that throws it (a read of an undeclared dependency or group, a wrong type) has a
+/// programming error that no retry fixes: its node fails **permanently**.
+public struct ServiceLookupError: ClassifiedError, Sendable, Equatable, CustomStringConvertible {
     /// What kind of lookup failure this is.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable { case notFound, typeMismatch, undeclared }
@@ -25,6 +28,9 @@ public struct ServiceLookupError: Error, Sendable, Equatable, CustomStringConver
 
     public var description: String { message }
 
+    /// Always permanent: a lookup fails the same way until the code or the graph changes.
+    public var failureKind: FailureKind { .permanent }
+
     /// A lookup of a name that no service has.
     public static func notFound(_ name: String, known: [String]) -> ServiceLookupError {
         var message = "no service named '\(name)'"
@@ -42,16 +48,24 @@ public struct ServiceLookupError: Error, Sendable, Equatable, CustomStringConver
         ServiceLookupError(
             code: .typeMismatch, service: name,
             message: "service '\(name)' holds a \(actual), but the key reads it as \(expected); "
-                + "declare the key as ServiceKey<\(actual)>(\"\(name)\") or change the service's provider")
+                + "declare the key as \(SwiftRemedy.key(name, type: actual)) or change the service's provider")
     }
 
-    /// A lookup of a service the reader did not declare.
-    public static func undeclared(_ name: String, reader: String, declared: [String]) -> ServiceLookupError {
+    /// A lookup of a service the reader did not declare; `type` is the type it was read as,
+    /// when known (the remedy then shows the `@Needs` property to add).
+    public static func undeclared(
+        _ name: String, reader: String, declared: [String], type: Any.Type? = nil
+    ) -> ServiceLookupError {
         let list = declared.isEmpty ? "nothing" : declared.joined(separator: ", ")
-        let fix =
-            reader.hasPrefix("service ")
-            ? "add \"\(name)\" to its dependsOn (in code: dependsOn: .\(name), or the provider's requirements)"
-            : "add it to the entry point's requirements (or an @Needs property)"
+        let fix: String
+        if reader.hasPrefix("service ") {
+            fix = "add it to the service's dependencies (in a config: \"dependsOn\": [\(SwiftRemedy.literal(name))]; "
+                + "in code: \(SwiftRemedy.dependsOn(name)), or the provider's requirements)"
+        } else if let type {
+            fix = "declare it on the entry point: \(SwiftRemedy.needs(name, type: type)) (or list it in requirements)"
+        } else {
+            fix = "declare it on the entry point with an @Needs property (or list it in requirements)"
+        }
         return ServiceLookupError(
             code: .undeclared, service: name,
             message: "\(reader) read '\(name)' without declaring it (it declared: \(list)); \(fix)")

@@ -221,8 +221,10 @@ final class SnapshotSlot: @unchecked Sendable {
         if released { retired.pointer.release() }
     }
 
-    /// The serial queue that finishes retirements held up by a preempted reader.
-    private static let reclaimer = DispatchQueue(label: "ServiceContainer.SnapshotSlot.reclaimer")
+    /// The serial queue that finishes retirements held up by a preempted reader. Utility QoS:
+    /// nobody waits for it (a retirement only frees memory late), so it never competes with the
+    /// app's work, and it sleeps rather than spins while it waits (see ``waitForReaders``).
+    private static let reclaimer = DispatchQueue(label: "ServiceContainer.SnapshotSlot.reclaimer", qos: .utility)
 
     /// Flips the epoch and returns the parity readers must leave.
     private func flip() -> Int {
@@ -268,18 +270,30 @@ final class SnapshotSlot: @unchecked Sendable {
         for shard in 0..<shardCount {
             let counter = readers + shard * Self.shardStride + parity
             var spins = 0
+            var pause = 1_000  // nanoseconds
             while counter.pointee.load(ordering: .sequentiallyConsistent) != 0 {
                 spins += 1
                 if let limit, spins > limit { return false }
                 // A reader's section is a few instructions; a long wait means its thread was
-                // preempted inside it. The reclaimer (no limit) gives the processor away instead of
-                // spinning on; a bounded wait (the caller of `retire`) never yields, since with
-                // more busy threads than cores each yield could cost it a scheduling slice: it
-                // hands the wait to the reclaimer instead.
-                if limit == nil && spins > 64 { _ = sched_yield() }
+                // preempted inside it. A bounded wait (the caller of `retire`) never gives the
+                // processor away (with more busy threads than cores that could cost it a
+                // scheduling slice): it hands the wait to the reclaimer. The reclaimer sleeps,
+                // doubling the pause up to a millisecond: a spin or a yield would keep a core
+                // from the preempted reader it waits for (on Darwin, a yield donates no
+                // priority, so a reader of a lower QoS could starve), a sleep leaves it free.
+                if limit == nil && spins > 64 {
+                    Self.sleep(nanoseconds: pause)
+                    pause = min(pause * 2, 1_000_000)
+                }
             }
         }
         return true
+    }
+
+    /// Blocks the calling thread for about `nanoseconds` (below a second).
+    private static func sleep(nanoseconds: Int) {
+        var request = timespec(tv_sec: 0, tv_nsec: nanoseconds)
+        _ = nanosleep(&request, nil)
     }
 
     /// A per-thread hash: distinct threads usually get distinct shards. Correctness does not

@@ -129,6 +129,6 @@ struct SharedBuildTests {
             return
         }
         #expect(failure.message.contains("service 'b' read 'a' without declaring it"))
-        #expect(failure.message.contains("add \"a\" to its dependsOn"))
+        #expect(failure.message.contains(#"in code: dependsOn: ["a"]"#))
     }
 }

@@ -125,7 +125,7 @@ struct PluginAPITests {
         let error = await #expect(throws: ContainerError.self) { try await container.start() }
         guard case .failed(let failure)? = error?.report?.outcome(of: "clock") else { return fail("clock failed") }
         #expect(failure.message.contains("read 'settings' without declaring it"))
-        #expect(failure.message.contains("add \"settings\" to its dependsOn"))
+        #expect(failure.message.contains(#"in code: dependsOn: ["settings"]"#))
     }
 
     @Test("Groups: members in declaration order; one failing member skips the group's dependents")

@@ -30,7 +30,8 @@ struct EntryPointTests {
             #expect(
                 error.description == """
                     entry point 'sneaky' read 'database' without declaring it (it declared: session); \
-                    add it to the entry point's requirements (or an @Needs property)
+                    declare it on the entry point: @Needs(ServiceKey<Database>("database")) var database: Database \
+                    (or list it in requirements)
                     """)
         }
         // The services exist: it is the declaration, not the build, that refused the read.

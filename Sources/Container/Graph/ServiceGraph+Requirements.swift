@@ -1,0 +1,50 @@
+extension ServiceGraph {
+    /// What is wrong with `requirement` in this graph, checked when an entry point runs: a
+    /// service it requires that the graph does not declare, reads as another type, or that
+    /// lives in a scope the entry point does not run in. Empty when the entry point can read
+    /// every service it declares, which is what makes `@Needs` properties safe to read.
+    ///
+    /// A graph validated with the entry point among its `requirements` never has a problem here;
+    /// one declared in code without them gets the same issues at the first run instead.
+    func problems(with requirement: ServiceRequirement) -> [GraphError.Issue] {
+        var issues: [GraphError.Issue] = []
+        for key in requirement.keys {
+            guard let slot = layout.slots[key.name] else {
+                var message = "\(requirement.reader) requires service '\(NameRules.visible(key.name))', which the graph "
+                    + "does not declare"
+                message += NameSuggestion.hint(for: key.name, among: serviceNames)
+                issues.append(
+                    .init(code: .unknownRequirement, message: message, service: key.name, location: requirement.location))
+                continue
+            }
+            let node = nodes[slot]
+            if node.provider.valueTypeID != ObjectIdentifier(key.valueType) {
+                issues.append(
+                    .init(
+                        code: .typeMismatch,
+                        message: "\(requirement.reader) reads service '\(key.name)' as \(key.valueType), but its "
+                            + "provider '\(node.provider.id)' makes \(node.provider.valueType); declare it as "
+                            + SwiftRemedy.key(key.name, type: node.provider.valueType),
+                        service: key.name, location: requirement.location))
+            }
+            if let scope = node.lifetime.scope, scope != requirement.scope {
+                let runsIn = requirement.scope.map { "runs in scope '\($0)'" } ?? "does not run in a scope"
+                issues.append(
+                    .init(
+                        code: .scopeMismatch,
+                        message: "\(requirement.reader) requires '\(key.name)' of scope '\(scope)' but \(runsIn); "
+                            + "declare the entry point's scope as '\(scope)' or require an app service",
+                        service: key.name, location: requirement.location))
+            }
+        }
+        return issues
+    }
+}
+
+extension ServiceGraph {
+    /// Throws the ``problems(with:)`` of `requirement`, if it has any.
+    func check(_ requirement: ServiceRequirement) throws(GraphError) {
+        let issues = problems(with: requirement)
+        if !issues.isEmpty { throw GraphError(issues: issues) }
+    }
+}
