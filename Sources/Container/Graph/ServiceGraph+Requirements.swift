@@ -10,11 +10,13 @@ extension ServiceGraph {
         var issues: [GraphError.Issue] = []
         for key in requirement.keys {
             guard let slot = layout.slots[key.name] else {
-                var message = "\(requirement.reader) requires service '\(NameRules.visible(key.name))', which the graph "
+                var message =
+                    "\(requirement.reader) requires service '\(NameRules.visible(key.name))', which the graph "
                     + "does not declare"
                 message += NameSuggestion.hint(for: key.name, among: serviceNames)
                 issues.append(
-                    .init(code: .unknownRequirement, message: message, service: key.name, location: requirement.location))
+                    .init(
+                        code: .unknownRequirement, message: message, service: key.name, location: requirement.location))
                 continue
             }
             let node = nodes[slot]

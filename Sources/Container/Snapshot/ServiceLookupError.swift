@@ -59,7 +59,8 @@ public struct ServiceLookupError: ClassifiedError, Sendable, Equatable, CustomSt
         let list = declared.isEmpty ? "nothing" : declared.joined(separator: ", ")
         let fix: String
         if reader.hasPrefix("service ") {
-            fix = "add it to the service's dependencies (in a config: \"dependsOn\": [\(SwiftRemedy.literal(name))]; "
+            fix =
+                "add it to the service's dependencies (in a config: \"dependsOn\": [\(SwiftRemedy.literal(name))]; "
                 + "in code: \(SwiftRemedy.dependsOn(name)), or the provider's requirements)"
         } else if let type {
             fix = "declare it on the entry point: \(SwiftRemedy.needs(name, type: type)) (or list it in requirements)"

@@ -67,7 +67,9 @@ struct EntryPointViewTests {
         let first = try await withTimeout { try await push.start() }
         try await container.reset(invalidating: ["database"])
         // The instance used the database: it was superseded, and the view is built on generation 2.
-        let view = try await withTimeout { try await push.services(for: "push", requirements: PushEntry().requirements) }
+        let view = try await withTimeout {
+            try await push.services(for: "push", requirements: PushEntry().requirements)
+        }
         #expect(view.generation == first.generation + 1)
         #expect(try view[.analytics] == "analytics")
         try await container.shutdown()
