@@ -20,7 +20,7 @@ enum ScopeKeys {
     BenchService(number: inputs.reduce(number) { $0 &+ $1.number })
 }
 
-/// `--inline-budget MICROSECONDS`: the scope fixture's ``BuildPolicy/inlineBudget`` (checked by
+/// `--inline-budget MICROSECONDS`: the scope fixture's scheduler tuning (`SchedulerTuning.inlineBudget`) (checked by
 /// `parseOptions`; absent: the default), to compare builds with and without quick nodes inline.
 let scopeInlineBudget: Duration? = {
     let arguments = CommandLine.arguments
@@ -49,9 +49,8 @@ struct ScopeFixture: Sendable {
                 makeScoped(4, try context[ScopeKeys.first])
             },
         ]
-        var policy = BuildPolicy.default
-        if let budget = scopeInlineBudget { policy.inlineBudget = budget }
-        let container = ServiceContainer(graph: try ServiceGraph(specs, scopes: ["push"]), policy: policy)
+        let tuning = scopeInlineBudget.map { SchedulerTuning(inlineBudget: $0) } ?? .default
+        let container = ServiceContainer(graph: try ServiceGraph(specs, scopes: ["push"]), tuning: tuning)
         let app = try await container.start()[ScopeKeys.app]
         return ScopeFixture(container: container, app: app)
     }

@@ -84,7 +84,7 @@ func usage(_ problem: String?) -> Never {
           --json FILE    also write every row as JSON to FILE
           --samples N    measured repetitions per figure (default 15; smoke 3)
           --inline-budget MICROSECONDS
-                         the scope scenario's BuildPolicy.inlineBudget (default 20; 0 turns it off)
+                         the scope scenario's inline budget (default 20; 0 turns it off)
           --profile KIND [--size N] [--repeat K]
                          run one operation K times, untimed, for valgrind --tool=callgrind:
                          \(profileKinds.map(\.id).joined(separator: ", ")) (and each with -setup)

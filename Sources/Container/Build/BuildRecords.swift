@@ -1,18 +1,3 @@
-/// What one node's run produced, handed from its child task to the builder.
-struct NodeResult: Sendable {
-    let slot: Int
-    /// `.succeeded`, `.failed` or `.cancelledWhileRunning`.
-    let status: BuildRecords.Status
-    /// The value, when it succeeded.
-    let box: AnyServiceBox?
-    /// The failure, when it failed.
-    let failure: NodeFailure?
-    let runs: Int
-    /// When the provider first started, and when the node reached its outcome.
-    let startedAt: Duration
-    let endedAt: Duration
-}
-
 /// Every node's part of the report, filled in as a build goes.
 ///
 /// Plain data per node (no reference counting, no enum payload to copy through a value witness
@@ -65,63 +50,49 @@ struct BuildRecords: Sendable {
         }
     }
 
-    /// The records kept, by position (see `positions`).
-    private var records: [Record]
-    /// Empty: every slot below `records.count` has a record at its own position, the others
-    /// (a scope part's external nodes) were reused. Otherwise, by slot, its record's
-    /// position + 1, or 0 for a slot without one, which was reused: a build of a few nodes of a
-    /// large graph fills a few records and zeroes an array of integers, not 40 bytes per node.
-    private var positions: [Int32] = []
+    /// The records of the build's nodes, in the order they joined it.
+    private var records: [Record] = []
+    /// By slot: its record's position + 1, or 0 for a slot the build does not build (it reads as
+    /// reused when it has a value).
+    private var positions: [Int32]
     /// The outcomes of failed and skipped nodes, by slot.
     private var details: [Int: NodeOutcome] = [:]
+    /// The slots with a record, in the order they joined.
+    private(set) var slots: [Int] = []
 
-    /// A pending record for each of `count` nodes (a full build).
-    init(count: Int) { records = Self.pending(count) }
+    /// No records yet, for a graph of `count` nodes.
+    init(count: Int) { positions = [Int32](repeating: 0, count: count) }
 
-    /// A pending record for each node of `slots` (ascending), among `count`; every other node
-    /// was reused.
+    /// A pending record for each of `slots` among `count` nodes (tests).
     init(count: Int, recording slots: [Int]) {
-        records = Self.pending(min(slots.count, count))
-        guard slots.count < count else { return }
-        var positions = [Int32](repeating: 0, count: count)
-        for (position, slot) in slots.enumerated() { positions[slot] = Int32(truncatingIfNeeded: position + 1) }
-        self.positions = positions
+        self.init(count: count)
+        for slot in slots { add(slot) }
     }
 
-    /// A pending record for each of the first `recorded` of `count` nodes, the others reused
-    /// (a scope instance's first build: its own services, then the app services it uses).
-    init(count: Int, recordingFirst recorded: Int) { records = Self.pending(recorded) }
+    /// How many nodes the build builds.
+    var count: Int { records.count }
 
-    /// `count` pending records. A few (a scope instance's) are appended to a reserved array:
-    /// `Array(repeating:count:)` allocates through an unspecialized path of the standard
-    /// library that looks the storage's metadata up at run time, about 800 instructions, more
-    /// than the build of a small scope part spends on its records otherwise.
-    private static func pending(_ count: Int) -> [Record] {
-        guard count <= 64 else { return [Record](repeating: Record(), count: count) }
-        var records: [Record] = []
-        records.reserveCapacity(count)
-        for _ in 0..<count { records.append(Record()) }
-        return records
+    /// Gives `slot` a pending record: the build builds it.
+    mutating func add(_ slot: Int) {
+        guard positions[slot] == 0 else { return }
+        records.append(Record())
+        positions[slot] = Int32(truncatingIfNeeded: records.count)
+        slots.append(slot)
     }
 
     /// Whether `slot` has a record of its own (it was to be built).
-    func isRecorded(_ slot: Int) -> Bool { positions.isEmpty ? slot < records.count : positions[slot] != 0 }
+    func isRecorded(_ slot: Int) -> Bool { positions[slot] != 0 }
 
     /// The record of `slot`; a slot without one reads as reused, and cannot be written.
     subscript(slot: Int) -> Record {
         get {
-            if positions.isEmpty { return slot < records.count ? records[slot] : Self.reused }
             let position = Int(positions[slot])
             return position == 0 ? Self.reused : records[position - 1]
         }
         set {
-            if positions.isEmpty {
-                records[slot] = newValue
-            } else {
-                let position = Int(positions[slot])
-                precondition(position > 0, "slot \(slot) was reused: it has no record to write")
-                records[position - 1] = newValue
-            }
+            let position = Int(positions[slot])
+            precondition(position > 0, "slot \(slot) was reused: it has no record to write")
+            records[position - 1] = newValue
         }
     }
 
@@ -198,32 +169,5 @@ struct BuildRecords: Sendable {
             return outcome
         case .pending: preconditionFailure("node \(slot) has no outcome")
         }
-    }
-}
-
-/// What a build attempt hands back to the coordinator.
-struct BuildResult: Sendable {
-    /// How every node ended.
-    let report: BuildReport
-    /// Values this attempt made (not the reused ones), by slot: they must be kept or torn down.
-    let built: SlotValues
-    /// Every node's value by slot, the snapshot's, when every node has one; `nil` otherwise.
-    let values: SlotValues?
-    /// For a scope instance: the app generation whose values it used.
-    var appGeneration: Int? = nil
-
-    init(
-        report: BuildReport, built: SlotValues, values: SlotValues?, appGeneration: Int? = nil
-    ) {
-        self.report = report
-        self.built = built
-        self.values = values
-        self.appGeneration = appGeneration
-    }
-
-    /// A result given as dictionaries and optionals by slot (tests).
-    init(report: BuildReport, built: [Int: AnyServiceBox], values: [AnyServiceBox?], appGeneration: Int? = nil) {
-        let complete = values.allSatisfy { $0 != nil } ? SlotValues(values) : nil
-        self.init(report: report, built: SlotValues(built), values: complete, appGeneration: appGeneration)
     }
 }

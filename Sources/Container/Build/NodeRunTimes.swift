@@ -59,4 +59,17 @@ final class NodeRunTimes: @unchecked Sendable {
         guard seconds < 4 else { return unknown }
         return UInt32(seconds) * 1_000_000_000 + UInt32(attoseconds / 1_000_000_000)
     }
+
+    /// The times of `old`'s nodes that `newGraph` keeps (by name), for `newGraph`'s builds: a
+    /// reload does not make the unchanged services slow again.
+    static func carrying(_ times: NodeRunTimes, from old: ServiceGraph, to newGraph: ServiceGraph) -> NodeRunTimes {
+        let carried = NodeRunTimes(count: newGraph.nodes.count)
+        let oldNames = old.serviceNames
+        for (slot, name) in newGraph.serviceNames.enumerated() {
+            // Most services keep their slot: only the others are looked up by name.
+            let oldSlot = slot < oldNames.count && oldNames[slot] == name ? slot : old.layout.slots[name]
+            if let oldSlot, oldSlot < times.count { carried.nanoseconds[slot].store(times.last(oldSlot), ordering: .relaxed) }
+        }
+        return carried
+    }
 }

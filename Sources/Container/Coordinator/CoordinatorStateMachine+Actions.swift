@@ -3,80 +3,139 @@
 extension CoordinatorStateMachine {
     /// What a waiting caller receives.
     ///
-    /// The error is boxed (`indirect`, an allocation only when a caller gets a failure): a
-    /// ``StartAction`` is copied a few times on its way out of the critical section, and every
-    /// caller's would otherwise carry the 89 bytes of a `ContainerError`.
+    /// The error is boxed (`indirect`: an allocation only when a caller gets a failure), so an
+    /// action carrying outcomes out of the critical section stays small.
     enum CallerOutcome {
         case snapshot(AppServices)
         indirect case failure(ContainerError)
         case cancelled
     }
 
-    /// A build to launch (see ``Container/BuildTicket``).
-    typealias BuildTicket = Container.BuildTicket
+    /// Callers to resume, all with one outcome.
+    struct Resumption {
+        let waiters: [Waiter]
+        let outcome: CallerOutcome
+    }
+
+    /// Nodes to start in a new task of a build (a worker, see ``BuildWorker``).
+    struct Launch {
+        let ticket: BuildTicket
+        let orders: WorkerOrders
+        /// The requesting caller starts the task on its own thread (a build of a few quick nodes).
+        var startsHere = false
+    }
+
+    /// App values a scope instance's build must fetch (and lease) before its nodes start, in a
+    /// new task of the build that then runs the nodes they unblock.
+    struct Fetch {
+        let ticket: BuildTicket
+        /// The part's external slots to fetch.
+        let slots: [Int]
+        var startsHere: Bool
+    }
+
+    /// What a request (or a launch) starts: nodes, app values to fetch, or both.
+    struct Start {
+        var launch: Launch?
+        var fetch: Fetch?
+    }
+
+    /// The job to start once no build is in flight.
+    enum NextJob {
+        case none
+        /// Tear these values down, in this order (dependents first).
+        case tearDown([Teardowns.Teardown])
+    }
 
     /// What to do once a job ended or something was queued.
     struct Lifecycle {
         /// Operations whose teardowns are all done: resume their waiters with these reports.
-        var completed: [(waiter: OperationWaiter, report: ResetReport)]
-        var next: NextJob
+        var completed: [(waiter: OperationWaiter, report: ResetReport)] = []
+        var next = NextJob.none
+        /// The build that waited for its turn, launched.
+        var start = Start()
+        /// App values nothing of this coordinator uses any more: release them to the app.
+        var release: [AnyServiceBox] = []
     }
 
-    /// The job to start, if any.
-    enum NextJob {
-        case none
-        /// Tear these values down, in this order (dependents first).
-        case tearDown([Jobs.Teardown])
-        /// Launch this build; its task is created in the same critical section (rule 1).
-        case launch(BuildTicket)
-    }
-
-    /// The answer to `startRequested`.
-    enum StartAction {
+    /// The answer to `requested`.
+    enum RequestAction {
         /// Resume the caller at once.
         case answer(Waiter, CallerOutcome)
-        /// The caller waits for the running (or soon launched) attempt.
-        case park
-        /// The caller waits; raise the build task to its priority.
-        case escalate(BuildHandle, priority: UInt8)
-        /// The caller waits for a new attempt: create its task now and report it with `buildLaunched`.
-        case launch(BuildTicket)
+        /// The caller waits; raise the build's tasks to a priority; start what it added.
+        case park(raise: (ticket: BuildTicket, priority: UInt8)?, start: Start)
     }
 
     /// The answer to `waiterCancelled`.
     enum CancelAction {
-        /// The caller was answered already: nothing to do (exactly once, rule 6).
+        /// The caller was answered already: nothing to do (exactly once).
         case none
         /// Resume the caller with `CancellationError`.
         case resume(Waiter)
     }
 
-    /// The answer to `buildFinished`.
-    enum BuildFinishedAction {
-        /// Publish the snapshot, resume the callers with it, then go on.
-        case publish(AppServices, resume: [Waiter], then: Lifecycle)
-        /// Resume the callers with the failure, then go on.
-        case fail(ContainerError, resume: [Waiter], then: Lifecycle)
-        /// A graceful shutdown let the build finish: resume its callers with `outcome` (nothing
-        /// is published), then go on to the teardown.
-        case drained(CallerOutcome, resume: [Waiter], then: Lifecycle)
-        /// The build was superseded: nothing to publish, its values are queued for teardown.
-        case discard(then: Lifecycle)
+    /// The answer to `callerEscalated`.
+    enum EscalationAction {
+        case none
+        /// Raise the build's tasks to this priority.
+        case escalate(BuildTicket, priority: UInt8)
     }
 
-    /// What a reset, reload or shutdown ends: callers, a build, a published snapshot.
+    /// The answer to `nodeFinished`.
+    struct NodeAction {
+        /// What the worker that ran the node starts next.
+        let orders: WorkerOrders
+        let resume: [Resumption]
+        /// Cancel the build's tasks (it failed fast).
+        let cancel: BuildTicket?
+        /// Set when the build ended: what comes after it.
+        var then: Lifecycle?
+    }
+
+    /// The answer to `appValuesArrived`.
+    struct AppValuesAction {
+        /// Nodes the values unblocked, to start in the task that fetched them.
+        let launch: Launch?
+        /// More app values to fetch (needed by a request that came meanwhile).
+        let fetch: Fetch?
+        let resume: [Resumption]
+        /// Values fetched for a build that was superseded meanwhile: release them at once.
+        let release: [AnyServiceBox]
+        /// Set when the build ended: what comes after it.
+        let then: Lifecycle?
+    }
+
+    /// What a scope instance of this coordinator is asked to do by one of its operations.
+    struct ChildOrder {
+        enum Order {
+            /// Supersede its generation (a value it uses was retired).
+            case supersede
+            /// Rebuild it on a new part of the graph (a reload changed its scope).
+            case reload(ServiceGraph, NodeRunTimes)
+            /// Close it (a shutdown, or a reload removed its scope).
+            case close
+        }
+        let child: Child
+        let id: Int
+        let order: Order
+        /// The operation whose report lists its teardowns.
+        let operation: Int
+    }
+
+    /// What a reset, reload or shutdown ends: callers, a build, a published snapshot, children.
     struct Supersession {
-        /// Resume these callers with `error`.
-        let resume: [Waiter]
-        let error: ContainerError
-        /// Cancel this build task (its result is discarded when it ends).
-        let cancel: BuildHandle?
-        /// Clear the published snapshot.
-        let clearSnapshot: Bool
-        /// The services whose values the operation retires: scope instances that use any of
-        /// them are superseded too (DESIGN §9).
-        let retired: Set<String>
-        /// The operation (its id); its report also lists the teardowns of the instances it superseded.
+        /// Callers to resume with the operation's error.
+        let resume: [Resumption]
+        /// Their names, for the trace.
+        let labels: [String]
+        /// The attempt their resumption is traced in.
+        let attempt: BuildAttempt
+        /// Cancel this build's tasks (its result is discarded when it ends).
+        let cancel: BuildTicket?
+        let cancelledBuild: BuildAttempt?
+        /// Scope instances to supersede, reload or close.
+        var children: [ChildOrder]
+        /// The operation.
         let operation: Int
     }
 
@@ -92,8 +151,9 @@ extension CoordinatorStateMachine {
     enum ShutdownAction {
         /// Resume the operation at once with this error (already shut down).
         case refuse(OperationWaiter, ContainerError)
-        /// A build runs and may finish: arm the deadline, then call `shutdownDeadlinePassed(operation:)`.
-        case drain(operation: Int)
+        /// A build runs and may finish: close the children, arm the deadline, then call
+        /// `shutdownDeadlinePassed(operation:)`.
+        case drain(operation: Int, children: [ChildOrder])
         /// Carry out the supersession, then go on; the operation completes in a later `Lifecycle`.
         case proceed(Supersession, then: Lifecycle)
     }
@@ -105,89 +165,17 @@ extension CoordinatorStateMachine {
         /// Cancel the build and resume its callers with the shutdown error, then go on.
         case cancel(Supersession, then: Lifecycle)
     }
-}
 
-extension CoordinatorStateMachine {
-    /// The answer to `callerEscalated`.
-    enum EscalationAction {
-        case none
-        /// Raise the build task to this priority.
-        case escalate(BuildHandle, priority: UInt8)
+    /// The answer to `childOpened`.
+    enum ChildOpenAction {
+        case opened(id: Int, child: Child)
+        case refused(ContainerError)
     }
 }
 
-// What the storage does inside the critical section for each action: launch a build, change
-// the published snapshot.
-
-extension CoordinatorStateMachine.Lifecycle: CoordinatorAction {
-    var ticket: CoordinatorStateMachine.BuildTicket? {
-        if case .launch(let ticket) = next { return ticket }
-        return nil
-    }
-    var snapshotChange: SnapshotChange? { nil }
-}
-
-extension CoordinatorStateMachine.StartAction: CoordinatorAction {
-    var ticket: CoordinatorStateMachine.BuildTicket? {
-        if case .launch(let ticket) = self { return ticket }
-        return nil
-    }
-    var snapshotChange: SnapshotChange? { nil }
-}
-
-extension CoordinatorStateMachine.CancelAction: CoordinatorAction {
-    var ticket: CoordinatorStateMachine.BuildTicket? { nil }
-    var snapshotChange: SnapshotChange? { nil }
-}
-
-extension CoordinatorStateMachine.EscalationAction: CoordinatorAction {
-    var ticket: CoordinatorStateMachine.BuildTicket? { nil }
-    var snapshotChange: SnapshotChange? { nil }
-}
-
-extension CoordinatorStateMachine.BuildFinishedAction: CoordinatorAction {
-    var ticket: CoordinatorStateMachine.BuildTicket? {
-        switch self {
-        case .publish(_, _, let lifecycle), .fail(_, _, let lifecycle), .drained(_, _, let lifecycle),
-            .discard(let lifecycle):
-            lifecycle.ticket
-        }
-    }
-    var snapshotChange: SnapshotChange? {
-        if case .publish(let snapshot, _, _) = self { return .publish(snapshot) }
-        return nil
-    }
-}
-
-extension CoordinatorStateMachine.OperationAction: CoordinatorAction {
-    var ticket: CoordinatorStateMachine.BuildTicket? {
-        if case .proceed(_, let lifecycle) = self { return lifecycle.ticket }
-        return nil
-    }
-    var snapshotChange: SnapshotChange? {
-        if case .proceed(let supersession, _) = self, supersession.clearSnapshot { return .clear }
-        return nil
-    }
-}
-
-extension CoordinatorStateMachine.ShutdownAction: CoordinatorAction {
-    var ticket: CoordinatorStateMachine.BuildTicket? {
-        if case .proceed(_, let lifecycle) = self { return lifecycle.ticket }
-        return nil
-    }
-    var snapshotChange: SnapshotChange? {
-        if case .proceed(let supersession, _) = self, supersession.clearSnapshot { return .clear }
-        return nil
-    }
-}
-
-extension CoordinatorStateMachine.DeadlineAction: CoordinatorAction {
-    var ticket: CoordinatorStateMachine.BuildTicket? {
-        if case .cancel(_, let lifecycle) = self { return lifecycle.ticket }
-        return nil
-    }
-    var snapshotChange: SnapshotChange? {
-        if case .cancel(let supersession, _) = self, supersession.clearSnapshot { return .clear }
-        return nil
-    }
+/// A change of the published snapshot, made by an event, applied by the storage in the same
+/// critical section (so the hot path changes in the order of the transitions).
+enum SnapshotChange {
+    case publish(AppServices)
+    case clear
 }

@@ -1,152 +1,479 @@
-/// The machine's answers to a build's life: launched, finished, failed upstream; and to the
-/// end of a teardown job.
+/// A build's life: what a request adds to it, its launch, each node's end, the app values a
+/// scope instance's build fetches, its end; and the teardown jobs between builds.
 extension CoordinatorStateMachine {
-    // MARK: Builds
+    // MARK: Growing the build
 
-    /// Records the task of build `id`, created for a ``BuildTicket``.
-    mutating func buildLaunched(id: Int, handle: BuildHandle) {
-        jobs.buildLaunched(id: id, handle: handle)
+    /// Adds `missing` (in topological order) to the build of the generation, making the build
+    /// if there is none, and starts what can start: ready nodes of a launched build at once, or
+    /// the build itself when no job stands in its way. `closure` is the request's (its nodes
+    /// with a value are traced as reused by the build). `fromCaller`: the request's caller may
+    /// start the build on its own thread.
+    mutating func add(
+        _ missing: [Int], closure: SlotSet, priority: UInt8, fromCaller: Bool, now: Duration
+    ) -> Start {
+        guard !missing.isEmpty else { return Start() }
+        var current =
+            build
+            ?? BuildState(
+                id: nextBuildID, build: BuildAttempt(generation: generation, attempt: state.beginBuild()),
+                nodeCount: graph.nodes.count, priority: priority)
+        if build == nil { nextBuildID += 1 }
+        var ready: [Int] = []
+        var fetch: [Int] = []
+        for slot in missing {
+            if slot >= graph.builtCount {
+                fetch.append(slot)
+                continue
+            }
+            guard !current.isMember(slot) else { continue }
+            let waiting = graph.nodes[slot].dependencies.count { !state.hasValue($0) }
+            current.add(slot, waitingFor: waiting)
+            if waiting == 0 { ready.append(slot) }
+        }
+        guard current.isLaunched else {
+            current.ready += ready
+            current.toFetch += fetch
+            current.reused = current.reused.union(closure)
+            build = current
+            // A build waits for the teardown of what a reset retired and for the build it
+            // superseded (no overlap); otherwise it launches now.
+            guard stopping == nil && !teardowns.hasWork else { return Start() }
+            return launch(fromCaller: fromCaller, now: now)
+        }
+        var start = Start()
+        traceReused(closure, in: &current)
+        if current.awaitingApp || !fetch.isEmpty {
+            current.ready += ready
+        } else if !current.stopped && !ready.isEmpty {
+            start.launch = Launch(ticket: current.ticket!, orders: orders(starting: ready, in: &current))
+        }
+        if !fetch.isEmpty {
+            if current.awaitingApp {
+                current.toFetch += fetch
+            } else {
+                current.awaitingApp = true
+                start.fetch = Fetch(ticket: current.ticket!, slots: fetch, startsHere: false)
+            }
+        }
+        build = current
+        return start
     }
 
-    /// Build `id` ended with `result`.
-    mutating func buildFinished(id: Int, result: BuildResult, now: Duration) -> BuildFinishedAction {
-        let report = result.report
-        if case .superseded(let owner) = jobs.buildFinished(id: id) {
-            // Superseded by a reset, reload or shutdown: it never publishes, and its values
-            // belong to the operation that superseded it (rule 7).
-            record(.buildCancelled, report.build)
-            jobs.enqueue(result.built.values, owner: owner)
-            return .discard(then: continueLifecycle())
+    /// Launches the build waiting for its turn: its ticket, `build.started`, the nodes that can
+    /// start (or the app values it must fetch first).
+    mutating func launch(fromCaller: Bool, now: Duration) -> Start {
+        guard var current = build, !current.isLaunched else { return Start() }
+        let ticket = tickets.ticket(
+            id: current.id, build: current.build, graph: graph, runTimes: state.runTimes, priority: current.priority)
+        current.ticket = ticket
+        current.launchedAt = now
+        attempt = current.build.attempt
+        record(.buildStarted, current.build)
+        let closure = current.reused
+        current.reused = SlotSet(capacity: graph.nodes.count)
+        traceReused(closure, in: &current)
+        let startsHere = fromCaller && startsOnCallersThread(current)
+        var start = Start()
+        if !current.toFetch.isEmpty {
+            current.awaitingApp = true
+            start.fetch = Fetch(ticket: ticket, slots: current.toFetch, startsHere: startsHere)
+            current.toFetch = []
+        } else {
+            let ready = current.ready
+            current.ready = []
+            start.launch = Launch(ticket: ticket, orders: orders(starting: ready, in: &current), startsHere: startsHere)
         }
+        build = current
+        return start
+    }
+
+    /// Whether `build` is few nodes that were all quick when they last ran (at most the inline
+    /// budget in all): its requesting caller then starts it on its own thread, held up no longer
+    /// than the budget, and no thread is woken for it.
+    private func startsOnCallersThread(_ build: BuildState) -> Bool {
+        let budget = tickets.tuning.budget(for: policy)
+        guard budget > 0 else { return false }
+        return state.runTimes.total(of: build.members, isAtMost: budget)
+    }
+
+    /// Traces the nodes of `closure` that already have a value as reused (once per build, in
+    /// graph order), unless the build made them.
+    private mutating func traceReused(_ closure: SlotSet, in current: inout BuildState) {
+        guard trace.isEnabled, !state.values.isEmpty else { return }
+        for slot in graph.topologicalOrder
+        where slot < graph.builtCount && closure.contains(slot) && state.hasValue(slot) && !current.isMember(slot) {
+            let name = graph.nodes[slot].name
+            if current.reused.insert(slot) { record(.nodeReused(node: name), current.build) }
+        }
+    }
+
+    /// The launches of `slots` (whose dependencies all have values), counted as running.
+    private func orders(starting slots: [Int], in current: inout BuildState) -> WorkerOrders {
+        var launches: [NodeLaunch] = []
+        launches.reserveCapacity(slots.count)
+        for slot in slots { launches.append(launchOf(slot)) }
+        current.unstarted -= slots.count
+        current.running += slots.count
+        return WorkerOrders(launches: launches, unstarted: current.unstarted)
+    }
+
+    /// The launch of `slot`: its dependencies' values, in declaration order.
+    private func launchOf(_ slot: Int) -> NodeLaunch {
+        let dependencies = graph.nodes[slot].dependencies.compactMap { state.values[$0] }
+        return NodeLaunch(slot: slot, dependencies: dependencies, earlierRuns: state.runs(of: slot))
+    }
+
+    // MARK: Nodes ending
+
+    /// A node of build `id` ended with `result`: its value is kept, the dependents it was the
+    /// last missing dependency of start (in the same worker), the requests it completes are
+    /// answered; a failure of a fail-fast build cancels the rest.
+    mutating func nodeFinished(build id: Int, _ result: NodeResult, now: Duration) -> NodeAction {
+        if stopping?.id == id { return stoppingNodeFinished(result, now: now) }
+        guard var current = build, current.id == id else {
+            preconditionFailure("node \(result.slot) of build \(id) ended, which is not in flight")
+        }
+        let slot = result.slot
+        let name = graph.nodes[slot].name
+        current.running -= 1
+        current.records[slot] = .init(
+            status: result.status, runs: result.runs, startedAt: result.startedAt, endedAt: result.endedAt)
+        state.countRuns(result.runs, of: slot)
+        var completed: [Demands.Demand] = []
+        var ready: [Int] = []
+        var cancel: BuildTicket?
+        switch result.status {
+        case .succeeded:
+            record(.nodeSucceeded(node: name, duration: result.endedAt - result.startedAt), current.build)
+            if let box = result.box { state.store(box, at: slot) }
+            completed = demands.settled(slot, failed: false)
+            for dependent in graph.dependents[slot] where current.isMember(dependent) && !current.isSettled(dependent) {
+                if current.dependencyArrived(for: dependent) && !current.stopped { ready.append(dependent) }
+            }
+        case .failed:
+            guard let failure = result.failure else { preconditionFailure("a failed run carries its failure") }
+            current.records.failed(slot, failure)
+            record(.nodeFailed(node: name, failure: failure.kind, error: failure.message), current.build)
+            completed = demands.settled(slot, failed: true)
+            if policy.failureMode == .failFast && !current.stopped {
+                current.stopped = true
+                cancel = current.ticket
+            }
+        case .cancelledWhileRunning:
+            record(.nodeCancelled(node: name, phase: .whileRunning), current.build)
+            completed = demands.settled(slot, failed: true)
+        case .cancelledBeforeStart:
+            record(.nodeCancelled(node: name, phase: .beforeStart), current.build)
+            completed = demands.settled(slot, failed: true)
+        case .pending, .reused, .skipped:
+            preconditionFailure("a node run cannot end \(result.status)")
+        }
+        let orders = self.orders(starting: ready, in: &current)
+        build = current
+        guard current.isOver else {
+            return NodeAction(orders: orders, resume: answer(completed, now: now), cancel: cancel, then: nil)
+        }
+        let (resume, lifecycle) = endBuild(answering: completed, now: now)
+        return NodeAction(orders: orders, resume: resume, cancel: cancel, then: lifecycle)
+    }
+
+    /// A node of a superseded build ended: its value goes to the teardown (reported by the
+    /// operation that superseded the build); the build ends once its last node did.
+    private mutating func stoppingNodeFinished(_ result: NodeResult, now: Duration) -> NodeAction {
+        guard var old = stopping, case .some(let owner) = old.supersededBy else {
+            preconditionFailure("a superseded build without its operation")
+        }
+        let name = old.records.isRecorded(result.slot) ? nodeName(result.slot, of: old) : ""
+        old.running -= 1
+        old.records[result.slot] = .init(
+            status: result.status, runs: result.runs, startedAt: result.startedAt, endedAt: result.endedAt)
+        switch result.status {
+        case .succeeded:
+            record(.nodeSucceeded(node: name, duration: result.endedAt - result.startedAt), old.build)
+            if let box = result.box { teardowns.enqueue([box], owner: owner) }
+        case .failed:
+            if let failure = result.failure {
+                old.records.failed(result.slot, failure)
+                record(.nodeFailed(node: name, failure: failure.kind, error: failure.message), old.build)
+            }
+        case .cancelledWhileRunning: record(.nodeCancelled(node: name, phase: .whileRunning), old.build)
+        case .cancelledBeforeStart: record(.nodeCancelled(node: name, phase: .beforeStart), old.build)
+        case .pending, .reused, .skipped: preconditionFailure("a node run cannot end \(result.status)")
+        }
+        stopping = old
+        guard old.running == 0 && !old.awaitingApp else { return NodeAction(orders: .none, resume: [], cancel: nil) }
+        return NodeAction(orders: .none, resume: [], cancel: nil, then: endStopping(now: now))
+    }
+
+    /// The name of `slot` in the graph `old` was built on (a reload may have replaced it).
+    private func nodeName(_ slot: Int, of old: BuildState) -> String {
+        old.ticket?.graph.nodes[slot].name ?? graph.nodes[slot].name
+    }
+
+    /// The superseded build's last node ended: its members that never ran end cancelled before
+    /// they started, `build.cancelled`, and the next job.
+    mutating func endStopping(now: Duration) -> Lifecycle {
+        guard let old = stopping else { return continueLifecycle(now: now) }
+        for slot in old.members where old.records[slot].status == .pending {
+            let name = nodeName(slot, of: old)
+            record(.nodeCancelled(node: name, phase: .beforeStart), old.build)
+        }
+        record(.buildCancelled, old.build)
+        stopping = nil
+        return continueLifecycle(now: now)
+    }
+
+    // MARK: App values (a scope instance)
+
+    /// The app values build `id` fetched arrived (leased already), or the app's failure.
+    mutating func appValuesArrived(
+        build id: Int, _ result: Result<(values: [(slot: Int, box: AnyServiceBox)], generation: Int), ContainerError>,
+        now: Duration
+    ) -> AppValuesAction {
+        guard var current = build, current.id == id else {
+            // Superseded (or closed) meanwhile: nothing uses the values; they go back at once.
+            let unused = (try? result.get().values.map(\.box)) ?? []
+            var lifecycle: Lifecycle?
+            if var old = stopping, old.id == id {
+                old.awaitingApp = false
+                stopping = old
+                if old.running == 0 { lifecycle = endStopping(now: now) }
+            }
+            return AppValuesAction(launch: nil, fetch: nil, resume: [], release: unused, then: lifecycle)
+        }
+        current.awaitingApp = false
+        switch result {
+        case .success(let arrived):
+            appGeneration = arrived.generation
+            var completed: [Demands.Demand] = []
+            var ready = current.ready
+            current.ready = []
+            for (slot, box) in arrived.values where !state.hasValue(slot) {
+                state.store(box, at: slot)
+                completed += demands.settled(slot, failed: false)
+                for dependent in graph.dependents[slot] where current.isMember(dependent) {
+                    if current.dependencyArrived(for: dependent) { ready.append(dependent) }
+                }
+            }
+            var fetch: Fetch?
+            if !current.toFetch.isEmpty, let ticket = current.ticket {
+                current.awaitingApp = true
+                fetch = Fetch(ticket: ticket, slots: current.toFetch, startsHere: false)
+                current.toFetch = []
+            }
+            var launch: Launch?
+            if let ticket = current.ticket, !current.stopped {
+                launch = Launch(ticket: ticket, orders: orders(starting: ready, in: &current))
+            }
+            build = current
+            let resume = answer(completed, now: now)
+            guard current.isOver else {
+                return AppValuesAction(launch: launch, fetch: fetch, resume: resume, release: [], then: nil)
+            }
+            let (more, lifecycle) = endBuild(answering: [], now: now)
+            return AppValuesAction(launch: launch, fetch: fetch, resume: resume + more, release: [], then: lifecycle)
+        case .failure(let error):
+            // The app's build failed (or the app shut down): this build's callers get the app's
+            // error. Nothing was built, so no node used an attempt.
+            record(.buildFailed(failure: error.failure ?? .transient, roots: [], exhausted: false), current.build)
+            let ended = demands.removeAll()
+            attempt = current.build.attempt + 1
+            build = nil
+            let resume = resumptions(ended, .failure(error), result: .failure, build: current.build)
+            return AppValuesAction(launch: nil, fetch: nil, resume: resume, release: [], then: continueLifecycle(now: now))
+        }
+    }
+
+    // MARK: The end of a build
+
+    /// The build in flight has nothing running and nothing it can start: its members that never
+    /// ran end skipped (an upstream node failed) or cancelled before they started, the failed
+    /// nodes are blocked (until their next allowed attempt, or for good), `build.failed` is
+    /// traced, and every request it leaves settled is answered.
+    mutating func endBuild(
+        answering completed: [Demands.Demand], now: Duration
+    ) -> (resume: [Resumption], then: Lifecycle) {
+        guard var current = build else { preconditionFailure("endBuild without a build") }
+        var completed = completed
+        // Topological order makes every upstream outcome final when a node's is decided.
+        var failedUpstream: [Int: [Int]] = [:]
+        let rank = graph.topologicalRank
+        for slot in current.members.sorted(by: { rank[$0] < rank[$1] }) where current.records[slot].status == .pending {
+            var roots = Set<Int>()
+            for dependency in graph.nodes[slot].dependencies where current.isMember(dependency) {
+                switch current.records[dependency].status {
+                case .failed: roots.insert(dependency)
+                case .skipped: roots.formUnion(failedUpstream[dependency, default: []])
+                default: break
+                }
+            }
+            current.records[slot].endedAt = now
+            let name = graph.nodes[slot].name
+            if roots.isEmpty {
+                current.records[slot].status = .cancelledBeforeStart
+                record(.nodeCancelled(node: name, phase: .beforeStart), current.build)
+            } else {
+                let sorted = roots.sorted()
+                failedUpstream[slot] = sorted
+                let because = sorted.map { graph.nodes[$0].name }
+                current.records.skipped(slot, because: because)
+                record(.nodeSkipped(node: name, because: because), current.build)
+            }
+            completed += demands.settled(slot, failed: true)
+        }
+        let report = BuildReport(
+            generation: generation, attempt: current.build.attempt, records: current.records,
+            names: graph.serviceNames[..<graph.builtCount], built: current.members,
+            startedAt: current.launchedAt ?? now, endedAt: now, wasCancelled: false)
         lastReport = report
-        values.keep(result.built, report: report)
-        switch phase {
-        case .running(let running) where running.buildID == id:
-            if report.succeeded {
-                let snapshot = makeSnapshot(result)
-                phase = .ready(snapshot)
-                record(.snapshotPublished(services: snapshot.values.count), report.build)
-                return .publish(snapshot, resume: resumeAll(.snapshot, of: report.build), then: continueLifecycle())
+        build = nil
+        let wasSticky = eagerIsSticky
+        let exhausted = blockFailed(current, report: report, now: now)
+        if !wasSticky && eagerIsSticky {
+            // `start()` can never succeed in this generation: what it built goes now (nobody's
+            // report owns it; the next operation's lists it).
+            teardowns.enqueue(state.retireBuiltInThisGeneration(), owner: nil)
+        }
+        if let failure = report.failure {
+            record(.buildFailed(failure: failure, roots: report.failedNodes, exhausted: exhausted), current.build)
+        }
+        attempt = state.isComplete || eagerIsSticky ? current.build.attempt : current.build.attempt + 1
+        if case .draining(let shutdown) = phase {
+            // A graceful shutdown let the build finish: its callers get its outcome (nothing is
+            // published), then it all goes.
+            let resume = answer(completed + demands.removeAll(), now: now, publishing: false, of: current.build)
+            let supersession = shutDown(operation: shutdown, error: .shutDown(generation: generation))
+            return (resume + supersession.resume, continueLifecycle(now: now))
+        }
+        return (answer(completed, now: now, of: current.build), continueLifecycle(now: now))
+    }
+
+    /// Blocks every member left without a value: for good when its attempts are used up (or it
+    /// failed permanently), otherwise until its next attempt is allowed. Returns whether the
+    /// build used a node's last allowed attempt.
+    private mutating func blockFailed(_ ended: BuildState, report: BuildReport, now: Duration) -> Bool {
+        var exhausted = false
+        var failedError: ContainerError?
+        var exhaustedError: ContainerError?
+        for slot in ended.members where !state.hasValue(slot) {
+            state.countAttempt(of: slot)
+            let attempts = state.attempts(of: slot)
+            var permanent = false
+            if ended.records[slot].status == .failed, case .failed(let failure)? = report.outcome(of: graph.nodes[slot].name) {
+                permanent = failure.kind == .permanent
             }
-            let error = failAttempt(running, report: report, now: now)
-            return .fail(error, resume: resumeAll(.failure, of: report.build), then: continueLifecycle())
-        case .draining(let running, let shutdown) where running.buildID == id:
-            // A graceful shutdown let it finish: its callers get its outcome, then it all goes.
-            let outcome: CallerOutcome =
-                report.succeeded ? .snapshot(makeSnapshot(result)) : .failure(.buildFailed(report))
-            let waiters = resumeAll(report.succeeded ? .snapshot : .failure, of: report.build)
-            jobs.enqueue(values.retireAll(), owner: shutdown)
-            phase = .shutDown(.shutDown(generation: generation))
-            return .drained(outcome, resume: waiters, then: continueLifecycle())
-        default:
-            preconditionFailure("build \(id) finished as the current build in phase \(phase)")
-        }
-    }
-
-    /// The snapshot of a build in which every node has a value (kept or made).
-    func makeSnapshot(_ result: BuildResult) -> AppServices {
-        guard let complete = result.values else { preconditionFailure("a succeeded build has every value") }
-        return AppServices(
-            generation: generation, report: result.report, layout: values.graph.layout, values: complete,
-            scope: scopeInstance, appGeneration: result.appGeneration)
-    }
-
-    /// Build `id` of a scope instance could not get the app snapshot: the app build failed (or the
-    /// app shut down). Its callers get the app's error; the attempt is not used up, so the next
-    /// `start()` tries again (joining the app's next build).
-    mutating func upstreamFailed(id: Int, error: ContainerError) -> BuildFinishedAction {
-        if case .superseded = jobs.buildFinished(id: id) {
-            record(.buildCancelled)
-            return .discard(then: continueLifecycle())
-        }
-        guard case .running(let running) = phase, running.buildID == id else {
-            if case .draining(_, let shutdown) = phase {
-                let waiters = resumeAll(.failure, of: currentAttempt)
-                jobs.enqueue(values.retireAll(), owner: shutdown)
-                phase = .shutDown(.shutDown(generation: generation))
-                return .drained(.failure(error), resume: waiters, then: continueLifecycle())
+            if !permanent, let maxAttempts = policy.maxAttempts, attempts >= maxAttempts {
+                exhausted = true
+                let error = exhaustedError ?? .attemptsExhausted(report, maxAttempts: maxAttempts)
+                exhaustedError = error
+                state.block(slot, .init(error: error, sticky: true, allowedAt: .zero))
+                continue
             }
-            preconditionFailure("build \(id) ended upstream in phase \(phase)")
+            guard ended.records[slot].status == .failed else { continue }
+            let error = failedError ?? .buildFailed(report)
+            failedError = error
+            let delay = policy.retryAfter.delay(beforeRetry: attempts)
+            state.block(slot, .init(error: error, sticky: permanent, allowedAt: now + delay))
         }
-        let build = BuildAttempt(generation: generation, attempt: running.attempt)
-        record(.buildFailed(failure: error.failure ?? .transient, roots: [], exhausted: false), build)
-        // The attempt happened (and is traced), but built nothing: it does not use up the budget.
-        upstreamFailures += 1
-        phase = .idle(attempt: running.attempt + 1)
-        return .fail(error, resume: resumeAll(.failure, of: build), then: continueLifecycle())
+        // A build that failed permanently used no attempt budget: its failure is its own.
+        if report.failure == .permanent { return false }
+        return exhausted
     }
 
-    /// Moves to the phase after a failed attempt and returns the callers' error.
-    mutating func failAttempt(_ running: RunningAttempt, report: BuildReport, now: Duration) -> ContainerError {
-        let failure = report.failure ?? .transient
-        let builds = running.attempt - upstreamFailures
-        let exhausted = failure == .transient && policy.maxAttempts.map { builds >= $0 } == true
-        record(.buildFailed(failure: failure, roots: report.failedNodes, exhausted: exhausted), report.build)
-        guard failure == .transient && !exhausted else {
-            // Sticky: nothing can use this generation's values any more, so they go now (§5).
-            let error =
-                exhausted
-                ? ContainerError.attemptsExhausted(report, maxAttempts: running.attempt) : .buildFailed(report)
-            phase = .failed(error)
-            jobs.enqueue(values.retireBuiltInThisGeneration(), owner: nil)
-            return error
+    /// Whether the eager services can never be built in this generation (a sticky block).
+    var eagerIsSticky: Bool {
+        for slot in 0..<graph.builtCount where state.block(of: slot)?.sticky == true { return true }
+        return false
+    }
+
+    // MARK: Answers
+
+    /// The answers of demands whose closures settled: the snapshot (published first) when every
+    /// node has a value, the failure otherwise.
+    mutating func answer(
+        _ completed: [Demands.Demand], now: Duration, publishing: Bool = true, of ended: BuildAttempt? = nil
+    ) -> [Resumption] {
+        var resume: [Resumption] = []
+        for demand in completed {
+            let build = ended ?? currentAttempt
+            if !demand.failed, demand.closure.slots.allSatisfy(state.hasValue) {
+                let snapshot =
+                    publishing
+                    ? publishedHolding(demand.closure, build: ended)
+                    : AppServices(
+                        generation: generation, report: lastReport ?? report(now: now), layout: graph.layout,
+                        values: state.values, scope: scopeInstance, appGeneration: appGeneration)
+                resume += resumptions([demand], .snapshot(snapshot), result: .snapshot, build: build)
+            } else {
+                let error = failure(of: demand.closure, report: lastReport ?? report(now: now))
+                resume += resumptions([demand], .failure(error), result: .failure, build: build)
+            }
         }
-        // Keep what succeeded: the next attempt reuses it instead of running it again (rule 3).
-        let error = ContainerError.buildFailed(report)
-        let delay = policy.retryAfter.delay(beforeRetry: running.attempt)
-        phase =
-            delay > .zero
-            ? .backingOff(attempt: running.attempt + 1, allowedAt: now + delay, lastFailure: error)
-            : .idle(attempt: running.attempt + 1)
-        return error
+        return resume
     }
 
-    /// Takes every parked caller, tracing each one's resumption with `result`.
-    mutating func resumeAll(_ result: CallerResult, of build: BuildAttempt) -> [Waiter] {
-        let (waiters, labels) = callers.removeAll(named: trace.isEnabled)
-        if trace.isEnabled { for label in labels { record(.callerResumed(caller: label, result: result), build) } }
-        return waiters
+    /// The error of a request whose closure has a node without a value: a permanent failure
+    /// before used-up attempts before a transient failure.
+    func failure(of closure: SlotSet, report: BuildReport) -> ContainerError {
+        var chosen: (rank: Int, error: ContainerError)?
+        for slot in closure.slots {
+            guard let block = state.block(of: slot) else { continue }
+            let rank =
+                block.error.code == .attemptsExhausted ? 1 : block.sticky ? 2 : 0
+            if rank > (chosen?.rank ?? -1) { chosen = (rank, block.error) }
+        }
+        return chosen?.error ?? .buildFailed(report)
     }
 
-    /// Records a trace event of the current attempt (or `build`), when anyone listens.
-    mutating func record(_ kind: @autoclosure () -> TraceEvent.Kind, _ build: BuildAttempt? = nil) {
-        guard trace.isEnabled else { return }
-        trace.add(kind(), build ?? currentAttempt)
+    /// The report of the build in flight so far (or of the last one).
+    func report(now: Duration) -> BuildReport {
+        guard let current = build else {
+            return lastReport
+                ?? BuildReport(
+                    generation: generation, attempt: attempt, nodes: [], startedAt: now, endedAt: now,
+                    wasCancelled: false)
+        }
+        return BuildReport(
+            generation: generation, attempt: current.build.attempt, records: current.records,
+            names: graph.serviceNames[..<graph.builtCount], built: current.members.filter(current.isSettled),
+            startedAt: current.launchedAt ?? now, endedAt: now, wasCancelled: false)
     }
 
-    /// Traces a caller answered at once.
-    mutating func traceAnswer(_ label: String, found: CallerState, result: CallerResult) {
-        record(.callerJoined(caller: label, state: found))
-        record(.callerResumed(caller: label, result: result))
+    /// The waiters of `ended`, to resume with `outcome`, each traced as resumed with `result`.
+    mutating func resumptions(
+        _ ended: [Demands.Demand], _ outcome: CallerOutcome, result: CallerResult, build: BuildAttempt
+    ) -> [Resumption] {
+        ended.map { demand in
+            var callers = demand.callers
+            let (waiters, labels) = callers.removeAll(named: trace.isEnabled)
+            for label in labels { record(.callerResumed(caller: label, result: result), build) }
+            return Resumption(waiters: waiters, outcome: outcome)
+        }
     }
 
-    // MARK: Teardowns
+    // MARK: Teardowns and the next job
 
     /// A teardown job ended; `records` pair each torn-down value's owner with its result.
-    mutating func teardownFinished(_ records: [Jobs.TeardownRecord]) -> Lifecycle {
-        jobs.teardownFinished(records)
-        return continueLifecycle()
+    mutating func teardownFinished(_ records: [Teardowns.TeardownRecord], now: Duration) -> Lifecycle {
+        teardowns.teardownFinished(records)
+        return continueLifecycle(now: now)
     }
 
-    /// With no job in flight: tears down what is queued, else completes the operations that
-    /// waited for it and launches an attempt that waited for the slot.
-    mutating func continueLifecycle() -> Lifecycle {
-        switch jobs.next() {
+    /// With no build in flight: tears down what is queued (once no scope instance leases it),
+    /// else completes the operations that waited for it, releases app values nothing uses any
+    /// more, and launches the build that waited for its turn.
+    mutating func continueLifecycle(now: Duration) -> Lifecycle {
+        guard stopping == nil, build?.isLaunched != true else { return Lifecycle() }
+        switch teardowns.next(isLeased: children.isLeased) {
         case .tearDown(let batch):
-            return Lifecycle(completed: [], next: .tearDown(batch))
+            return Lifecycle(next: .tearDown(batch))
         case .idle(let completed):
-            guard jobs.isIdle, case .running(var running) = phase, !running.launched else {
-                return Lifecycle(completed: completed, next: .none)
-            }
-            running.launched = true
-            phase = .running(running)
-            jobs.buildStarted(id: running.buildID)
-            let build = BuildAttempt(generation: generation, attempt: running.attempt)
-            record(.buildStarted, build)
-            let ticket = BuildTicket(
-                id: running.buildID, build: build, graph: values.graph, kept: values.kept, earlierRuns: values.runs,
-                priority: running.priority, missingSlots: values.missingSlots)
-            return Lifecycle(completed: completed, next: .launch(ticket))
+            var lifecycle = Lifecycle(completed: completed)
+            guard !teardowns.hasWork else { return lifecycle }
+            lifecycle.release = releasing
+            releasing = []
+            if build != nil { lifecycle.start = launch(fromCaller: false, now: now) }
+            return lifecycle
         }
     }
 }

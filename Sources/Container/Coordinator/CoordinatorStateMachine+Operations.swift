@@ -1,168 +1,177 @@
-/// The machine's answers to the operations that end a generation: reset, reload, shutdown.
+/// The operations that end a generation: reset, reload, shutdown (and a scope instance's close).
+///
+/// Each is one transition: it ends the callers and the build of the generation, retires its
+/// values and supersedes, reloads or closes the scope instances that use any of them, all in the
+/// same critical section, so nothing can slip between the retirement of a value and the
+/// supersession of what was built on it.
 extension CoordinatorStateMachine {
-    // MARK: Reset, reload, shutdown
-
     /// Starts a new generation of the same graph; `invalidating` are the slots to rebuild with
     /// their dependents (`nil`: all of them). The others carry over.
-    mutating func resetRequested(invalidating: Set<Int>?, waiter: OperationWaiter) -> OperationAction {
+    mutating func resetRequested(invalidating: Set<Int>?, waiter: OperationWaiter, now: Duration) -> OperationAction {
         if let refusal = refusal() { return .refuse(waiter, refusal) }
         let operation = takeOperationID()
         let from = generation
-        var supersession = supersede(owner: operation, with: .superseded(generation: from, by: from + 1))
-        let retired = values.advance(invalidating: invalidating)
-        upstreamFailures = 0
-        supersession.retired = Set(values.names(of: retired.slots))
-        jobs.enqueue(retired.values, owner: operation)
-        let invalidated = values.names(of: retired.slots)
+        var supersession = supersede(by: operation, with: .superseded(generation: from, by: from + 1))
+        let retired = state.advance(invalidating: invalidating)
+        let invalidated = state.names(of: retired.slots.filter { $0 < graph.builtCount })
         let change = GenerationChange(from: from, to: generation, invalidated: invalidating.map { _ in invalidated })
+        supersession.children = childOrders(superseding: retired.values, operation: operation)
         return beganGeneration(
-            change, ended: supersession, operation: operation, waiter: waiter,
+            change, retired: retired, supersession: supersession, operation: operation, waiter: waiter,
             report: ResetReport(
                 reason: .reset, from: from, to: generation, invalidated: invalidated,
-                carried: SlotNames(values.kept.keys, of: values.graph.serviceNames),
-                cancelledBuild: supersession.cancelledBuild))
+                carried: SlotNames(state.values.keys.filter { $0 < graph.builtCount }, of: graph.serviceNames),
+                cancelledBuild: supersession.cancelledBuild),
+            now: now)
     }
 
-    /// Starts a new generation on `graph` (a reload): the values of `carrying` (by new slot of
-    /// the graph's built services: its old slot, or -1 for a rebuilt one) carry over, every
-    /// other value is retired.
+    /// Starts a new generation on `declared` (a reload) whose app part moves as `plan` says;
+    /// `changes` names what the new graph changes, for the trace and for the scopes.
     mutating func reloadRequested(
-        graph: ServiceGraph, carrying fromOld: [Int], change: GenerationChange, waiter: OperationWaiter
-    ) -> OperationAction {
-        reloadRequested(graph: graph, plan: ReloadPlan(fromOld: fromOld, in: graph), change: change, waiter: waiter)
-    }
-
-    /// Starts a new generation on `graph` (a reload) as `plan` says.
-    mutating func reloadRequested(
-        graph: ServiceGraph, plan: ReloadPlan, change: GenerationChange, waiter: OperationWaiter
+        declared newDeclared: ServiceGraph, plan: ReloadPlan, changes: GraphChanges, runTimes: NodeRunTimes? = nil,
+        waiter: OperationWaiter, now: Duration
     ) -> OperationAction {
         if let refusal = refusal() { return .refuse(waiter, refusal) }
         let operation = takeOperationID()
         let from = generation
-        var supersession = supersede(owner: operation, with: .superseded(generation: from, by: from + 1))
-        let oldGraph = values.graph
-        let oldNames = oldGraph.serviceNames
-        if let fromOld = plan.fromOld {
-            var isCarried = [Bool](repeating: false, count: oldGraph.nodes.count)
-            for oldSlot in fromOld where oldSlot >= 0 { isCarried[oldSlot] = true }
-            supersession.retired = Set((0..<oldGraph.builtCount).filter { !isCarried[$0] }.map { oldNames[$0] })
-        } else {
-            supersession.retired = Set(plan.rebuiltSlots.map { oldNames[$0] })
+        let old = graph
+        var supersession = supersede(by: operation, with: .superseded(generation: from, by: from + 1))
+        let newGraph = newDeclared.appPart
+        let retired = state.advance(
+            to: newGraph, plan: plan,
+            runTimes: runTimes ?? NodeRunTimes.carrying(state.runTimes, from: old, to: newGraph))
+        eagerClosure = .all(newGraph.nodes.count)
+        declared = newDeclared
+        var partTimes: [String: NodeRunTimes] = [:]
+        for scope in newDeclared.scopeNames {
+            let part = newDeclared.scopeParts[scope]
+            partTimes[scope] =
+                changes.changedScopes.contains(scope) || scopeRunTimes[scope] == nil
+                ? NodeRunTimes(count: part?.nodes.count ?? 0) : scopeRunTimes[scope]
         }
-        jobs.enqueue(values.advance(to: graph, plan: plan), owner: operation)
-        upstreamFailures = 0
+        scopeRunTimes = partTimes
+        // The app's own services (a scope part's are its instances' business).
+        func own(_ name: String) -> Bool {
+            (newGraph.layout.slots[name].map { $0 < newGraph.builtCount } ?? false)
+                || (old.layout.slots[name].map { $0 < old.builtCount } ?? false)
+        }
+        let rebuilt = plan.rebuiltSlots.map { newGraph.serviceNames[$0] }
+        let change = GenerationChange(
+            from: from, to: generation, invalidated: rebuilt, reason: .reload,
+            added: changes.added.filter(own), removed: changes.removed.filter(own),
+            changed: changes.changed.filter(own))
+        supersession.children = childOrders(
+            superseding: retired.values, operation: operation, closing: Set(changes.removedScopes),
+            reloading: Set(changes.changedScopes))
         return beganGeneration(
-            change, ended: supersession, operation: operation, waiter: waiter,
+            change, retired: retired, supersession: supersession, operation: operation, waiter: waiter,
             report: ResetReport(
-                reason: .reload, from: from, to: generation,
-                invalidated: plan.rebuiltSlots.map { graph.serviceNames[$0] }, carried: plan.carried,
-                cancelledBuild: supersession.cancelledBuild))
+                reason: .reload, from: from, to: generation, invalidated: rebuilt, carried: plan.carried,
+                cancelledBuild: supersession.cancelledBuild),
+            now: now)
     }
 
-    /// The rest of a reset or reload, once the new generation's values are settled: traces the
-    /// change and the superseded callers, leaves the first attempt idle, and makes `operation`'s
-    /// waiter wait for the teardown of what it retired, with `report`.
+    /// The rest of a reset or reload, once the new generation's values are settled: queues the
+    /// retired values, traces the change and the superseded callers, and makes `operation`'s
+    /// waiter wait for the teardown of what it retired and for the scope instances it ended.
     private mutating func beganGeneration(
-        _ change: GenerationChange, ended: Ended, operation: Int, waiter: OperationWaiter, report: ResetReport
+        _ change: GenerationChange, retired: GenerationState.Retired, supersession: Supersession,
+        operation: Int, waiter: OperationWaiter, report: ResetReport, now: Duration
     ) -> OperationAction {
+        teardowns.enqueue(retired.values, owner: operation)
+        releasing += retired.external
+        attempt = 1
         record(.generationReset(change), BuildAttempt(generation: generation, attempt: 1))
-        traceResumptions(ended, result: .superseded)
-        phase = .idle(attempt: 1)
-        jobs.add(.init(id: operation, waiter: waiter, report: report))
-        return .proceed(ended.action, then: continueLifecycle())
+        traceResumptions(supersession, result: .superseded)
+        teardowns.add(.init(id: operation, waiter: waiter, report: report))
+        teardowns.expect(children: supersession.children.map(\.id), for: operation)
+        if let build = supersession.cancelledBuild { teardowns.noteCancelled(build, by: operation) }
+        return .proceed(supersession, then: continueLifecycle(now: now))
     }
 
-    /// Shuts down: with `graceful`, a launched build may finish first (``Phase/draining(_:shutdown:)``,
-    /// until the storage's deadline); otherwise it is cancelled at once. Every value is torn down.
-    /// `error` is what later calls get (`.shutDown`, or a scope's `.closed`).
+    /// Shuts down: with `graceful`, a launched build may finish first (``Phase/draining(shutdown:)``,
+    /// until the storage's deadline); otherwise it is cancelled at once. Every scope instance is
+    /// closed and every value torn down (the instances' first). `error` is what later calls get
+    /// (`.shutDown`, or a scope instance's `.closed`).
     mutating func shutdownRequested(
-        waiter: OperationWaiter, graceful: Bool, error: ContainerError
+        waiter: OperationWaiter, graceful: Bool, error: ContainerError, now: Duration
     ) -> ShutdownAction {
         if let refusal = refusal() { return .refuse(waiter, refusal) }
         let operation = takeOperationID()
         let ended: TraceEvent.Kind = scopeInstance == nil ? .containerShutdown : .scopeClosed
         record(ended)
         let report = ResetReport(
-            reason: .shutdown, from: generation, to: generation, invalidated: values.builtNames,
-            carriedOver: [])
-        jobs.add(.init(id: operation, waiter: waiter, report: report))
-        if graceful, case .running(let running) = phase, running.launched {
-            phase = .draining(running, shutdown: operation)
-            return .drain(operation: operation)
+            reason: .shutdown, from: generation, to: generation,
+            invalidated: state.names(of: state.values.keys.filter { $0 < graph.builtCount }), carriedOver: [])
+        teardowns.add(.init(id: operation, waiter: waiter, report: report))
+        let closing = children.all.filter { $0.state == .open }.map { entry in
+            ChildOrder(child: entry.child, id: entry.id, order: .close, operation: operation)
         }
-        return .proceed(shutDown(operation: operation, error: error), then: continueLifecycle())
+        for order in closing { children.markClosing(order.id, by: operation) }
+        // The instances closing already (their own close) end before this shutdown completes too.
+        teardowns.expect(children: children.all.map(\.id), for: operation)
+        if graceful, let current = build, current.isLaunched {
+            phase = .draining(shutdown: operation)
+            return .drain(operation: operation, children: closing)
+        }
+        var supersession = shutDown(operation: operation, error: error)
+        supersession.children = closing
+        return .proceed(supersession, then: continueLifecycle(now: now))
     }
 
     /// The deadline of a graceful shutdown passed: the build it waited for is cancelled.
-    mutating func shutdownDeadlinePassed(operation: Int) -> DeadlineAction {
-        guard case .draining(_, operation) = phase else { return .none }
+    mutating func shutdownDeadlinePassed(operation: Int, now: Duration) -> DeadlineAction {
+        guard case .draining(operation) = phase else { return .none }
         let supersession = shutDown(operation: operation, error: .shutDown(generation: generation))
-        return .cancel(supersession, then: continueLifecycle())
+        return .cancel(supersession, then: continueLifecycle(now: now))
     }
 
-    /// Ends everything for shutdown `operation`.
+    /// Ends everything for shutdown `operation`: callers, the build, every value.
     mutating func shutDown(operation: Int, error: ContainerError) -> Supersession {
-        var supersession = supersede(owner: operation, with: error)
-        supersession.retired = Set(values.builtNames)
+        var supersession = supersede(by: operation, with: error)
         traceResumptions(supersession, result: .failure)
-        jobs.enqueue(values.retireAll(), owner: operation)
-        if let build = supersession.cancelledBuild { jobs.noteCancelled(build, by: operation) }
+        let retired = state.retireAll()
+        teardowns.enqueue(retired.values, owner: operation)
+        releasing += retired.external
+        if let build = supersession.cancelledBuild { teardowns.noteCancelled(build, by: operation) }
         phase = .shutDown(error)
-        return supersession.action
+        return supersession
     }
 
-    /// Why an operation is refused, if it is: once shut down (or draining), every operation is,
-    /// before its arguments are even looked at.
-    func refusal() -> ContainerError? {
-        switch phase {
-        case .shutDown(let error): error
-        case .draining: .shutDown(generation: generation)
-        default: nil
+    /// Ends the callers and the build of the generation for operation `owner`: the callers will
+    /// get `error`, a launched build is cancelled (its late values are reported by `owner`), the
+    /// published snapshot is cleared.
+    mutating func supersede(by owner: Int, with error: ContainerError) -> Supersession {
+        let ended = demands.removeAll()
+        var labels: [String] = []
+        var waiters: [Waiter] = []
+        for demand in ended {
+            var callers = demand.callers
+            let taken = callers.removeAll(named: trace.isEnabled)
+            waiters += taken.waiters
+            labels += taken.labels
         }
-    }
-
-    mutating func takeOperationID() -> Int {
-        defer { nextOperationID += 1 }
-        return nextOperationID
-    }
-
-    /// The callers and build a reset or shutdown ends.
-    struct Ended {
-        let callers: (waiters: [Waiter], labels: [String])
-        let error: ContainerError
-        let cancel: BuildHandle?
-        let cancelledBuild: BuildAttempt?
-        let clearSnapshot: Bool
-        let attempt: BuildAttempt
-        let operation: Int
-
-        var retired: Set<String> = []
-
-        var action: Supersession {
-            Supersession(
-                resume: callers.waiters, error: error, cancel: cancel, clearSnapshot: clearSnapshot,
-                retired: retired, operation: operation)
-        }
-    }
-
-    /// Ends the current phase for an operation: parked callers will get `error`, a running
-    /// build is cancelled (its late values are reported by `owner`), a published snapshot is cleared.
-    mutating func supersede(owner: Int, with error: ContainerError) -> Ended {
-        let attempt = currentAttempt
+        var cancel: BuildTicket?
         var cancelledBuild: BuildAttempt?
-        switch phase {
-        case .running(let running), .draining(let running, _):
-            if running.launched { cancelledBuild = BuildAttempt(generation: generation, attempt: running.attempt) }
-        default: break
+        if var current = build, current.isLaunched {
+            current.supersededBy = .some(owner)
+            current.stopped = true
+            cancel = current.ticket
+            cancelledBuild = current.build
+            stopping = current
         }
-        var clearSnapshot = false
-        if case .ready = phase { clearSnapshot = true }
-        return Ended(
-            callers: callers.removeAll(named: trace.isEnabled), error: error, cancel: jobs.supersedeBuild(owner: owner),
-            cancelledBuild: cancelledBuild, clearSnapshot: clearSnapshot, attempt: attempt, operation: owner)
+        build = nil
+        if published != nil {
+            clearPublished()
+        }
+        return Supersession(
+            resume: waiters.isEmpty ? [] : [Resumption(waiters: waiters, outcome: .failure(error))],
+            labels: labels, attempt: currentAttempt, cancel: cancel, cancelledBuild: cancelledBuild, children: [],
+            operation: owner)
     }
 
-    mutating func traceResumptions(_ ended: Ended, result: CallerResult) {
-        for label in ended.callers.labels { record(.callerResumed(caller: label, result: result), ended.attempt) }
+    /// Traces the resumption of the callers `supersession` ended.
+    mutating func traceResumptions(_ supersession: Supersession, result: CallerResult) {
+        for label in supersession.labels { record(.callerResumed(caller: label, result: result), supersession.attempt) }
     }
 }

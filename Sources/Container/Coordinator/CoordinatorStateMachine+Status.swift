@@ -2,59 +2,70 @@
 extension CoordinatorStateMachine {
     // MARK: Status
 
-    /// The machine's part of ``ContainerStatus``.
+    /// The machine's part of ``ContainerStatus``: the state as `start()` (the eager services)
+    /// sees it.
     func status(openScopes: [String]) -> ContainerStatus {
         let state: ContainerStatus.State
-        var failure: ContainerError?
+        var lastFailure: ContainerError?
         var nextAttemptAt: Duration?
+        let blocks = (0..<graph.builtCount).compactMap { self.state.block(of: $0) }
         switch phase {
-        case .idle: state = .idle
-        case .running: state = .running
-        case .ready: state = .ready
-        case .backingOff(_, let allowedAt, let lastFailure):
-            state = .waiting
-            failure = lastFailure
-            nextAttemptAt = allowedAt
-        case .failed(let error):
-            state = .failed
-            failure = error
         case .draining: state = .shuttingDown
         case .shutDown: state = .shutDown
+        case .open:
+            if build != nil {
+                state = .running
+            } else if self.state.isComplete {
+                state = .ready
+            } else if blocks.contains(where: \.sticky) {
+                state = .failed
+                lastFailure = failure(of: eagerClosure, report: lastReport ?? report(now: .zero))
+            } else if let delayed = blocks.filter({ $0.allowedAt > (lastReport?.endedAt ?? .zero) }).max(by: {
+                $0.allowedAt < $1.allowedAt
+            }) {
+                state = .waiting
+                lastFailure = delayed.error
+                nextAttemptAt = delayed.allowedAt
+            } else {
+                state = .idle
+            }
         }
-        if failure == nil, let lastReport, !lastReport.succeeded, !lastReport.wasCancelled {
-            failure = .buildFailed(lastReport)
+        if lastFailure == nil, let lastReport, !lastReport.succeeded, !lastReport.wasCancelled {
+            lastFailure = .buildFailed(lastReport)
         }
         return ContainerStatus(
             state: state, generation: generation, attempt: currentAttempt.attempt, lastBuild: lastReport,
-            lastFailure: failure, nextAttemptAt: nextAttemptAt, openScopes: openScopes, waitingCallers: callers.count,
-            unreportedTeardowns: jobs.unreported)
+            lastFailure: lastFailure, nextAttemptAt: nextAttemptAt, openScopes: openScopes,
+            waitingCallers: demands.waitingCallers, unreportedTeardowns: teardowns.unreported)
     }
 
     // MARK: Invariants
 
     /// Every broken invariant of the machine and its parts; empty when it is consistent.
     func invariantViolations() -> [String] {
-        var violations = callers.invariantViolations() + jobs.invariantViolations() + values.invariantViolations()
+        var violations =
+            demands.invariantViolations() + teardowns.invariantViolations() + state.invariantViolations()
+            + children.invariantViolations()
         func require(_ condition: Bool, _ text: @autoclosure () -> String) {
             if !condition { violations.append(text()) }
         }
-        switch phase {
-        case .running(let running), .draining(let running, _):
-            if running.launched {
-                require(jobs.buildID == running.buildID, "a launched attempt is the build in flight")
-            } else {
-                require(!jobs.isIdle, "an attempt waits to launch only while a job is in flight")
+        require(!(stopping != nil && build?.isLaunched == true), "one build in flight at a time")
+        require(demands.isEmpty || build != nil, "callers wait only for a build")
+        if let build {
+            require(build.build.generation == generation, "the build is of this generation")
+            require(build.running >= 0 && build.unstarted >= 0, "the build's counts are not negative")
+            if !build.isLaunched {
+                require(stopping != nil || teardowns.hasWork, "a build waits to launch only behind a job")
             }
-        case .ready(let snapshot):
-            require(callers.isEmpty, "nobody waits when ready")
-            require(snapshot.generation == generation, "the published snapshot is of this generation")
-            require(values.kept.count == values.graph.builtCount, "a ready generation keeps every value")
-        case .idle, .backingOff, .failed:
-            require(callers.isEmpty, "nobody waits without a running attempt")
-        case .shutDown:
-            require(callers.isEmpty && values.kept.isEmpty, "nothing waits or lives after a shutdown")
         }
-        return violations.map { "\($0) (phase \(phase))" }
+        if let published {
+            require(published.generation == generation, "the published snapshot is of this generation")
+        }
+        if case .shutDown = phase {
+            require(demands.isEmpty && build == nil, "nothing waits or builds after a shutdown")
+            require(state.values.isEmpty, "no value lives after a shutdown")
+        }
+        return violations
     }
 
     /// Debug builds: stops at the first event after which an invariant is broken.

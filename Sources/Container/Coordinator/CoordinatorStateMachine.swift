@@ -1,184 +1,332 @@
-/// The coordinator's state machine (DESIGN §2): a plain value, no locks, no concurrency.
+/// The coordinator's state machine: a plain value, no locks, no concurrency.
 ///
-/// It owns the **phase** below and composes three smaller machines, each unit-tested on its own:
-/// ``CallerRegistry`` (who waits for the running attempt), ``JobSlot`` (the one job in flight,
-/// the teardown queue and the operations waiting for it) and ``GenerationValues`` (the
-/// generation, its graph and the values kept across attempts). Each event returns its own
-/// action (see `CoordinatorStateMachine+Actions.swift`) that the storage carries out after
-/// releasing its lock; trace events are collected in ``trace``. Generic over the waiter, the
-/// operations' waiter and the build handle, so tests drive it with plain values. The same
+/// It decides everything a coordinator does, one event at a time: which nodes a request adds
+/// to the build and which start when a node ends (the build itself only runs what it is told,
+/// see ``BuildWorker``), which callers are answered with what, when a generation ends and what
+/// it retires, which scope instances that supersedes, what is torn down when. Each event
+/// returns its own action (see `CoordinatorStateMachine+Actions.swift`) that the storage
+/// carries out after releasing its lock; trace events and the published snapshot's changes are
+/// collected for the storage to take in the same critical section. Generic over the waiter,
+/// the operations' waiter and the child handle, so tests drive it with plain values. The same
 /// machine runs the app and every scope instance.
 ///
-/// One file per concern: this one holds the state and the callers' events;
-/// `+Builds` a build's life and the teardown jobs, `+Operations` reset, reload and shutdown,
-/// `+Status` the status and the invariants, `+Actions` what each event returns. The stored
-/// properties are internal only so that those extensions can change them; nothing outside the
-/// machine does (the storage keeps the machine private, behind its lock).
+/// One file per concern: this one holds the state and the callers' events; `+Builds` a
+/// build's life, `+Operations` reset, reload and shutdown, `+Children` the scope instances,
+/// `+Status` the status and the invariants, `+Actions` what each event returns.
 ///
-///     idle ──start──▶ running ──success──▶ ready
-///       ▲               │ transient, budget left
-///       └─ backingOff ◀─┘ (until retryAfter: callers get the last failure at once)
-///     running ──permanent, or the last allowed attempt──▶ failed (sticky until reset)
-///     any ──reset / reload──▶ idle (new generation; a running build is cancelled, never publishes)
-///     running ──shutdown(deadline)──▶ draining ──build ends, or the deadline──▶ shutDown
-///     any other ──shutdown──▶ shutDown
-struct CoordinatorStateMachine<Waiter, OperationWaiter, BuildHandle> {
-    typealias Jobs = JobSlot<BuildHandle, OperationWaiter>
+///     open ──shutdown(graceful), a build in flight──▶ draining ──build ends, or the deadline──▶ shutDown
+///     open ──shutdown, close──▶ shutDown (every call refused; values torn down, children first)
+///
+/// Within `open`, each request builds what its closure lacks: it joins the build in flight
+/// (adding the nodes it lacks) or starts one; a generation's reset or reload cancels the build,
+/// which never publishes, and the next build starts once it stopped and the retired values are
+/// torn down.
+struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
+    typealias Demands = DemandBook<Waiter>
+    typealias Teardowns = TeardownQueue<OperationWaiter>
+    typealias Children = ChildBook<Child>
 
-    /// Where the coordinator is.
+    /// Whether the coordinator takes calls.
     enum Phase {
-        /// Nothing runs; the next `start()` launches `attempt` of the generation.
-        case idle(attempt: Int)
-        /// An attempt is running (or waits for a teardown job before it launches).
-        case running(RunningAttempt)
-        /// The generation's snapshot is published.
-        case ready(AppServices)
-        /// Attempt `attempt` is not allowed before `allowedAt`; callers get `lastFailure` at once.
-        case backingOff(attempt: Int, allowedAt: Duration, lastFailure: ContainerError)
-        /// Sticky failure: a permanent one, or the attempt budget is used up.
-        case failed(ContainerError)
-        /// A graceful shutdown (operation `shutdown`) lets this attempt finish; new callers are refused.
-        case draining(RunningAttempt, shutdown: Int)
+        case open
+        /// A graceful shutdown (operation `shutdown`) lets the build in flight finish; new
+        /// callers and operations are refused.
+        case draining(shutdown: Int)
         /// Shut down (or closed): every call is refused with `error`.
         case shutDown(ContainerError)
     }
 
-    /// The attempt being built.
-    struct RunningAttempt {
-        let buildID: Int
-        let attempt: Int
-        /// False while the build waits for a teardown job to finish.
-        var launched: Bool
-        /// The highest priority among its callers (`TaskPriority.rawValue`).
-        var priority: UInt8
-    }
-
-    var phase: Phase = .idle(attempt: 1)
-    var callers = CallerRegistry<Waiter>()
-    var jobs = Jobs()
-    var values: GenerationValues
+    var phase = Phase.open
+    /// The generation: graph, values, failed nodes, attempts.
+    var state: GenerationState
+    var demands = Demands()
+    /// The build of the current generation, launched or waiting to launch.
+    var build: BuildState?
+    /// A build a reset, reload or shutdown superseded, still running (its nodes finish, its
+    /// values go to the teardown).
+    var stopping: BuildState?
+    var teardowns = Teardowns()
+    var children = Children()
     /// Trace events of the transitions so far; the storage takes them after every event.
     var trace: TraceBuffer
-    let policy: BuildPolicy
+    /// The change of the published snapshot the last event made, for the storage to apply.
+    var snapshotChange: SnapshotChange?
+    /// The newest snapshot of the generation, if one was published.
+    private(set) var published: AppServices?
+    /// Makes the tickets of builds (policy, tracer, redactor, tuning, scope parameters).
+    let tickets: TicketFactory
+    var policy: BuildPolicy { tickets.policy }
+    /// The whole declared graph: the app's, with every scope (a scope instance's: its part).
+    var declared: ServiceGraph
+    /// The run times of each scope part, shared by its instances.
+    var scopeRunTimes: [String: NodeRunTimes] = [:]
+    /// The slots `start()` asks for: every service of the graph, and the app values they use.
+    var eagerClosure: SlotSet
     var nextBuildID = 1
     var nextOperationID = 1
-    /// Attempts of this generation that ended before building anything, because the app's
-    /// build failed (a scope instance's): they do not count against the attempt budget.
-    var upstreamFailures = 0
-    /// The report of the last build that finished (for the status).
+    /// The attempt the current events belong to: the build in flight's, the published one's,
+    /// or the next.
+    var attempt = 1
+    /// The report of the last build that ended (for the status).
     var lastReport: BuildReport?
+    /// For a scope instance: the app generation its app values come from.
+    var appGeneration: Int?
+    /// App values (a scope instance's) no value of this coordinator uses any more, to release
+    /// to the app once the teardown in progress is over.
+    var releasing: [AnyServiceBox] = []
 
     /// The scope instance this machine runs (`nil`: the app), named in its snapshots.
-    let scopeInstance: String?
+    var scopeInstance: String? { tickets.scopeInstance }
 
-    init(graph: ServiceGraph, policy: BuildPolicy = .default, tracing: Bool = true, scopeInstance: String? = nil) {
-        values = GenerationValues(graph: graph)
-        self.policy = policy
-        self.scopeInstance = scopeInstance
-        trace = TraceBuffer(isEnabled: tracing)
+    /// A machine for `declared` (its app part is built here; a scope instance passes its part).
+    init(declared: ServiceGraph, tickets: TicketFactory, runTimes: NodeRunTimes? = nil) {
+        self.declared = declared
+        self.tickets = tickets
+        let graph = declared.appPart
+        state = GenerationState(graph: graph, runTimes: runTimes)
+        eagerClosure = .all(graph.nodes.count)
+        trace = TraceBuffer(isEnabled: tickets.tracer.isEnabled)
+        for scope in declared.scopeNames {
+            scopeRunTimes[scope] = NodeRunTimes(count: declared.scopeParts[scope]?.nodes.count ?? 0)
+        }
     }
 
     /// The current generation.
-    var generation: Int { values.generation }
+    var generation: Int { state.generation }
 
-    /// The published snapshot, when ready.
+    /// The graph of the current generation.
+    var graph: ServiceGraph { state.graph }
+
+    /// The published snapshot, when it holds every service `start()` asks for.
     var snapshot: AppServices? {
-        if case .ready(let snapshot) = phase { return snapshot }
-        return nil
+        guard let published, state.isComplete else { return nil }
+        return published
     }
-
-    /// Teardowns no operation has reported yet (e.g. after a permanent failure).
-    var unreportedTeardowns: [ResetReport.Teardown] { jobs.unreported }
 
     /// The attempt the current phase's events belong to.
     var currentAttempt: BuildAttempt {
-        let attempt =
-            switch phase {
-            case .idle(let attempt), .backingOff(let attempt, _, _): attempt
-            case .running(let running), .draining(let running, _): running.attempt
-            case .ready(let snapshot): snapshot.report.attempt
-            case .failed(let error), .shutDown(let error): error.report?.attempt ?? lastReport?.attempt ?? 1
-            }
-        return BuildAttempt(generation: generation, attempt: attempt)
+        BuildAttempt(generation: generation, attempt: build?.isLaunched == true ? build?.build.attempt ?? attempt : attempt)
     }
 
     // MARK: Callers
 
-    /// A caller asks for the snapshot (`start()`).
+    /// A caller asks for the services of `key` (`start()`: `.eager`).
     ///
-    /// A caller whose task is already cancelled is answered without waiting: with the snapshot
-    /// or the sticky failure when there is one, otherwise with `CancellationError`; it never
-    /// starts or joins a build. The rule is the same traced or not.
+    /// It joins the demand of callers who asked the same; otherwise its closure decides: every
+    /// node has a value (the snapshot at once), one is blocked (its failure at once), or the
+    /// build builds what the closure lacks (joining the build in flight, or starting one). A
+    /// caller whose task is already cancelled is answered without waiting: with the snapshot
+    /// or the failure when there is one, otherwise `CancellationError`; it never starts or
+    /// joins a build.
     ///
     /// - Parameters:
     ///   - isCancelled: whether the caller's task is cancelled, read in the critical section.
     ///   - now: time since the container was created, for the attempt budget.
-    mutating func startRequested(
-        caller: Int, label: String, waiter: Waiter, priority: UInt8, isCancelled: Bool, now: Duration
-    ) -> StartAction {
-        switch phase {
-        case .ready(let snapshot):
-            traceAnswer(label, found: .ready, result: .snapshot)
-            return .answer(waiter, .snapshot(snapshot))
-        case .failed(let error):
-            traceAnswer(label, found: .failed, result: .failure)
-            return .answer(waiter, .failure(error))
-        case .shutDown(let error):
+    mutating func requested(
+        _ key: Demands.Key, caller: Int, label: String, waiter: Waiter, priority: UInt8, isCancelled: Bool,
+        now: Duration
+    ) -> RequestAction {
+        if let refusal = refusal() {
             traceAnswer(label, found: .shutDown, result: .failure)
-            return .answer(waiter, .failure(error))
-        case .draining:
-            traceAnswer(label, found: .shutDown, result: .failure)
-            return .answer(waiter, .failure(.shutDown(generation: generation)))
-        case .backingOff(let attempt, let allowedAt, let lastFailure):
-            guard now >= allowedAt else {
-                traceAnswer(label, found: .waiting, result: .failure)
-                return .answer(waiter, .failure(lastFailure))
-            }
-            phase = .idle(attempt: attempt)
-            return startRequested(
-                caller: caller, label: label, waiter: waiter, priority: priority, isCancelled: isCancelled, now: now)
-        case .running(var running):
+            return .answer(waiter, .failure(refusal))
+        }
+        let entry = CallerRegistry<Waiter>.Entry(id: caller, label: label, waiter: waiter)
+        if let index = demands.index(of: key) {
             record(.callerJoined(caller: label, state: .running))
             if isCancelled {
                 record(.callerCancelled(caller: label))
                 return .answer(waiter, .cancelled)
             }
-            callers.park(.init(id: caller, label: label, waiter: waiter))
-            guard priority > running.priority else { return .park }
-            running.priority = priority
-            phase = .running(running)
-            // A build still waiting for a teardown launches at the raised priority.
-            guard let handle = jobs.buildHandle else { return .park }
-            return .escalate(handle, priority: priority)
-        case .idle(let attempt):
-            record(.callerJoined(caller: label, state: .idle))
+            let raised = demands.park(entry, at: index, priority: priority)
+            return .park(raise: raised ? raise(to: priority) : nil, start: Start())
+        }
+        let closure = closure(of: key)
+        switch inspect(closure, now: now) {
+        case .built:
+            traceAnswer(label, found: .ready, result: .snapshot)
+            return .answer(waiter, .snapshot(publishedHolding(closure)))
+        case .blocked(let error, let found):
+            traceAnswer(label, found: found, result: .failure)
+            return .answer(waiter, .failure(error))
+        case .needed(let missing, let unsettled, let failed):
+            let found: CallerState = build == nil ? .idle : .running
+            record(.callerJoined(caller: label, state: found))
             if isCancelled {
                 record(.callerCancelled(caller: label))
                 return .answer(waiter, .cancelled)
             }
-            callers.park(.init(id: caller, label: label, waiter: waiter))
-            phase = .running(
-                RunningAttempt(buildID: nextBuildID, attempt: attempt, launched: false, priority: priority))
-            nextBuildID += 1
-            // Launch now, unless a teardown job must finish first (rule 8).
-            if case .launch(let ticket) = continueLifecycle().next { return .launch(ticket) }
-            return .park
+            var demand = Demands.Demand(
+                key: key, closure: closure, pending: missing.count + unsettled, priority: priority)
+            demand.failed = failed
+            demand.callers.park(entry)
+            let start = add(missing, closure: closure, priority: priority, fromCaller: true, now: now)
+            if demand.pending == 0 {
+                // Every node it needs has settled in the build in flight, not all with a value.
+                return .answer(waiter, .failure(failure(of: demand.closure, report: report(now: now))))
+            }
+            _ = demands.add(demand)
+            return .park(raise: raise(to: priority), start: start)
         }
     }
 
-    /// A parked caller's task was cancelled: it stops waiting at once; the build goes on (rule 5).
+    /// A parked caller's task was cancelled: it stops waiting at once; the build goes on.
     mutating func waiterCancelled(caller: Int) -> CancelAction {
-        guard let entry = callers.remove(caller) else { return .none }
+        guard let entry = demands.remove(caller: caller) else { return .none }
         record(.callerCancelled(caller: entry.label))
         return .resume(entry.waiter)
     }
 
     /// A parked caller's task was raised to `priority` (someone awaits it): so is the build.
     mutating func callerEscalated(priority: UInt8) -> EscalationAction {
-        guard case .running(var running) = phase, priority > running.priority else { return .none }
-        running.priority = priority
-        phase = .running(running)
-        guard let handle = jobs.buildHandle else { return .none }
-        return .escalate(handle, priority: priority)
+        guard !demands.isEmpty else { return .none }
+        demands.raise(to: priority)
+        guard let raise = raise(to: priority) else { return .none }
+        return .escalate(raise.ticket, priority: raise.priority)
+    }
+
+    /// Raises the build to `priority`: the ticket to raise, when it is launched and was lower.
+    private mutating func raise(to priority: UInt8) -> (ticket: BuildTicket, priority: UInt8)? {
+        guard var current = build, priority > current.priority else { return nil }
+        current.priority = priority
+        build = current
+        guard let ticket = current.ticket else { return nil }
+        return (ticket, priority)
+    }
+
+    // MARK: Closures
+
+    /// The slots `key` needs: its roots and everything they depend on.
+    func closure(of key: Demands.Key) -> SlotSet {
+        switch key {
+        case .eager: return eagerClosure
+        case .roots(let roots):
+            let nodes = graph.nodes
+            var closure = SlotSet(capacity: nodes.count)
+            var stack = roots
+            while let slot = stack.popLast() {
+                guard closure.insert(slot) else { continue }
+                stack.append(contentsOf: nodes[slot].dependencies)
+            }
+            return closure
+        }
+    }
+
+    /// What a closure needs now.
+    enum ClosureNeed {
+        /// Every node has a value.
+        case built
+        /// A node is blocked: sticky (`found` `.failed`) or until its next attempt (`.waiting`).
+        case blocked(ContainerError, found: CallerState)
+        /// The build must make `missing` (in topological order); `unsettled` nodes are in the
+        /// build in flight already, and `failed` tells whether one of them settled without a value.
+        case needed(missing: [Int], unsettled: Int, failed: Bool)
+    }
+
+    /// What `closure` lacks: sticky failures first, then nodes waiting for their next attempt.
+    func inspect(_ closure: SlotSet, now: Duration) -> ClosureNeed {
+        if state.values.count == graph.nodes.count { return .built }
+        var missing: [Int] = []
+        var unsettled = 0
+        var failed = false
+        var waiting: ContainerError?
+        let order = graph.topologicalOrder
+        for slot in order where closure.contains(slot) && !state.hasValue(slot) {
+            if slot >= graph.builtCount {
+                // An app value of a scope instance: fetched by the build.
+                missing.append(slot)
+                continue
+            }
+            if let build, build.isMember(slot) {
+                if build.isSettled(slot) { failed = true } else { unsettled += 1 }
+                continue
+            }
+            if let block = state.block(of: slot) {
+                if block.sticky { return .blocked(block.error, found: .failed) }
+                if now < block.allowedAt {
+                    waiting = waiting ?? block.error
+                    continue
+                }
+            }
+            missing.append(slot)
+        }
+        if let waiting { return .blocked(waiting, found: .waiting) }
+        if missing.isEmpty && unsettled == 0 && !failed { return .built }
+        return .needed(missing: missing, unsettled: unsettled, failed: failed)
+    }
+
+    /// The published snapshot, made anew first when values were added since it was made.
+    mutating func publishedHolding(_ closure: SlotSet, build: BuildAttempt? = nil) -> AppServices {
+        if let published, published.values.count == state.values.count { return published }
+        let snapshot = AppServices(
+            generation: generation, report: lastReport ?? emptyReport, layout: graph.layout, values: state.values,
+            scope: scopeInstance, appGeneration: appGeneration)
+        published = snapshot
+        snapshotChange = .publish(snapshot)
+        record(.snapshotPublished(services: snapshot.values.count), build)
+        return snapshot
+    }
+
+    /// Clears the published snapshot (a new generation, or a shutdown).
+    mutating func clearPublished() {
+        published = nil
+        snapshotChange = .clear
+    }
+
+    /// The report of a generation none of whose builds ended yet.
+    private var emptyReport: BuildReport {
+        BuildReport(
+            generation: generation, attempt: attempt, nodes: [], startedAt: .zero, endedAt: .zero, wasCancelled: false)
+    }
+
+    // MARK: Trace
+
+    /// Records a trace event of the current attempt (or `build`), when anyone listens.
+    mutating func record(_ kind: @autoclosure () -> TraceEvent.Kind, _ build: BuildAttempt? = nil) {
+        guard trace.isEnabled else { return }
+        trace.add(kind(), build ?? currentAttempt)
+    }
+
+    /// Traces a caller answered at once.
+    mutating func traceAnswer(_ label: String, found: CallerState, result: CallerResult) {
+        record(.callerJoined(caller: label, state: found))
+        record(.callerResumed(caller: label, result: result))
+    }
+
+    /// Why a call is refused, if it is: once shut down (or draining), every call is.
+    func refusal() -> ContainerError? {
+        switch phase {
+        case .open: nil
+        case .draining: .shutDown(generation: generation)
+        case .shutDown(let error): error
+        }
+    }
+
+    mutating func takeOperationID() -> Int {
+        defer { nextOperationID += 1 }
+        return nextOperationID
+    }
+}
+
+/// What makes a build's ticket: what every build of one coordinator shares.
+struct TicketFactory: Sendable {
+    let policy: BuildPolicy
+    let tuning: SchedulerTuning
+    /// The coordinator's tracer (a scope instance's labels its events).
+    let tracer: Tracer
+    let redactor: Redactor
+    /// The scope instance (`push#notification-42`), `nil` for the app.
+    let scopeInstance: String?
+    let parameters: ScopeParameters
+
+    func ticket(
+        id: Int, build: BuildAttempt, graph: ServiceGraph, runTimes: NodeRunTimes, priority: UInt8
+    ) -> BuildTicket {
+        BuildTicket(
+            id: id, build: build, graph: graph,
+            info: ProviderContext.BuildInfo(
+                generation: build.generation, attempt: build.attempt, scopeInstance: scopeInstance,
+                parameters: parameters, redactor: redactor),
+            policy: policy, tracer: tracer, runTimes: runTimes, inlineBudget: tuning.budget(for: policy),
+            priority: priority)
     }
 }

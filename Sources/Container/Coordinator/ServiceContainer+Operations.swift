@@ -20,30 +20,15 @@ extension ServiceContainer {
         // One at a time: each reload computes its changes from the graph the previous one
         // adopted, and the app moves to the graphs in the order they were declared.
         try await reloads.run { () async throws(ContainerError) -> ReloadReport in
-            // Shut down: refused before anything changes (the declared graph is adopted below,
-            // before the app's transition, so that scope instances opened meanwhile use it).
-            if let refusal = storage.refusal { throw refusal }
-            let previous = scopes.declared
+            // Shut down: refused before anything changes.
+            if let refusal = core.refusal { throw refusal }
+            let previous = core.declared
             let changes = graph.changes(from: previous)
-            for secret in graph.secrets { storage.redactor.register(secret) }
-            // Instances opened from now on use the new graph's scope parts.
-            scopes.setDeclared(graph)
-            let report: ResetReport
-            do throws(ContainerError) {
-                report = try await storage.withOperation {
-                    // In place when neither version has scoped services: the changes' slots are the app's.
-                    let whole = graph.appPart === graph && previous.appPart === previous
-                    storage.beginReload(graph.appPart, changes: changes, from: whole ? previous : nil, then: $0)
-                }
-            } catch {
-                // A shutdown came between the check above and the transition: nothing changes.
-                scopes.setDeclared(previous)
-                throw error
-            }
-            let scoped = await scopes.reload(graph, changes: changes)
+            for secret in graph.secrets { core.redactor.register(secret) }
+            let (report, reloaded, closed) = try await core.reload(graph, changes: changes, from: previous)
             return ReloadReport(
-                from: report.from, to: report.to, changes: changes, tornDown: report.tornDown + scoped.tornDown,
-                cancelledBuild: report.cancelledBuild, reloadedScopes: scoped.reloaded, closedScopes: scoped.closed)
+                from: report.from, to: report.to, changes: changes, tornDown: report.tornDown,
+                cancelledBuild: report.cancelledBuild, reloadedScopes: reloaded, closedScopes: closed)
         }
     }
 
@@ -59,11 +44,11 @@ extension ServiceContainer {
     /// - Throws: ``ContainerError`` `.shutDown` when already shut down.
     @discardableResult
     public func shutdown(deadline: ContinuousClock.Instant) async throws(ContainerError) -> ResetReport {
-        try await storage.shutdown(deadline: deadline, error: .shutDown(generation: generation))
+        try await core.shutdown(deadline: deadline, error: .shutDown(generation: generation))
     }
 
     /// What a health endpoint would show: the state, generation and attempt, the last build's
     /// per-node outcomes, the last failure, when the next attempt is allowed, the open scope
     /// instances, and teardowns no reset has reported yet.
-    public var status: ContainerStatus { storage.status(openScopes: openScopes) }
+    public var status: ContainerStatus { core.status }
 }

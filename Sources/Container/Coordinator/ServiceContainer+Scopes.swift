@@ -16,8 +16,8 @@ extension ServiceContainer {
     public func openScope(
         _ name: String, id: String, parameters: ScopeParameters = []
     ) throws(ContainerError) -> ScopeInstance {
-        let (declared, part, uses) = scopes.scope(name)
-        guard let part else { throw .unknownScope(name, known: declared.scopeNames) }
+        let declared = core.declared
+        guard declared.scopeParts[name] != nil else { throw .unknownScope(name, known: declared.scopeNames) }
         if id.isEmpty || id.utf8.count > Self.maximumScopeIDLength
             || id.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
         {
@@ -30,16 +30,13 @@ extension ServiceContainer {
                 "scope instance '\(name)#\(id)' has \(parameters.count) parameters; at most "
                     + "\(ScopeParameters.maximumCount) are allowed")
         }
-        let binding = ScopeBinding(
-            scope: name, id: id, parameters: parameters, parent: storage, uses: uses)
-        let instance = ScopeInstance(part: part, binding: binding, registry: scopes)
-        try scopes.register(instance, generation: generation)
-        storage.tracer.emit(.scopeOpened, build: BuildAttempt(generation: 1, attempt: 1), scope: binding.label)
+        let instance = ScopeInstance(core: try core.openChild(scope: name, id: id, parameters: parameters))
+        core.tracer.emit(.scopeOpened, build: BuildAttempt(generation: 1, attempt: 1), scope: instance.label)
         return instance
     }
 
     /// The labels of the open scope instances (`push#notification-42`), in the order they opened.
-    public var openScopes: [String] { scopes.openLabels }
+    public var openScopes: [String] { core.openScopes }
 
     /// Runs a scoped entry point in `instance` (see ``ScopeInstance/run(_:)``).
     public func run<Entry: EntryPoint>(_ entryPoint: Entry, in instance: ScopeInstance) async throws -> Entry.Output {

@@ -17,8 +17,8 @@
 ///
 /// Every transition is reported to the trace sinks given at creation (see ``TraceEvent``).
 public final class ServiceContainer: Sendable {
-    @usableFromInline let storage: CoordinatorStorage
-    /// The storage's snapshot slot, held here too so the hot path reaches it in one hop.
+    @usableFromInline let core: CoordinatorCore
+    /// The core's snapshot slot, held here too so the hot path reaches it in one hop.
     @usableFromInline let published: SnapshotSlot
     /// Reloads, one at a time (see ``reload(_:)``).
     let reloads = OneAtATime()
@@ -29,10 +29,15 @@ public final class ServiceContainer: Sendable {
     ///   - graph: the services.
     ///   - policy: fail-fast or not, and the default error classifier.
     ///   - trace: sinks that receive every trace event.
-    public init(graph: ServiceGraph, policy: BuildPolicy = .default, trace: [any TraceSink] = []) {
-        storage = CoordinatorStorage(
-            declared: graph, policy: policy, tracer: Tracer(sinks: trace, overridden: graph.overridden))
-        published = storage.published
+    public convenience init(graph: ServiceGraph, policy: BuildPolicy = .default, trace: [any TraceSink] = []) {
+        self.init(graph: graph, policy: policy, tuning: .default, trace: trace)
+    }
+
+    /// Creates a container with a scheduler tuning other than the default (the benchmark's).
+    package init(graph: ServiceGraph, policy: BuildPolicy = .default, tuning: SchedulerTuning, trace: [any TraceSink] = []) {
+        core = CoordinatorCore(
+            declared: graph, policy: policy, tuning: tuning, tracer: Tracer(sinks: trace, overridden: graph.overridden))
+        published = core.published
     }
 
     /// Validates `specs` and creates a container for them.
@@ -45,18 +50,15 @@ public final class ServiceContainer: Sendable {
     }
 
     /// The graph this container builds.
-    public var graph: ServiceGraph { scopes.declared }
-
-    /// The open scope instances.
-    var scopes: ScopeRegistry { storage.scopes! }
+    public var graph: ServiceGraph { core.declared }
 
     /// The current generation (1 for a new container; each reset adds one).
-    public var generation: Int { storage.generation }
+    public var generation: Int { core.generation }
 
     /// The published snapshot of the current generation, or `nil` when it is not ready.
     ///
     /// Synchronous and cheap: read it on hot paths instead of awaiting ``start(as:)``.
-    public var current: AppServices? { storage.current }
+    public var current: AppServices? { core.current }
 
     /// Reads one service of the published snapshot, synchronously: the hot path.
     ///
@@ -99,8 +101,8 @@ public final class ServiceContainer: Sendable {
     @inlinable
     public func start(as label: String? = nil) async throws -> AppServices {
         // Ready (the common case): answered inline in the caller, without an async call.
-        if published.answersReadyInline, let snapshot = published.load() { return snapshot }
-        return try await storage.start(label: label)
+        if published.answersReadyInline, let snapshot = published.load(), snapshot.isComplete { return snapshot }
+        return try await core.start(label: label)
     }
 
     /// Runs `entryPoint` with a view of the snapshot that holds only the services it declared.
@@ -136,13 +138,13 @@ public final class ServiceContainer: Sendable {
     ///   or `.shutDown`.
     @discardableResult
     public func reset(invalidating names: [String]? = nil) async throws(ContainerError) -> ResetReport {
-        try await storage.reset(invalidating: names)
+        try await core.reset(invalidating: names)
     }
 
     /// Cancels any build, tears every value down, and refuses later calls with `.shutDown`.
     /// - Throws: ``ContainerError`` `.shutDown` when already shut down.
     @discardableResult
     public func shutdown() async throws(ContainerError) -> ResetReport {
-        try await storage.shutdown(deadline: nil, error: .shutDown(generation: storage.generation))
+        try await core.shutdown(deadline: nil, error: .shutDown(generation: core.generation))
     }
 }

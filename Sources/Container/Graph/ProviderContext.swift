@@ -8,16 +8,31 @@
 /// Reading a service the node did not declare throws ``ServiceLookupError`` (`.undeclared`),
 /// so a provider cannot depend on something the graph does not know about.
 public struct ProviderContext: Sendable {
-    // Three references and three integers, not a copy of every field: a context is made for
-    // every provider run, and each field it copied was a retain and a release per node.
+    /// What every node run of one build shares: the generation, the attempt, the scope instance
+    /// and its parameters, and the redactor its errors go through. One object per build.
+    final class BuildInfo: Sendable {
+        let generation: Int
+        let attempt: Int
+        /// The scope instance being built (`"push#notification-42"`), or `nil` for the app.
+        let scopeInstance: String?
+        let parameters: ScopeParameters
+        let redactor: Redactor
 
-    /// The build running the node: its generation, attempt, scope instance and parameters, and
-    /// the values made so far (this node's dependencies among them).
-    let build: GraphBuilder
+        init(generation: Int, attempt: Int, scopeInstance: String?, parameters: ScopeParameters, redactor: Redactor) {
+            self.generation = generation
+            self.attempt = attempt
+            self.scopeInstance = scopeInstance
+            self.parameters = parameters
+            self.redactor = redactor
+        }
+    }
+
     /// The node being built.
     let node: ServiceGraph.Node
-    /// The node's slot in its graph.
-    let slot: Int
+    /// The values of the node's dependencies, by position in its ``ServiceGraph/Node/dependencies``.
+    let dependencies: [AnyServiceBox]
+    /// The build running the node.
+    let build: BuildInfo
     /// This provider run within the build's retries of this node (1-based).
     public let run: Int
     /// This provider run of the node within its generation, counting every run of every
@@ -27,10 +42,10 @@ public struct ProviderContext: Sendable {
     /// per read would make reading them all quadratic.
     private let positions: [String: Int]?
 
-    init(build: GraphBuilder, node: ServiceGraph.Node, slot: Int, run: Int, runInGeneration: Int) {
-        self.build = build
+    init(node: ServiceGraph.Node, dependencies: [AnyServiceBox], build: BuildInfo, run: Int, runInGeneration: Int) {
         self.node = node
-        self.slot = slot
+        self.dependencies = dependencies
+        self.build = build
         self.run = run
         self.runInGeneration = runInGeneration
         let declared = node.dependencyNames
@@ -76,12 +91,10 @@ public struct ProviderContext: Sendable {
         // a dictionary for every node run, and most providers read each dependency once.
         let declared = node.dependencyNames
         let index = if let positions { positions[name] } else { declared.firstIndex(of: name) }
-        // A node runs only once every dependency has a value: the slot is set, and was set
-        // before this node's task was created.
-        guard let index, let box = build.value(of: node.dependencies[index]) else {
+        guard let index, index < dependencies.count else {
             throw .undeclared(name, reader: "service '\(serviceName)'", declared: declared)
         }
-        return box
+        return dependencies[index]
     }
 
     /// `box`'s value read as another type than its own (a protocol existential read as another,
@@ -104,9 +117,10 @@ public struct ProviderContext: Sendable {
         var values: [Value] = []
         values.reserveCapacity(positions.count)
         for position in positions {
-            guard let box = build.value(of: node.dependencies[position]) else {
+            guard position < dependencies.count else {
                 throw .undeclared(declared[position], reader: "service '\(serviceName)'", declared: declared)
             }
+            let box = dependencies[position]
             guard let value = box.anyValue as? Value else {
                 throw .typeMismatch(declared[position], expected: Value.self, actual: box.valueType)
             }

@@ -104,8 +104,6 @@ public final class ServiceGraph: Sendable {
     let scopeParts: [String: ServiceGraph]
     /// The services replaced by ``overriding(_:)`` (empty for a graph as declared).
     let overridden: Set<String>
-    /// How long each node's provider took when it last ran, in any build of this graph.
-    let runTimes: NodeRunTimes
 
     /// A graph of `nodes`, split into its app and scope parts when it declares scopes.
     convenience init(
@@ -125,7 +123,6 @@ public final class ServiceGraph: Sendable {
         scopeParts: [String: ServiceGraph], overridden: Set<String> = []
     ) {
         self.overridden = overridden
-        self.runTimes = NodeRunTimes(count: nodes.count)
         self.scopeNames = scopeNames
         self.builtCount = builtCount
         self.scope = scope

@@ -15,38 +15,39 @@
 /// instance uses supersedes it: its build is cancelled and never publishes, its values are torn
 /// down, and its next ``start(as:)`` builds on the new app generation.
 public final class ScopeInstance: Sendable {
-    @usableFromInline let storage: CoordinatorStorage
-    /// The storage's snapshot slot, held here too so the hot path reaches it in one hop.
+    @usableFromInline let core: CoordinatorCore
+    /// The core's snapshot slot, held here too so the hot path reaches it in one hop.
     @usableFromInline let published: SnapshotSlot
-    let binding: ScopeBinding
-    private let registry: ScopeRegistry
-    /// Completes once the instance is closed and its values torn down.
-    let closed = Completion()
+    /// What ties the instance to the app.
+    let link: CoordinatorCore.Link
 
-    init(part: ServiceGraph, binding: ScopeBinding, registry: ScopeRegistry) {
-        storage = CoordinatorStorage(scopePart: part, binding: binding, parent: binding.parent)
-        published = storage.published
-        self.binding = binding
-        self.registry = registry
+    init(core: CoordinatorCore) {
+        guard let link = core.link else { preconditionFailure("a scope instance's core has a link") }
+        self.core = core
+        self.link = link
+        published = core.published
     }
 
+    /// Completes once the instance is closed and its values torn down.
+    var closed: Completion { core.ended }
+
     /// The scope's name (`push`).
-    public var scope: String { binding.scope }
+    public var scope: String { link.scope }
 
     /// The instance's id (`notification-42`).
-    public var id: String { binding.id }
+    public var id: String { link.id }
 
     /// `push#notification-42`: how the trace and errors name the instance.
-    public var label: String { binding.label }
+    public var label: String { link.label }
 
     /// The parameters the instance was opened with.
-    public var parameters: ScopeParameters { binding.parameters }
+    public var parameters: ScopeParameters { link.parameters }
 
     /// The instance's generation (1 when opened; each supersession by the app adds one).
-    public var generation: Int { storage.generation }
+    public var generation: Int { core.generation }
 
     /// The published snapshot of the instance, or `nil` when it is not ready. Synchronous.
-    public var current: AppServices? { storage.current }
+    public var current: AppServices? { core.current }
 
     /// Reads one service (scoped, or an app service the scope uses) of the published snapshot,
     /// synchronously, without retaining the snapshot.
@@ -77,8 +78,8 @@ public final class ScopeInstance: Sendable {
     ///   or `CancellationError`.
     @inlinable
     public func start(as label: String? = nil) async throws -> AppServices {
-        if published.answersReadyInline, let snapshot = published.load() { return snapshot }
-        return try await storage.start(label: label)
+        if published.answersReadyInline, let snapshot = published.load(), snapshot.isComplete { return snapshot }
+        return try await core.start(label: label)
     }
 
     /// Runs `entryPoint` (which must declare this scope) with a view of the instance's snapshot
@@ -93,7 +94,7 @@ public final class ScopeInstance: Sendable {
                     + ", not in scope '\(scope)'; run it in an instance of its own scope")
         }
         let requirements = entryPoint.requirements
-        try registry.declared.check(
+        try link.parent.declared.check(
             ServiceRequirement(reader: "entry point '\(entryPoint.id)'", keys: requirements, scope: scope))
         let services = try await services(for: entryPoint.id, requirements: requirements)
         return try await RunningEntryPoint.run(entryPoint, with: services)
@@ -113,7 +114,7 @@ public final class ScopeInstance: Sendable {
             return ScopedServices(snapshot, reader: reader, requirements: requirements)
         }
         for _ in 0..<Self.consistentViewAttempts {
-            let app = try await binding.parent.start(label: label)
+            let app = try await link.parent.start(label: label)
             if snapshot.isBuilt(on: app) {
                 return ScopedServices(snapshot, reader: reader, requirements: requirements, app: app)
             }
@@ -122,7 +123,7 @@ public final class ScopeInstance: Sendable {
             snapshot = try await start(as: reader)
         }
         throw ContainerError.superseded(
-            generation: snapshot.appGeneration ?? 0, by: binding.parent.generation,
+            generation: snapshot.appGeneration ?? 0, by: link.parent.generation,
             detail: "the app was reset \(Self.consistentViewAttempts) times while entry point '\(reader)' of scope "
                 + "instance '\(label)' was starting")
     }
@@ -132,10 +133,7 @@ public final class ScopeInstance: Sendable {
     /// - Throws: ``ContainerError`` `.closed` when it was closed already.
     @discardableResult
     public func close() async throws(ContainerError) -> ResetReport {
-        let report = try await storage.shutdown(deadline: nil, error: .closed(label))
-        registry.remove(label)
-        closed.complete()
-        return report
+        try await core.shutdown(deadline: nil, error: .closed(label))
     }
 }
 

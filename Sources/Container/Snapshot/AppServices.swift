@@ -39,6 +39,9 @@ public final class AppServices: Sendable {
         self.appGeneration = appGeneration
     }
 
+    /// Whether the snapshot holds a value of every service of its graph.
+    @usableFromInline var isComplete: Bool { values.count == layout.names.count }
+
     /// The names of every service in the snapshot, in graph order.
     public var serviceNames: [String] { layout.names }
 

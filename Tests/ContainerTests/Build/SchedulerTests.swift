@@ -150,10 +150,11 @@ struct SchedulerTests {
             #expect(Set(ran.values).count == 1, "every link of a chain runs in the build's task (traced: \(traced))")
         }
         // A fan-out ending the build: one of the three leaves runs beside the others' child
-        // tasks, untraced and when a failure stops nothing; otherwise each gets a child task.
+        // tasks when a failure stops nothing, traced or not (tracing never changes the
+        // schedule); a fail-fast build gives each a child task.
         let fanOut = ["root": [], "a": ["root"], "b": ["root"], "c": ["root"]]
         let cases: [(policy: BuildPolicy, traced: Bool, inline: Int)] = [
-            (.default, false, 1), (.default, true, 0), (.failFast, false, 0),
+            (.default, false, 1), (.default, true, 1), (.failFast, false, 0),
         ]
         for (policy, traced, inline) in cases {
             let ran = try await tasks(fanOut, policy: policy, traced: traced)

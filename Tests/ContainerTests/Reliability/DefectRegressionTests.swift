@@ -33,7 +33,7 @@ struct DefectRegressionTests {
         #expect(old != nil, "the reader may still be using the old snapshot")
         // The state lock is free meanwhile.
         let acquired = try await withTimeout(.seconds(60), "the state lock while a reader holds the old snapshot") {
-            await Self.onThread { container.storage._withStateLock { true } }
+            await Self.onThread { container.core._withStateLock { true } }
         }
         #expect(acquired)
         slot.leaveReader(ticket)
@@ -48,7 +48,7 @@ struct DefectRegressionTests {
         let holding = DispatchSemaphore(value: 0)
         // Another thread holds the state lock until the test releases it.
         Thread.detachNewThread {
-            container.storage._withStateLock {
+            container.core._withStateLock {
                 holding.signal()
                 release.wait()
             }

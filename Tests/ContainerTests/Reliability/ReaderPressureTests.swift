@@ -179,7 +179,7 @@ struct ReaderPressureTests {
             _ = try await container.start()
         }
         let acquired = try await withTimeout(.seconds(60), "the state lock with a reader stuck (round \(round))") {
-            await DefectRegressionTests.onThread { container.storage._withStateLock { true } }
+            await DefectRegressionTests.onThread { container.core._withStateLock { true } }
         }
         #expect(acquired)
     }

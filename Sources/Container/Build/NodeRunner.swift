@@ -1,0 +1,145 @@
+/// A node the state machine starts: its slot and the values of its dependencies, in the order
+/// of its declaration (what its provider's context reads).
+struct NodeLaunch: Sendable {
+    let slot: Int
+    /// The values of the node's dependencies, by position in ``ServiceGraph/Node/dependencies``.
+    let dependencies: [AnyServiceBox]
+    /// Provider runs of the node in the generation's earlier builds.
+    let earlierRuns: Int
+}
+
+/// What one node's run produced.
+struct NodeResult: Sendable {
+    let slot: Int
+    /// `.succeeded`, `.failed`, `.cancelledWhileRunning` or `.cancelledBeforeStart`.
+    let status: BuildRecords.Status
+    /// The value, when it succeeded.
+    let box: AnyServiceBox?
+    /// The failure, when it failed.
+    let failure: NodeFailure?
+    let runs: Int
+    /// When the provider first started, and when the node reached its outcome.
+    let startedAt: Duration
+    let endedAt: Duration
+
+    /// A node that never started because its build was cancelled first.
+    static func cancelledBeforeStart(_ slot: Int, at time: Duration) -> NodeResult {
+        NodeResult(
+            slot: slot, status: .cancelledBeforeStart, box: nil, failure: nil, runs: 0, startedAt: time, endedAt: time)
+    }
+}
+
+/// Runs one node's provider with its timeout and its retries of transient errors, and
+/// classifies what it throws (the Coordinator rules article).
+enum NodeRunner {
+    /// Runs `launch`'s provider in the calling task.
+    static func run(_ launch: NodeLaunch, of ticket: BuildTicket) async -> NodeResult {
+        let slot = launch.slot
+        let node = ticket.graph.nodes[slot]
+        let startedAt = ticket.tracer.now
+        ticket.emit(.nodeStarted(node: node.name))
+        guard node.timeout == nil else {
+            return await runSlowly(launch, node: node, ticket: ticket, startedAt: startedAt, firstError: nil)
+        }
+        // The common case (no timeout, succeeds at once) is all this frame holds: a node's
+        // frame outgrowing its task's first allocation slab costs a malloc per node.
+        let context = ProviderContext(
+            node: node, dependencies: launch.dependencies, build: ticket.info, run: 1,
+            runInGeneration: launch.earlierRuns + 1)
+        let box: AnyServiceBox
+        do {
+            box = try await node.provider.make(context)
+        } catch {
+            return await runSlowly(launch, node: node, ticket: ticket, startedAt: startedAt, firstError: error)
+        }
+        return NodeResult(
+            slot: slot, status: .succeeded, box: box, failure: nil, runs: 1, startedAt: startedAt,
+            endedAt: ticket.tracer.now)
+    }
+
+    /// The rest of ``run(_:of:)``: the timeout, and what follows an error (`firstError`, thrown
+    /// by the first run; `nil`: the first run has not happened yet).
+    @inline(never)
+    private static func runSlowly(
+        _ launch: NodeLaunch, node: ServiceGraph.Node, ticket: BuildTicket, startedAt: Duration,
+        firstError: (any Error)?
+    ) async -> NodeResult {
+        let slot = launch.slot
+        var run = 1
+        var pending = firstError
+        func ended(_ status: BuildRecords.Status, _ box: AnyServiceBox? = nil, _ failure: NodeFailure? = nil)
+            -> NodeResult
+        {
+            NodeResult(
+                slot: slot, status: status, box: box, failure: failure, runs: run, startedAt: startedAt,
+                endedAt: ticket.tracer.now)
+        }
+        while true {
+            do {
+                if let error = pending {
+                    pending = nil
+                    throw error
+                }
+                let context = ProviderContext(
+                    node: node, dependencies: launch.dependencies, build: ticket.info, run: run,
+                    runInGeneration: launch.earlierRuns + run)
+                return ended(.succeeded, try await invoke(node, context))
+            } catch {
+                // Cancellation is never a failure; neither is an error thrown because of it.
+                if error is CancellationError || Task.isCancelled { return ended(.cancelledWhileRunning) }
+                let kind = classify(error, node: node, policy: ticket.policy)
+                if kind == .transient && run < node.retry.maxAttempts {
+                    let delay = node.retry.delay(beforeRetry: run)
+                    ticket.emit(.nodeRetrying(node: node.name, retry: run, delay: delay))
+                    if delay > .zero { try? await Task.sleep(for: delay) }
+                    if Task.isCancelled { return ended(.cancelledWhileRunning) }
+                    run += 1
+                    continue
+                }
+                let message = ticket.info.redactor.redact(String(describing: error))
+                return ended(.failed, nil, NodeFailure(kind: kind, message: message, error: error))
+            }
+        }
+    }
+
+    /// Calls the provider, racing it against the node's timeout when it has one.
+    private static func invoke(_ node: ServiceGraph.Node, _ context: ProviderContext) async throws -> AnyServiceBox {
+        guard let timeout = node.timeout else { return try await node.provider.make(context) }
+        return try await withThrowingTaskGroup(of: AnyServiceBox?.self) { group in
+            group.addTask { try await node.provider.make(context) }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil  // the timer fired (or the node was cancelled)
+            }
+            do {
+                if let box = try await group.next()! {
+                    group.cancelAll()
+                    return box
+                }
+                group.cancelAll()
+                // The provider's own word, when it comes after the timeout, still counts: a late
+                // value is committed and cancellation does not rewrite history; a late error
+                // keeps its own classification and message. Only a provider that stops because of
+                // the cancellation (CancellationError) timed out.
+                do {
+                    if case let box?? = try await group.next() { return box }
+                } catch is CancellationError {
+                    // It honoured the cancellation: the timeout (or the build's cancellation) decides.
+                }
+                if Task.isCancelled { throw CancellationError() }
+                throw ServiceTimeoutError(service: node.name, timeout: timeout)
+            } catch {
+                group.cancelAll()
+                throw error
+            }
+        }
+    }
+
+    /// The error's own word, then the node's config, then its provider, then the container.
+    static func classify(_ error: any Error, node: ServiceGraph.Node, policy: BuildPolicy) -> FailureKind {
+        if let classified = error as? any ClassifiedError { return classified.failureKind }
+        if let configured = node.defaultFailure { return configured }
+        if let byProvider = node.provider.classify(error) { return byProvider }
+        return policy.classifier(error)
+    }
+}

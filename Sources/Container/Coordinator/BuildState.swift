@@ -1,0 +1,79 @@
+/// The build of a generation: the nodes it builds (its **members**: what the requests waiting
+/// for it lack), how many dependencies each still waits for, which have started and settled.
+///
+/// A build grows while it runs: a request that arrives needing nodes the generation lacks
+/// adds them, and the build starts each as soon as its dependencies have values. It ends
+/// when no member runs or can start. A plain value, owned by the state machine.
+struct BuildState {
+    let id: Int
+    let build: BuildAttempt
+    /// The tasks' handle, once the build is launched (see ``BuildTicket``).
+    var ticket: BuildTicket?
+    /// The members' records (outcomes, runs, times).
+    var records: BuildRecords
+    /// For each member, how many of its dependencies have no value yet.
+    private(set) var waitingOn: [Int32]
+    /// Members whose dependencies all have values, not started (the build is not launched yet,
+    /// or waits for the app's values).
+    var ready: [Int] = []
+    /// Members not started yet.
+    var unstarted = 0
+    /// Members started and not settled.
+    var running = 0
+    /// Set once nothing more may start (the build was cancelled, or failed fast).
+    var stopped = false
+    /// The priority its tasks run at (a `TaskPriority.rawValue`).
+    var priority: UInt8
+    /// When the build was launched (time since the container was created).
+    var launchedAt: Duration?
+    /// For a scope instance: the app values of the members are being fetched (its ready members
+    /// wait for them, so a failed app build fails this one before any node ran).
+    var awaitingApp = false
+    /// App values the members need that are not fetched yet (asked for once the fetch in
+    /// flight ends).
+    var toFetch: [Int] = []
+    /// Closure nodes with a value before the build started them, already traced as reused.
+    var reused: SlotSet
+    /// The operation whose report lists the late values of a build a reset or reload superseded.
+    var supersededBy: Int??
+
+    init(id: Int, build: BuildAttempt, nodeCount: Int, priority: UInt8) {
+        self.id = id
+        self.build = build
+        self.priority = priority
+        records = BuildRecords(count: nodeCount)
+        waitingOn = [Int32](repeating: 0, count: nodeCount)
+        reused = SlotSet(capacity: nodeCount)
+    }
+
+    var isLaunched: Bool { ticket != nil }
+
+    /// Whether a launched build has nothing running and nothing it can start: it is over (its
+    /// members that never started wait for a node that failed, or it was stopped).
+    var isOver: Bool { isLaunched && running == 0 && !awaitingApp && (stopped || ready.isEmpty) }
+
+    /// Whether `slot` is a member.
+    func isMember(_ slot: Int) -> Bool { records.isRecorded(slot) }
+
+    /// Whether member `slot` has settled (an outcome other than pending).
+    func isSettled(_ slot: Int) -> Bool { records.isRecorded(slot) && records[slot].status != .pending }
+
+    /// Adds member `slot`, waiting for `missing` dependencies.
+    mutating func add(_ slot: Int, waitingFor missing: Int) {
+        records.add(slot)
+        waitingOn[slot] = Int32(truncatingIfNeeded: missing)
+        unstarted += 1
+    }
+
+    /// One dependency of member `slot` got a value; returns whether it can start now.
+    mutating func dependencyArrived(for slot: Int) -> Bool {
+        waitingOn[slot] -= 1
+        return waitingOn[slot] == 0
+    }
+
+    /// Whether member `slot` waits for no dependency.
+    func canStart(_ slot: Int) -> Bool { waitingOn[slot] == 0 }
+
+    /// The slots of the members, in the order they joined.
+    var members: [Int] { records.slots }
+}

@@ -1,0 +1,189 @@
+/// How a coordinator carries out its state machine's actions, after unlocking: resumptions,
+/// the build's tasks, teardown jobs, app values a scope instance fetches, orders to scope
+/// instances.
+extension CoordinatorCore {
+    // MARK: Callers
+
+    func resume(_ waiter: Waiter, with outcome: Machine.CallerOutcome) {
+        switch outcome {
+        case .snapshot(let snapshot): waiter.resume(returning: snapshot)
+        case .failure(let error): waiter.resume(throwing: error)
+        case .cancelled: waiter.resume(throwing: CancellationError())
+        }
+    }
+
+    func resume(_ resumptions: [Machine.Resumption]) {
+        for resumption in resumptions {
+            for waiter in resumption.waiters { resume(waiter, with: resumption.outcome) }
+        }
+    }
+
+    // MARK: Builds
+
+    /// Starts what a request, a launch or a fetch's end started.
+    func perform(_ start: Machine.Start) {
+        if let launch = start.launch { spawnWorker(launch) }
+        if let fetch = start.fetch { spawnFetch(fetch) }
+    }
+
+    /// A new task of the build running `launch`'s nodes and those they unblock.
+    func spawnWorker(_ launch: Machine.Launch) {
+        guard !launch.orders.launches.isEmpty else { return }
+        let ticket = launch.ticket
+        let orders = launch.orders
+        ticket.spawn(startingHere: launch.startsHere) { [self] in await work(orders, of: ticket) }
+    }
+
+    /// Runs `orders` in the calling task (see ``BuildWorker``), each result a transition.
+    func work(_ orders: WorkerOrders, of ticket: BuildTicket) async {
+        guard !orders.launches.isEmpty else { return }
+        await BuildWorker.run(orders, of: ticket) { [self] result in nodeFinished(result, of: ticket) }
+    }
+
+    /// A node of `ticket`'s build ended: the transition, then what it asks; returns what the
+    /// node's worker starts next.
+    func nodeFinished(_ result: NodeResult, of ticket: BuildTicket) -> WorkerOrders {
+        let action = transition { machine, now in machine.nodeFinished(build: ticket.id, result, now: now) }
+        resume(action.resume)
+        action.cancel?.cancel()
+        if let lifecycle = action.then { perform(lifecycle) }
+        return action.orders
+    }
+
+    // MARK: App values (a scope instance)
+
+    /// A new task of the build fetching (and leasing) the app values of `fetch`, then running the
+    /// nodes they unblock.
+    func spawnFetch(_ fetch: Machine.Fetch) {
+        let ticket = fetch.ticket
+        let slots = fetch.slots
+        ticket.spawn(startingHere: fetch.startsHere) { [self] in
+            let result = await appValues(slots, of: ticket.graph)
+            let action = transition { machine, now in machine.appValuesArrived(build: ticket.id, result, now: now) }
+            if !action.release.isEmpty, let link { link.parent.released(child: link.child, boxes: action.release) }
+            resume(action.resume)
+            if let more = action.fetch { spawnFetch(more) }
+            if let lifecycle = action.then { perform(lifecycle) }
+            // The nodes the values unblocked run in this task: a scope instance of quick services
+            // is built on the thread that asked for it, with no other task.
+            if let launch = action.launch { await work(launch.orders, of: launch.ticket) }
+        }
+    }
+
+    /// The app values of `slots` (external slots of `part`), from the app's snapshot, leased:
+    /// joins (or starts) the app's build; a reset of the app while waiting makes it wait for
+    /// the new generation's; a value retired before it was leased makes it fetch again.
+    func appValues(
+        _ slots: [Int], of part: ServiceGraph
+    ) async -> Result<(values: [(slot: Int, box: AnyServiceBox)], generation: Int), ContainerError> {
+        guard let link else { preconditionFailure("only a scope instance fetches app values") }
+        while true {
+            let app: AppServices
+            do {
+                app = try await link.parent.start(label: link.label)
+            } catch let error as ContainerError where error.code == .superseded && !Task.isCancelled {
+                continue
+            } catch let error as ContainerError {
+                return .failure(error)
+            } catch {
+                // This build was cancelled (the instance was superseded or closed): its result is
+                // discarded whatever it is.
+                return .failure(.closed(link.label))
+            }
+            var values: [(slot: Int, box: AnyServiceBox)] = []
+            values.reserveCapacity(slots.count)
+            for slot in slots {
+                let node = part.nodes[slot]
+                guard let appSlot = app.layout.slots[node.name], let box = app.values.value(at: appSlot),
+                    box.typeID == node.provider.valueTypeID
+                else {
+                    return .failure(
+                        .superseded(
+                            generation: app.generation, by: app.generation + 1,
+                            detail: "scope instance '\(link.label)' uses app service '\(node.name)', which the app "
+                                + "snapshot it got no longer has (a reload)"))
+                }
+                values.append((slot, box))
+            }
+            if link.parent.lease(child: link.child, boxes: values.map(\.box)) { return .success((values, app.generation)) }
+            if Task.isCancelled { return .failure(.closed(link.label)) }
+        }
+    }
+
+    // MARK: Operations and jobs
+
+    func perform(_ action: Machine.OperationAction) {
+        switch action {
+        case .refuse(let waiter, let error): waiter(.failure(error))
+        case .proceed(let supersession, let lifecycle): perform(supersession, lifecycle)
+        }
+    }
+
+    func perform(_ action: Machine.DeadlineAction) {
+        if case .cancel(let supersession, let lifecycle) = action { perform(supersession, lifecycle) }
+    }
+
+    func perform(_ supersession: Machine.Supersession, _ lifecycle: Machine.Lifecycle) {
+        resume(supersession.resume)
+        supersession.cancel?.cancel()
+        perform(supersession.children)
+        perform(lifecycle)
+    }
+
+    /// Tells scope instances what an operation of this coordinator asks of them; each reports
+    /// its teardowns back to that operation when done.
+    func perform(_ orders: [Machine.ChildOrder]) {
+        for order in orders {
+            let id = order.id
+            let operation = order.operation
+            let done: OperationWaiter = { [self] result in
+                // Refused: the instance is closing on its own, and reports to its own close.
+                guard case .success(let report) = result else { return childEnded(id, reportedTo: operation, records: [], closed: false) }
+                childEnded(id, reportedTo: operation, records: report.tornDown, closed: false)
+            }
+            switch order.order {
+            case .supersede: order.child.beginReset(invalidating: nil, then: done)
+            case .reload(let part, let runTimes): order.child.beginReload(part, runTimes: runTimes, then: done)
+            case .close:
+                order.child.beginShutdown(error: .closed(order.child.label ?? ""), reportedTo: operation) { _ in }
+            }
+        }
+    }
+
+    func perform(_ lifecycle: Machine.Lifecycle) {
+        if case .tearDown(let batch) = lifecycle.next {
+            if !batch.contains(where: { $0.box.hasTearDown }) {
+                // Nothing to run: the job ends here rather than in a task of its own, so a reset
+                // of values without teardowns completes without a thread hop.
+                perform(transition { machine, now in machine.teardownFinished([], now: now) })
+            } else {
+                Task.detached { [self] in await runTeardown(batch) }
+            }
+        }
+        if !lifecycle.release.isEmpty, let link { link.parent.released(child: link.child, boxes: lifecycle.release) }
+        for (waiter, report) in lifecycle.completed { waiter(.success(report)) }
+        perform(lifecycle.start)
+    }
+
+    /// Tears values down one at a time, in the order given (dependents first); errors are
+    /// reported in the trace and in the report of the operation that owns the value (or the
+    /// next operation's, when none does), never swallowed.
+    func runTeardown(_ batch: [Machine.Teardowns.Teardown]) async {
+        var records: [Machine.Teardowns.TeardownRecord] = []
+        for item in batch where item.box.hasTearDown {
+            var message: String?
+            do {
+                try await item.box.tearDown()
+            } catch {
+                message = redactor.redact(String(describing: error))
+            }
+            let box = item.box
+            records.append(
+                .init(
+                    owner: item.owner,
+                    record: .init(service: box.name, generation: box.builtInGeneration, error: message, scope: label)))
+            tracer.emit(.nodeTornDown(node: box.name, error: message), build: box.builtIn)
+        }
+        perform(transition { machine, now in machine.teardownFinished(records, now: now) })
+    }
+}

@@ -1,0 +1,356 @@
+import Synchronization
+
+/// One coordinator, the app's or a scope instance's: owns the state machine's lock and carries
+/// out its actions after unlocking (resumes continuations, starts the build's tasks, cancels and
+/// raises them, runs teardowns, tells scope instances what an operation asks of them, emits
+/// events). ``ServiceContainer`` and ``ScopeInstance`` are facades over one each.
+///
+/// A scope instance's core has a ``link`` to the core it was opened on: its builds fetch (and
+/// lease) the app values they use from there, and it tells that core when it no longer uses
+/// them and when it ended.
+@usableFromInline
+final class CoordinatorCore: Sendable {
+    typealias Waiter = CheckedContinuation<AppServices, any Error>
+    /// Told the result of a reset, reload or shutdown; called exactly once.
+    typealias OperationWaiter = @Sendable (Result<ResetReport, ContainerError>) -> Void
+    typealias Machine = CoordinatorStateMachine<Waiter, OperationWaiter, CoordinatorCore>
+
+    /// What ties a scope instance to the coordinator it was opened on.
+    struct Link: Sendable {
+        let parent: CoordinatorCore
+        /// The instance's id in its parent's book of children.
+        let child: Int
+        /// The scope's name (`push`).
+        let scope: String
+        /// The instance's id (`notification-42`).
+        let id: String
+        /// `push#notification-42`: how the trace and the errors name the instance.
+        let label: String
+        let parameters: ScopeParameters
+    }
+
+    let link: Link?
+    let tracer: Tracer
+    let redactor: Redactor
+    let policy: BuildPolicy
+    let tuning: SchedulerTuning
+    private let machine: Locked<Machine>
+    /// The published snapshot and generation, for the synchronous hot path: lock-free reads
+    /// (see `SnapshotSlot`); changed only under `machine`'s lock, in the same order as the state.
+    @usableFromInline let published: SnapshotSlot
+    /// Caller ids, given before a caller suspends (so its cancellation can name it).
+    private let callerIDs = Atomic<Int>(0)
+    /// Completes once the coordinator shut down (closed) and its values are torn down.
+    let ended = Completion()
+
+    /// The app's coordinator, over the app part of `declared`.
+    init(declared: ServiceGraph, policy: BuildPolicy, tuning: SchedulerTuning, tracer: Tracer) {
+        self.link = nil
+        self.tracer = tracer
+        self.policy = policy
+        self.tuning = tuning
+        // Every secret of the graph, scoped services' too: scope instances share this redactor.
+        redactor = Redactor(secrets: declared.secrets)
+        machine = Locked(
+            Machine(
+                declared: declared,
+                tickets: TicketFactory(
+                    policy: policy, tuning: tuning, tracer: tracer, redactor: redactor, scopeInstance: nil,
+                    parameters: ScopeParameters())))
+        published = SnapshotSlot(answersReadyInline: !tracer.isEnabled)
+    }
+
+    /// A scope instance's coordinator, over its scope's `part`, opened on `parent`.
+    init(part: ServiceGraph, runTimes: NodeRunTimes, link: Link) {
+        self.link = link
+        let parent = link.parent
+        tracer = parent.tracer.scoped(link.label)
+        redactor = parent.redactor
+        policy = parent.policy
+        tuning = parent.tuning
+        machine = Locked(
+            Machine(
+                declared: part,
+                tickets: TicketFactory(
+                    policy: policy, tuning: tuning, tracer: tracer, redactor: redactor, scopeInstance: link.label,
+                    parameters: link.parameters),
+                runTimes: runTimes))
+        published = SnapshotSlot(answersReadyInline: !tracer.isEnabled, shards: 1)
+    }
+
+    /// The scope instance's label in the trace (`nil` for the app).
+    var label: String? { link?.label }
+
+    /// The whole declared graph (the app's with its scopes; a scope instance's part).
+    var declared: ServiceGraph { machine.withLock { $0.declared } }
+
+    /// The graph of the current generation (a reload replaces it).
+    var graph: ServiceGraph { machine.withLock { $0.graph } }
+
+    var current: AppServices? { published.load() }
+
+    @usableFromInline var generation: Int { published.generation }
+
+    /// The labels of the open scope instances, in the order they opened.
+    var openScopes: [String] { machine.withLock { $0.openChildren } }
+
+    /// The coordinator's status (see ``ContainerStatus``).
+    var status: ContainerStatus { machine.withLock { $0.status(openScopes: $0.openChildren) } }
+
+    /// Why an operation would be refused now (shut down or shutting down), if it would.
+    var refusal: ContainerError? { machine.withLock { $0.refusal() } }
+
+    /// The run times of the current graph's nodes (for tests and the benchmark).
+    var runTimes: NodeRunTimes { machine.withLock { $0.state.runTimes } }
+
+    /// Runs `body` while holding the state lock; for tests that check what does not need it.
+    func _withStateLock<Result>(_ body: () -> Result) -> Result { machine.withLock { _ in body() } }
+
+    // MARK: Callers
+
+    /// The snapshot of every service `start()` asks for, building what it lacks.
+    @usableFromInline
+    func start(label: String?) async throws -> AppServices { try await start(.eager, label: label) }
+
+    /// The snapshot holding every service of `key`'s closure, building what it lacks.
+    func start(_ key: Machine.Demands.Key, label: String?) async throws -> AppServices {
+        // Untraced, a ready snapshot is returned at once. Traced, every caller goes through the
+        // state machine, so its `caller.joined` is stamped in the same critical section as the
+        // state it found (never after a reset it raced with).
+        if published.answersReadyInline, let snapshot = current, snapshot.holds(key) { return snapshot }
+        let caller = callerIDs.add(1, ordering: .relaxed).newValue
+        // A caller's name is only ever read by the trace: untraced, none is made.
+        let name = label ?? (tracer.isEnabled ? "caller-\(caller)" : "")
+        return try await TaskFeatures.withEscalationHandler {
+            try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (waiter: Waiter) in
+                    let priority = Task.currentPriority.rawValue
+                    let action = transition { machine, now in
+                        // Read in the critical section: a cancellation that comes later finds
+                        // the caller parked (its handler runs after the flag is set).
+                        machine.requested(
+                            key, caller: caller, label: name, waiter: waiter, priority: priority,
+                            isCancelled: Task.isCancelled, now: now)
+                    }
+                    switch action {
+                    case .answer(let waiter, let outcome): resume(waiter, with: outcome)
+                    case .park(let raise, let start):
+                        if let raise { raise.ticket.escalate(to: raise.priority) }
+                        perform(start)
+                    }
+                }
+            } onCancel: {
+                if case .resume(let waiter) = transition({ machine, _ in machine.waiterCancelled(caller: caller) }) {
+                    waiter.resume(throwing: CancellationError())
+                }
+            }
+        } onEscalated: { [self] new in
+            // The caller itself was raised (someone awaits it at a higher priority): so is its build.
+            if case .escalate(let ticket, let priority) = transition({ machine, _ in
+                machine.callerEscalated(priority: new)
+            }) {
+                ticket.escalate(to: priority)
+            }
+        }
+    }
+
+    // MARK: Reset, reload and shutdown
+
+    func reset(invalidating names: [String]?) async throws(ContainerError) -> ResetReport {
+        try await withOperation { beginReset(invalidating: names, then: $0) }
+    }
+
+    /// Performs a reset's transition now (so a superseded build can never publish after this
+    /// returns) and calls `done` with its report once its teardowns are finished.
+    func beginReset(invalidating names: [String]?, then done: @escaping OperationWaiter) {
+        let action = transition { machine, now -> Machine.OperationAction in
+            // Shut down: refused as such, whatever the names (none can be reset any more).
+            if let refusal = machine.refusal() { return .refuse(done, refusal) }
+            var slots: Set<Int>?
+            if let names {
+                let graph = machine.graph
+                let unknown = names.filter { name in
+                    graph.layout.slots[name].map { $0 >= graph.builtCount } ?? true
+                }
+                guard unknown.isEmpty else {
+                    let known = Array(graph.serviceNames[..<graph.builtCount])
+                    return .refuse(done, .unknownServices(unknown, known: known, generation: machine.generation))
+                }
+                slots = Set(names.compactMap { graph.layout.slots[$0] })
+            }
+            return machine.resetRequested(invalidating: slots, waiter: done, now: now)
+        }
+        perform(action)
+    }
+
+    /// Moves to a new generation on `graph` (a new version of the declared graph, `changes` its
+    /// difference to the current one): the services whose declarations did not change keep
+    /// their values, the others are rebuilt; scope instances of changed scopes are rebuilt on
+    /// their new parts, those of removed scopes closed. Returns the report and the instances it
+    /// rebuilt and closed.
+    func reload(
+        _ graph: ServiceGraph, changes: GraphChanges, from previous: ServiceGraph
+    ) async throws(ContainerError) -> (report: ResetReport, reloaded: [String], closed: [String]) {
+        let scoped = Locked<(reloaded: [String], closed: [String])>(([], []))
+        let report = try await withOperation { done in
+            let action = transition { machine, now -> Machine.OperationAction in
+                if let refusal = machine.refusal() { return .refuse(done, refusal) }
+                let old = machine.graph
+                // In place only when `changes` compared exactly these two graphs (no scopes).
+                let whole = graph.appPart === graph && previous.appPart === previous && old === previous
+                let plan = ReloadPlan(from: old, to: graph.appPart, changes: changes, inPlace: whole)
+                return machine.reloadRequested(declared: graph, plan: plan, changes: changes, waiter: done, now: now)
+            }
+            if case .proceed(let supersession, _) = action {
+                scoped.withLock { scoped in
+                    for order in supersession.children {
+                        switch order.order {
+                        case .reload: scoped.reloaded.append(order.child.label ?? "")
+                        case .close: scoped.closed.append(order.child.label ?? "")
+                        case .supersede: break
+                        }
+                    }
+                }
+            }
+            perform(action)
+        }
+        let (reloaded, closed) = scoped.withLock { $0 }
+        return (report, reloaded, closed)
+    }
+
+    /// Rebuilds this scope instance on a new `part` of its app's graph (its app's reload).
+    func beginReload(_ part: ServiceGraph, runTimes: NodeRunTimes, then done: @escaping OperationWaiter) {
+        perform(
+            transition { machine, now -> Machine.OperationAction in
+                let changes = part.changes(from: machine.graph)
+                // Everything is rebuilt: its app values may have changed with the part.
+                let plan = ReloadPlan(fromOld: [Int](repeating: -1, count: part.builtCount), in: part)
+                return machine.reloadRequested(
+                    declared: part, plan: plan, changes: changes, runTimes: runTimes, waiter: done, now: now)
+            })
+    }
+
+    /// Shuts down; a running build may finish until `deadline` (`nil`: cancelled at once).
+    /// `error` is what later calls get. Scope instances are closed first, in the same step that
+    /// refuses every new call.
+    func shutdown(deadline: ContinuousClock.Instant?, error: ContainerError) async throws(ContainerError) -> ResetReport
+    {
+        try await withOperation { done in beginShutdown(deadline: deadline, error: error, then: done) }
+    }
+
+    /// Performs a shutdown's transition now and calls `done` once everything is torn down.
+    func beginShutdown(
+        deadline: ContinuousClock.Instant? = nil, error: ContainerError, reportedTo parentOperation: Int? = nil,
+        then done: @escaping OperationWaiter
+    ) {
+        let finished: OperationWaiter = { [self] result in
+            if case .success(let report) = result {
+                if let link {
+                    link.parent.childEnded(
+                        link.child, reportedTo: parentOperation, records: parentOperation == nil ? [] : report.tornDown,
+                        closed: true)
+                }
+                ended.complete()
+            }
+            done(result)
+        }
+        let action = transition { machine, now in
+            machine.shutdownRequested(waiter: finished, graceful: deadline != nil, error: error, now: now)
+        }
+        switch action {
+        case .refuse(let waiter, let error): waiter(.failure(error))
+        case .drain(let operation, let children):
+            perform(children)
+            Task.detached { [self] in
+                // The deadline is a timer, not an order of events: it only bounds the wait.
+                if let deadline { try? await Task.sleep(until: deadline, clock: .continuous) }
+                perform(transition { machine, now in machine.shutdownDeadlinePassed(operation: operation, now: now) })
+            }
+        case .proceed(let supersession, let lifecycle): perform(supersession, lifecycle)
+        }
+    }
+
+    /// Runs `begin` with a completion that resumes this call.
+    func withOperation(_ begin: (@escaping OperationWaiter) -> Void) async throws(ContainerError) -> ResetReport {
+        let result = await withCheckedContinuation { continuation in
+            begin { continuation.resume(returning: $0) }
+        }
+        return try result.get()
+    }
+
+    // MARK: Scope instances
+
+    /// Opens a scope instance of `scope` on this coordinator, on the scope's part of the graph
+    /// as it is at this very transition.
+    func openChild(scope: String, id: String, parameters: ScopeParameters) throws(ContainerError) -> CoordinatorCore {
+        let label = "\(scope)#\(id)"
+        let action = transition { machine, _ in
+            machine.childOpened(scope: scope, label: label) { child, part, runTimes in
+                CoordinatorCore(
+                    part: part, runTimes: runTimes,
+                    link: Link(
+                        parent: self, child: child, scope: scope, id: id, label: label, parameters: parameters))
+            }
+        }
+        switch action {
+        case .opened(_, let child): return child
+        case .refused(let error): throw error
+        }
+    }
+
+    /// Child `id` leases `boxes` (see ``ChildBook``); `false` when one was retired meanwhile.
+    func lease(child id: Int, boxes: [AnyServiceBox]) -> Bool {
+        transition { machine, _ in machine.leaseRequested(child: id, boxes: boxes) }
+    }
+
+    /// Child `id` no longer uses `boxes`.
+    func released(child id: Int, boxes: [AnyServiceBox]) {
+        perform(transition { machine, now in machine.childReleased(child: id, boxes: boxes, now: now) })
+    }
+
+    /// Child `id` ended what operation `operation` asked (see ``CoordinatorStateMachine/childEnded``).
+    func childEnded(_ id: Int, reportedTo operation: Int?, records: [ResetReport.Teardown], closed: Bool) {
+        perform(
+            transition { machine, now in
+                machine.childEnded(child: id, reportedTo: operation, records: records, closed: closed, now: now)
+            })
+    }
+
+    // MARK: Transitions
+
+    /// Runs one event of the state machine under the lock; in the same critical section it
+    /// applies the change of the published snapshot the event made (so the hot path changes in
+    /// the order of the transitions) and stamps the trace events. After unlocking, it releases a
+    /// replaced snapshot and delivers the events; the caller carries out the rest of the action.
+    func transition<Action>(_ event: (inout Machine, Duration) -> Action) -> Action {
+        let (action, events, retired) = machine.withLock { machine in
+            let action = event(&machine, tracer.now)
+            var retired: RetiredSnapshot?
+            if let change = machine.snapshotChange {
+                machine.snapshotChange = nil
+                switch change {
+                case .publish(let snapshot): retired = published.exchange(snapshot)
+                case .clear: retired = published.exchange(nil)
+                }
+            }
+            published.setGeneration(machine.generation, isShutDown: machine.refusal() != nil)
+            machine._checkInvariants()
+            // Stamped in the lock, so the trace orders events as the transitions happened.
+            return (action, tracer.stamp(machine.trace.take()), retired)
+        }
+        // Outside the lock: waiting for readers never holds up another transition.
+        if let retired { published.retire(retired) }
+        tracer.deliver(events)
+        return action
+    }
+}
+
+extension AppServices {
+    /// Whether this snapshot holds every service `key` asks for (what `start` may return at once).
+    func holds(_ key: CoordinatorCore.Machine.Demands.Key) -> Bool {
+        switch key {
+        case .eager: isComplete
+        case .roots(let slots): slots.allSatisfy { values.hasValue($0) }
+        }
+    }
+}

@@ -1,0 +1,80 @@
+/// The scope instances open on this coordinator: opening one, the values each leases, and
+/// their ends.
+extension CoordinatorStateMachine {
+    /// Opens an instance of `scope` labelled `label`: `make` creates its coordinator on the
+    /// scope's part of the graph of this very transition (a reload cannot slip in between).
+    mutating func childOpened(
+        scope: String, label: String, make: (_ id: Int, _ part: ServiceGraph, _ runTimes: NodeRunTimes) -> Child
+    ) -> ChildOpenAction {
+        if let refusal = refusal() { return .refused(refusal) }
+        guard let part = declared.scopeParts[scope], let runTimes = scopeRunTimes[scope] else {
+            return .refused(.unknownScope(scope, known: declared.scopeNames))
+        }
+        guard !children.contains(label: label) else { return .refused(.scopeAlreadyOpen(label)) }
+        let opened = children.open(label: label, scope: scope) { id in make(id, part, runTimes) }
+        return .opened(id: opened.id, child: opened.child)
+    }
+
+    /// Child `id` leases `boxes` before it builds on them; `false` (nothing leased) when one is
+    /// no longer a value of this generation: a reset or reload retired it since the child got
+    /// it, and the child fetches again.
+    mutating func leaseRequested(child id: Int, boxes: [AnyServiceBox]) -> Bool {
+        guard case .open = phase, children.entry(id)?.state == .open else { return false }
+        let layout = graph.layout
+        for box in boxes {
+            guard let slot = layout.slots[box.name], state.values[slot] === box else { return false }
+        }
+        children.lease(boxes, to: id)
+        return true
+    }
+
+    /// Child `id` no longer uses `boxes` (its values built on them are torn down).
+    mutating func childReleased(child id: Int, boxes: [AnyServiceBox], now: Duration) -> Lifecycle {
+        children.release(boxes, by: id)
+        return continueLifecycle(now: now)
+    }
+
+    /// Child `id` ended what operation `operation` asked of it (a supersession, a reload, a close),
+    /// with these teardowns; `closed` when it is closed for good.
+    mutating func childEnded(
+        child id: Int, reportedTo operation: Int?, records: [ResetReport.Teardown], closed: Bool, now: Duration
+    ) -> Lifecycle {
+        if let operation { teardowns.child(id, reported: records, to: operation) }
+        if closed {
+            // Every operation still waiting for it (it closed itself) stops waiting.
+            for other in teardowns.operationIDs where other != operation { teardowns.child(id, reported: [], to: other) }
+            children.remove(id)
+        }
+        return continueLifecycle(now: now)
+    }
+
+    /// What the retirement of `retired` (and a reload's scope changes) asks of the open children,
+    /// for `operation`: children of `closing` scopes close, those of `reloading` scopes rebuild on
+    /// their new part, any other that leases a retired value is superseded.
+    mutating func childOrders(
+        superseding retired: [AnyServiceBox], operation: Int, closing: Set<String> = [],
+        reloading: Set<String> = []
+    ) -> [ChildOrder] {
+        guard !children.isEmpty else { return [] }
+        let holders = Set(children.holders(of: retired))
+        var orders: [ChildOrder] = []
+        for entry in children.all where entry.state == .open {
+            if closing.contains(entry.scope) {
+                children.markClosing(entry.id, by: operation)
+                orders.append(ChildOrder(child: entry.child, id: entry.id, order: .close, operation: operation))
+            } else if reloading.contains(entry.scope), let part = declared.scopeParts[entry.scope],
+                let runTimes = scopeRunTimes[entry.scope]
+            {
+                orders.append(
+                    ChildOrder(
+                        child: entry.child, id: entry.id, order: .reload(part, runTimes), operation: operation))
+            } else if holders.contains(entry.id) {
+                orders.append(ChildOrder(child: entry.child, id: entry.id, order: .supersede, operation: operation))
+            }
+        }
+        return orders
+    }
+
+    /// The labels of the open children, in the order they opened.
+    var openChildren: [String] { children.labels }
+}

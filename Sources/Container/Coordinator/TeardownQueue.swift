@@ -1,0 +1,138 @@
+/// The values queued for teardown, the teardown job in flight, and the operations (reset,
+/// reload, shutdown, close) that wait until their values are torn down.
+///
+/// Teardowns run only while no build runs (see ``CoordinatorStateMachine``), one job at a
+/// time, dependents first; a value a scope instance still uses (its lease, see ``ChildBook``)
+/// is not torn down before the instance released it. A plain value, generic over the
+/// operations' waiters so tests drive it with integers.
+///
+/// Every queued value has an **owner**: the operation whose report lists its teardown (the
+/// one that retired it, or that superseded the build that made it). Teardowns nobody owns go
+/// to the next operation's report, so a teardown error is never lost, and each teardown is
+/// reported exactly once.
+struct TeardownQueue<OperationWaiter> {
+    /// A value to tear down, and the operation that reports it.
+    struct Teardown {
+        let box: AnyServiceBox
+        let owner: Int?
+    }
+
+    /// A finished teardown, and the operation that reports it.
+    struct TeardownRecord {
+        let owner: Int?
+        let record: ResetReport.Teardown
+    }
+
+    /// An operation waiting for its teardowns and for the scope instances it ended.
+    struct Operation {
+        let id: Int
+        let waiter: OperationWaiter
+        /// The report without its teardowns.
+        var report: ResetReport
+        var tornDown: [ResetReport.Teardown] = []
+        /// The scope instances (by id) whose ends this operation reports and still waits for.
+        var children: Set<Int> = []
+        /// Teardowns of those instances, in the order they reported.
+        var childTornDown: [ResetReport.Teardown] = []
+    }
+
+    /// What to do now that no build runs.
+    enum Next {
+        /// Start a teardown job of these values, in this order (dependents first).
+        case tearDown([Teardown])
+        /// Nothing to tear down now: these operations are complete (possibly none).
+        case idle(completed: [(waiter: OperationWaiter, report: ResetReport)])
+    }
+
+    private(set) var isTearingDown = false
+    private var queue: [Teardown] = []
+    private var operations: [Operation] = []
+    /// Teardowns no operation owned, for the next operation's report (and the status).
+    private(set) var unreported: [ResetReport.Teardown] = []
+
+    /// Whether nothing is queued or running and no operation waits.
+    var isIdle: Bool { !isTearingDown && queue.isEmpty && operations.isEmpty }
+
+    /// Whether values wait to be torn down (or are being torn down).
+    var hasWork: Bool { isTearingDown || !queue.isEmpty }
+
+    /// The ids of the operations waiting.
+    var operationIDs: [Int] { operations.map(\.id) }
+
+    /// Queues values for teardown, reported by `owner`.
+    mutating func enqueue(_ boxes: some Sequence<AnyServiceBox>, owner: Int?) {
+        for box in boxes { queue.append(Teardown(box: box, owner: owner)) }
+    }
+
+    /// The queued values, in queue order.
+    var queued: [AnyServiceBox] { queue.map(\.box) }
+
+    /// An operation waits until every value queued so far is torn down.
+    mutating func add(_ operation: Operation) { operations.append(operation) }
+
+    /// Operation `id` also waits for the end of the scope instances `children`.
+    mutating func expect(children: some Sequence<Int>, for id: Int) {
+        guard let index = operations.firstIndex(where: { $0.id == id }) else { return }
+        operations[index].children.formUnion(children)
+    }
+
+    /// Scope instance `child` ended for operation `id` with these teardowns.
+    mutating func child(_ child: Int, reported records: [ResetReport.Teardown], to id: Int) {
+        guard let index = operations.firstIndex(where: { $0.id == id }) else {
+            unreported += records
+            return
+        }
+        operations[index].children.remove(child)
+        operations[index].childTornDown += records
+    }
+
+    /// Notes in operation `id`'s report that it cancelled `build`.
+    mutating func noteCancelled(_ build: BuildAttempt, by id: Int) {
+        guard let index = operations.firstIndex(where: { $0.id == id }) else { return }
+        operations[index].report = operations[index].report.with(cancelledBuild: build)
+    }
+
+    /// The teardown job ended; each record goes to its owner's report, or waits for the next one.
+    mutating func teardownFinished(_ records: [TeardownRecord]) {
+        precondition(isTearingDown, "teardownFinished without a teardown job")
+        isTearingDown = false
+        for item in records {
+            if let owner = item.owner, let index = operations.firstIndex(where: { $0.id == owner }) {
+                operations[index].tornDown.append(item.record)
+            } else {
+                unreported.append(item.record)
+            }
+        }
+    }
+
+    /// With no build running: starts tearing down what is queued (once no queued value is
+    /// leased), or completes the operations, oldest first, whose scope instances have ended.
+    mutating func next(isLeased: (AnyServiceBox) -> Bool) -> Next {
+        guard !isTearingDown else { return .idle(completed: []) }
+        if !queue.isEmpty {
+            guard !queue.contains(where: { isLeased($0.box) }) else { return .idle(completed: []) }
+            // Dependents before their dependencies: values were made after their dependencies.
+            let batch = queue.sorted { $0.box.sequence > $1.box.sequence }
+            queue = []
+            isTearingDown = true
+            return .tearDown(batch)
+        }
+        var completed: [(waiter: OperationWaiter, report: ResetReport)] = []
+        while let operation = operations.first, operation.children.isEmpty {
+            operations.removeFirst()
+            // Scoped values went first; teardowns nobody owned go to the first report that can take them.
+            var report = operation.report.with(tornDown: operation.childTornDown + unreported + operation.tornDown)
+            unreported = []
+            report.operation = operation.id
+            completed.append((operation.waiter, report))
+        }
+        return .idle(completed: completed)
+    }
+
+    /// Broken invariants: with no job and nothing leased, nothing is left queued.
+    func invariantViolations() -> [String] {
+        var violations: [String] = []
+        if Set(operations.map(\.id)).count != operations.count { violations.append("an operation waits twice") }
+        return violations
+    }
+}
