@@ -1,4 +1,4 @@
-/// One node's run: its provider, with its timeout and its retries (DESIGN §3).
+/// One node's run: its provider, with its timeout and its retries (see <doc:CoordinatorRules>).
 extension GraphBuilder {
     /// Runs one node's provider, with its timeout and its retries of transient errors.
     ///
@@ -54,7 +54,7 @@ extension GraphBuilder {
                     slot: slot, status: .succeeded, box: box, failure: nil, runs: run, startedAt: startedAt,
                     endedAt: tracer.now)
             } catch {
-                // Cancellation is never a failure (§3.5); neither is an error thrown because of it.
+                // Cancellation is never a failure (Coordinator rules); neither is an error thrown because of it.
                 if error is CancellationError || Task.isCancelled {
                     return NodeResult(
                         slot: slot, status: .cancelledWhileRunning, box: nil, failure: nil, runs: run,
@@ -97,7 +97,7 @@ extension GraphBuilder {
                 }
                 group.cancelAll()
                 // The provider's own word, when it comes after the timeout, still counts: a late
-                // value is committed and cancellation does not rewrite history (§3.8); a late error
+                // value is committed and cancellation does not rewrite history (Coordinator rules); a late error
                 // keeps its own classification and message. Only a provider that stops because of
                 // the cancellation (CancellationError) timed out.
                 do {
@@ -114,7 +114,7 @@ extension GraphBuilder {
         }
     }
 
-    /// The error's own word, then the node's config, then its provider, then the container (§3.5).
+    /// The error's own word, then the node's config, then its provider, then the container (``ErrorClassifier``).
     func classify(_ error: any Error, node: ServiceGraph.Node) -> FailureKind {
         if let classified = error as? any ClassifiedError { return classified.failureKind }
         if let configured = node.defaultFailure { return configured }

@@ -1,5 +1,5 @@
 /// Builds one attempt of one generation: starts each node as soon as all its dependencies
-/// have values, in a task group, and gives every node exactly one outcome (DESIGN §3).
+/// have values, in a task group, and gives every node exactly one outcome (see <doc:CoordinatorRules>).
 ///
 /// Values are assembled locally and handed back in a ``BuildResult``; the builder never
 /// publishes anything. Nodes whose values were kept from an earlier attempt or generation

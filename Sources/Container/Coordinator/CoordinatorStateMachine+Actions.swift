@@ -74,7 +74,7 @@ extension CoordinatorStateMachine {
         /// Clear the published snapshot.
         let clearSnapshot: Bool
         /// The services whose values the operation retires: scope instances that use any of
-        /// them are superseded too (DESIGN §9).
+        /// them are superseded too (see <doc:Scopes>).
         let retired: Set<String>
         /// The operation (its id); its report also lists the teardowns of the instances it superseded.
         let operation: Int

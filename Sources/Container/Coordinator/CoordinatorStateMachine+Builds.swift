@@ -83,7 +83,7 @@ extension CoordinatorStateMachine {
         let exhausted = failure == .transient && policy.maxAttempts.map { builds >= $0 } == true
         record(.buildFailed(failure: failure, roots: report.failedNodes, exhausted: exhausted), report.build)
         guard failure == .transient && !exhausted else {
-            // Sticky: nothing can use this generation's values any more, so they go now (§5).
+            // Sticky: nothing can use this generation's values any more, so they go now (Coordinator rules, rule 4).
             let error =
                 exhausted
                 ? ContainerError.attemptsExhausted(report, maxAttempts: running.attempt) : .buildFailed(report)

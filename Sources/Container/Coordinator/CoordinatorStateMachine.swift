@@ -1,4 +1,4 @@
-/// The coordinator's state machine (DESIGN §2): a plain value, no locks, no concurrency.
+/// The coordinator's state machine (the rules of <doc:CoordinatorRules>): a plain value, no locks, no concurrency.
 ///
 /// It owns the **phase** below and composes three smaller machines, each unit-tested on its own:
 /// ``CallerRegistry`` (who waits for the running attempt), ``JobSlot`` (the one job in flight,

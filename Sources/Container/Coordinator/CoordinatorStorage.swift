@@ -3,7 +3,7 @@ import Synchronization
 /// Owns the state machine's lock and carries out its actions after unlocking: resumes
 /// continuations, launches, escalates and cancels build tasks, runs teardowns, emits events.
 ///
-/// The same type runs the app's graph and every scope instance's (DESIGN §9): a scope
+/// The same type runs the app's graph and every scope instance's (see <doc:Scopes>): a scope
 /// instance's storage has a ``ScopeBinding`` (its builds first get the app's snapshot), the
 /// app's has a ``ScopeRegistry`` of the open instances (its resets supersede those that use a
 /// retired service, and its teardowns wait for theirs).
@@ -171,7 +171,7 @@ final class CoordinatorStorage: Sendable {
     }
 
     /// Shuts down; a running build may finish until `deadline` (`nil`: cancelled at once).
-    /// `error` is what later calls get. The app closes its scope instances first (§9).
+    /// `error` is what later calls get. The app closes its scope instances first (see <doc:Scopes>).
     func shutdown(deadline: ContinuousClock.Instant?, error: ContainerError) async throws(ContainerError) -> ResetReport
     {
         // Scoped values go before the app values they use; their teardowns lead the report.
@@ -280,7 +280,7 @@ final class CoordinatorStorage: Sendable {
 
     private func perform(_ supersession: Machine.Supersession, _ lifecycle: Machine.Lifecycle) {
         // Scope instances built on a retired service are superseded now, before this
-        // operation's teardown can start (it waits for theirs: scoped values go first, §9).
+        // operation's teardown can start (it waits for theirs: scoped values go first, the Scopes article).
         scopes?.supersede(using: supersession.retired, operation: supersession.operation)
         for waiter in supersession.resume { waiter.resume(throwing: supersession.error) }
         supersession.cancel?.cancel()

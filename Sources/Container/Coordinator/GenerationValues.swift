@@ -1,6 +1,6 @@
 /// The values of the current generation that outlive one build attempt: those kept after a
-/// transient failure for the next attempt (DESIGN §2 rule 3), carried over by a partial reset
-/// or a reload (§5, §11), and the provider runs each node has had in the generation.
+/// transient failure for the next attempt (rule 3 of <doc:CoordinatorRules>), carried over by a
+/// partial reset or a reload (<doc:Reload>), and the provider runs each node has had in the generation.
 ///
 /// A plain value. Every operation that ends values' lives returns them, so the coordinator
 /// queues each for teardown exactly once.

@@ -1,14 +1,14 @@
 /// The coordinator's one job in flight (a build or a teardown), the values queued for teardown,
 /// and the operations (reset, reload, shutdown) that wait until their values are torn down.
 ///
-/// DESIGN §2 rule 8: a new build starts only once the previous one has stopped and the values
+/// Rule 8 of <doc:CoordinatorRules>: a new build starts only once the previous one has stopped and the values
 /// it retired are torn down; teardowns run only when no build runs. A plain value, generic over
 /// the build handle and the operations' waiters, so tests drive it with integers.
 ///
 /// Every queued value has an **owner**: the operation whose report lists its teardown (the
 /// reset that retired it, or that superseded the build that made it), or none (a permanent
 /// failure retired it). Teardowns nobody owns are kept for the next operation's report, so a
-/// teardown error is never lost (§5), and each teardown is reported exactly once.
+/// teardown error is never lost (<doc:CoordinatorRules>, "Teardown"), and each teardown is reported exactly once.
 struct JobSlot<BuildHandle, OperationWaiter> {
     /// A value to tear down, and the operation that reports it.
     struct Teardown {
@@ -147,7 +147,7 @@ struct JobSlot<BuildHandle, OperationWaiter> {
     mutating func next() -> Next {
         guard case .idle = state else { return .idle(completed: []) }
         if !queue.isEmpty {
-            // Dependents before their dependencies (§5): values were made after their dependencies.
+            // Dependents before their dependencies ("Teardown" in Coordinator rules): values were made after them.
             let batch = queue.sorted { $0.box.sequence > $1.box.sequence }
             queue = []
             state = .tearingDown

@@ -1,4 +1,4 @@
-/// The app's open scope instances (DESIGN §9): an app reset supersedes those that use a retired
+/// The app's open scope instances (see <doc:Scopes>): an app reset supersedes those that use a retired
 /// service before its own teardown starts, and its teardown waits for theirs; the app's
 /// shutdown closes them all first.
 final class ScopeRegistry: Sendable {
@@ -16,7 +16,7 @@ final class ScopeRegistry: Sendable {
     }
 
     /// One instance superseded by an app operation: done once its teardowns are; their records
-    /// go into that operation's report, so a teardown error is never lost (§5).
+    /// go into that operation's report, so a teardown error is never lost (<doc:CoordinatorRules>).
     final class Supersession: Sendable {
         let done = Completion()
         let records = Locked<[ResetReport.Teardown]>([])
@@ -165,7 +165,7 @@ final class ScopeRegistry: Sendable {
         return (reloaded, closed, tornDown)
     }
 
-    /// Refuses new instances and closes every open one (the app's shutdown, §9); returns their
+    /// Refuses new instances and closes every open one (the app's shutdown, <doc:Scopes>); returns their
     /// teardowns, for the shutdown's report.
     func closeAll() async -> [ResetReport.Teardown] {
         let instances = state.withLock { state in
