@@ -146,7 +146,7 @@ struct QuickNodeTests {
         #expect(log.count(of: "b") == 0 && log.count(of: "c") == 0, "queued nodes never started")
         #expect(result.values == nil, "a cancelled build has no snapshot")
         let outcomes = Dictionary(uniqueKeysWithValues: result.report.nodes.map { ($0.name, $0.outcome) })
-        // `a` returned after the cancellation: committed, it keeps `succeeded` (§3.8).
+        // `a` returned after the cancellation: committed, it keeps `succeeded` (Coordinator rules).
         if case .succeeded = outcomes["a"] {} else { Issue.record("a ended \(String(describing: outcomes["a"]))") }
         for leaf in ["b", "c"] {
             guard case .cancelled(.beforeStart) = outcomes[leaf] else {

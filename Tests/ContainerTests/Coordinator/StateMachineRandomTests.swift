@@ -277,7 +277,7 @@ struct MachineDriver: SeededDriver {
         }
         for teardown in machine.unreportedTeardowns { reported[teardown.error ?? "?", default: 0] += 1 }
         for (box, _) in made.values where reported[Self.token(box)] != 1 {
-            fail("teardown of \(box.name) \(box.builtIn) reported \(reported[Self.token(box)] ?? 0) times (§5)")
+            fail("teardown of \(box.name) \(box.builtIn) reported \(reported[Self.token(box)] ?? 0) times")
         }
     }
 

@@ -208,7 +208,7 @@ struct StateMachineTests {
         #expect(batch.map(\.box.name) == ["a"])
         _ = machine.teardownFinished(
             batch.map { .init(owner: $0.owner, record: .init(service: $0.box.name, generation: 1, error: "boom")) })
-        #expect(machine.unreportedTeardowns.map(\.service) == ["a"], "kept for the next report (§5)")
+        #expect(machine.unreportedTeardowns.map(\.service) == ["a"], "kept for the next report")
 
         guard case .answer(_, .failure(let sticky)) = Self.start(&machine, 3) else {
             return fail("a failed container answers at once with its failure")
