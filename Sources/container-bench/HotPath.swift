@@ -171,7 +171,7 @@ func hotPathScenario(_ settings: BenchSettings) async throws -> [Row] {
             if item.name.hasPrefix("floor: retain/release") { floor[tasks] = median }
             var goal: String?
             var met: Bool?
-            // (b') is the same goal as (b) (DESIGN §2 rule 9) reached through the other API.
+            // (b') is the same goal as (b) (rule 9 of the Coordinator rules article) reached through the other API.
             if item.name.hasPrefix("(a)") || item.name.hasPrefix("(b") {
                 if tasks == 1 {
                     let limit = item.name.hasPrefix("(a)") ? 10.0 : 30.0

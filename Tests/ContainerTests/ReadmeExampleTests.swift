@@ -14,8 +14,8 @@ private final class Database: Sendable {
     func close() async throws {}
 }
 private struct Session: Sendable {
-    let user: String?
-    static func restore(from database: Database) async throws -> Session { Session(user: "ada") }
+    let userID: String?
+    static func restore(from database: Database) async throws -> Session { Session(userID: "ada") }
 }
 
 extension ServiceKey where Value == Settings { fileprivate static let settings = ServiceKey("settings") }
@@ -36,7 +36,7 @@ struct ReadmeExampleTests {
         ])
         let services = try await container.start()  // every concurrent caller joins this one build
         let session = try services[.session]  // typed and synchronous
-        #expect(session.user == "ada")
+        #expect(session.userID == "ada")
         #expect(container.current === services)  // the hot path: no await once ready
         #expect(try services[.database].path == ":memory:")
         let greeting = try await container.run(Greeting())  // "hello, ada"
@@ -56,7 +56,7 @@ struct ReadmeExampleTests {
 private struct Greeting: EntryPoint {
     let id = "greeting"
     @Needs(.session) var session: Session
-    func run(_ services: ScopedServices) async throws -> String { "hello, \(session.user ?? "guest")" }
+    func run(_ services: ScopedServices) async throws -> String { "hello, \(session.userID ?? "guest")" }
 }
 
 private enum PackagePaths {

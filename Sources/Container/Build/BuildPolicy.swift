@@ -1,5 +1,5 @@
 /// How a build reacts to a failed node, how it classifies errors, and how many build
-/// attempts one generation may have (its attempt budget, DESIGN §11).
+/// attempts one generation may have (its attempt budget: see <doc:AttemptBudget>).
 ///
 /// ```swift
 /// // At most 3 builds per generation, the second at least 1 s after the first failed,

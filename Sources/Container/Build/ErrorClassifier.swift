@@ -1,6 +1,6 @@
 /// The container's last word on whether an error is transient or permanent.
 ///
-/// The runtime classifies a provider's error in this order (DESIGN §3.5):
+/// The runtime classifies a provider's error in this order (see also <doc:CoordinatorRules>):
 /// 1. the error itself, when it conforms to ``ClassifiedError``;
 /// 2. the node's config (`"failure": "transient"` or `"permanent"` in the config file,
 ///    ``ServiceSpec/defaultFailure`` in code);

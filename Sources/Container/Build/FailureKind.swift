@@ -10,7 +10,7 @@ public enum FailureKind: String, Sendable, Hashable, CustomStringConvertible {
 
 /// An error that says itself whether it is transient or permanent.
 ///
-/// This is the first thing the runtime asks when a provider throws (DESIGN §3.5).
+/// This is the first thing the runtime asks when a provider throws (the order: ``ErrorClassifier``).
 public protocol ClassifiedError: Error {
     /// How the runtime should treat this error.
     var failureKind: FailureKind { get }

@@ -1,4 +1,4 @@
-/// What ``ServiceContainer/reload(_:)`` did (DESIGN §11).
+/// What ``ServiceContainer/reload(_:)`` did (see <doc:Reload>).
 public struct ReloadReport: Sendable {
     /// The generation retired and the one the reload started.
     public let from: Int

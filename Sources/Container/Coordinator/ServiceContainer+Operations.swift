@@ -1,5 +1,5 @@
 extension ServiceContainer {
-    /// Replaces the graph with a new version of it (DESIGN §11) and moves to a new generation
+    /// Replaces the graph with a new version of it (see <doc:Reload>) and moves to a new generation
     /// that rebuilds exactly what changed: the added services, the changed ones (provider,
     /// options, dependencies, lifetime, timeout, retry or failure) and everything depending on
     /// them. The removed and replaced values are torn down (dependents first); every other
@@ -32,7 +32,7 @@ extension ServiceContainer {
         }
     }
 
-    /// Shuts down gracefully (DESIGN §11): new callers are refused at once, a running build may
+    /// Shuts down gracefully (see <doc:ShutdownAndStatus>): new callers are refused at once, a running build may
     /// finish until `deadline` (its callers then get its outcome) and is cancelled after it;
     /// then every scope instance is closed and every value torn down, dependents first.
     ///

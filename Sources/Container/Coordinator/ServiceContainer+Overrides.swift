@@ -2,8 +2,9 @@ extension ServiceContainer {
     /// Creates a container for `graph` with some services replaced, for a test or a preview.
     ///
     /// ```swift
+    /// // With the Plugins module's `Database`, in memory instead of the config's file.
     /// let container = try ServiceContainer(graph: config.graph, overrides: [
-    ///     .value(.database, try Database.inMemory()),
+    ///     .value(.database, try Database(path: ":memory:")),
     /// ])
     /// ```
     ///

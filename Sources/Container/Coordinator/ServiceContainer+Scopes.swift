@@ -2,7 +2,7 @@ extension ServiceContainer {
     /// The longest scope instance id, in UTF-8 bytes.
     public static let maximumScopeIDLength = 256
 
-    /// Opens an instance of the scope `name` (DESIGN §9), named `id`, with `parameters` for its
+    /// Opens an instance of the scope `name` (see <doc:Scopes>), named `id`, with `parameters` for its
     /// providers. Nothing is built until its ``ScopeInstance/start(as:)``.
     ///
     /// ```swift

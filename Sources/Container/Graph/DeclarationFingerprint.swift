@@ -1,6 +1,6 @@
 /// A 128-bit digest of a node's declaration (name aside), computed once when the node is made,
 /// so that ``ServiceGraph/changes(from:)`` compares two integers per service instead of every
-/// field (DESIGN §11).
+/// field (see <doc:Reload>).
 ///
 /// It covers exactly what makes two declarations the same: the provider's id and value type,
 /// the options (values, secret keys, base directory and path roots), the dependencies' names in

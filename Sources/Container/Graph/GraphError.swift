@@ -94,7 +94,7 @@ public struct GraphError: Error, Sendable, CustomStringConvertible {
         public static let undeclaredScope = Code(.undeclaredScope)
         /// A declared scope name is empty, repeated, or holds a character it may not.
         public static let invalidScope = Code(.invalidScope)
-        /// An app service depends on a scoped one, which it would outlive (DESIGN §9).
+        /// An app service depends on a scoped one, which it would outlive (see <doc:Scopes>).
         public static let captiveDependency = Code(.captiveDependency)
         /// A scoped service depends on a service of another scope; scopes never see each other.
         public static let crossScopeDependency = Code(.crossScopeDependency)

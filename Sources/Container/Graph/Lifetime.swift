@@ -1,9 +1,9 @@
 /// How long a service's value lives: the app's life (the default), or one **scope instance**
-/// (a window, a screen, one push notification; DESIGN §9).
+/// (a window, a screen, one push notification; see <doc:Scopes>).
 ///
 /// ```swift
 /// ServiceSpec(.pushDetail, dependsOn: ["database"], lifetime: .scope("push")) { context in
-///     try await Detail.load(context.parameter(.itemID), from: try context[.database])
+///     try await ItemDetail.load(try context.parameter(.itemID), from: try context[.database])
 /// }
 /// ```
 ///

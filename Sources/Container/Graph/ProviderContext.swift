@@ -107,7 +107,7 @@ public struct ProviderContext: Sendable {
         return value
     }
 
-    /// The values of every member of `group`, in declaration order (DESIGN §10).
+    /// The values of every member of `group`, in declaration order (see <doc:TypedDependencies>).
     /// - Throws: ``ServiceLookupError`` when the node does not depend on the group
     ///   (`"group:<name>"` in its dependsOn) or a member's value has another type.
     public func group<Value>(_ group: ServiceGroup<Value>) throws(ServiceLookupError) -> [Value] {
@@ -134,7 +134,7 @@ public struct ProviderContext: Sendable {
         get throws(ServiceLookupError) { try resolve(key) }
     }
 
-    /// Reads a parameter of the scope instance the node is built in (DESIGN §9).
+    /// Reads a parameter of the scope instance the node is built in (see <doc:Scopes>).
     /// - Throws: ``ScopeParameterError`` (permanent) when the instance was opened without it, with
     ///   another type, or the node is an app service.
     public func parameter<Value>(_ key: ScopeParameter<Value>) throws(ScopeParameterError) -> Value {

@@ -1,4 +1,4 @@
-/// What a new version of a graph changes (DESIGN §11): the services it adds, removes and
+/// What a new version of a graph changes (see <doc:Reload>): the services it adds, removes and
 /// changes, and those it must rebuild (the changed and added ones and everything depending on
 /// them); every other service's value carries over.
 ///

@@ -1,6 +1,6 @@
 extension ServiceGraph {
     /// Expands every `group:<name>` dependency to the group's members, in declaration order
-    /// (DESIGN §10), and checks the groups: a group nobody contributes to is an error unless the
+    /// (see <doc:TypedDependencies>), and checks the groups: a group nobody contributes to is an error unless the
     /// dependency allows it (`group:<name>?`), and a group's members share one value type.
     /// Returns, per slot, each group's members' positions in the slot's dependencies.
     static func resolveGroups(
@@ -56,7 +56,7 @@ extension ServiceGraph {
 
     /// Checks typed edges (``ServiceSpec/typedDependencies``) and what providers declare they
     /// read (``ServiceProvider/requirements``): each must be a dependency of the node, and its
-    /// provider must make the type the key reads (DESIGN §10).
+    /// provider must make the type the key reads (see <doc:TypedDependencies>).
     static func checkTypedEdges(
         specs: [ServiceSpec], accepted: [Int], providers: [AnyServiceProvider?], dependencies: [[Int]],
         issues: inout [GraphError.Issue]

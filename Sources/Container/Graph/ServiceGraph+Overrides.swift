@@ -1,5 +1,5 @@
 extension ServiceGraph {
-    /// This graph with some services replaced, for a test or a preview (DESIGN §10).
+    /// This graph with some services replaced, for a test or a preview (see <doc:TypedDependencies>).
     ///
     /// Each override is checked like any provider: it must name a service of the graph (else
     /// `unknownService`, with a "did you mean"), at most once (`duplicateService`), with the

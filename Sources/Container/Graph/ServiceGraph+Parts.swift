@@ -1,5 +1,5 @@
 extension ServiceGraph {
-    /// The part of a validated graph that one coordinator builds (DESIGN §9): for the app, its
+    /// The part of a validated graph that one coordinator builds (see <doc:Scopes>): for the app, its
     /// app services; for a scope, the scope's services followed by the app services they depend
     /// on or the scope's entry points read (`reads`), as external nodes whose values come from
     /// the app snapshot. Validation guarantees that app services depend only on app services

@@ -1,5 +1,5 @@
 extension ServiceGraph {
-    /// The scope checks of validation (DESIGN §9): declared names, every service's scope, every
+    /// The scope checks of validation (see <doc:Scopes>): declared names, every service's scope, every
     /// edge between lifetimes, and the scopes of readers. Returns the valid declared names and,
     /// per scope, the app services its readers require (they join the scope's part).
     static func checkScopes(

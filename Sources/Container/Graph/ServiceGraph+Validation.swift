@@ -13,7 +13,7 @@ extension ServiceGraph {
     ///   - specs: the services, in declaration order (the order of their slots).
     ///   - registry: resolves provider ids; inline providers need no registry.
     ///   - requirements: what readers such as entry points will read, checked by name and type.
-    ///   - scopes: the scope names services and readers may live or run in (DESIGN §9).
+    ///   - scopes: the scope names services and readers may live or run in (see <doc:Scopes>).
     /// - Throws: ``GraphError`` listing every problem.
     public convenience init(
         _ specs: [ServiceSpec], registry: ProviderRegistry = ProviderRegistry(),

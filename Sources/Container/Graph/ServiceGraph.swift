@@ -1,7 +1,7 @@
 /// A validated dependency graph of services, ready to be built by a ``ServiceContainer``.
 ///
-/// Creating a graph validates it completely before anything runs (DESIGN §3.1); see
-/// `ServiceGraph+Validation.swift`. A graph is immutable and can back any number of containers.
+/// Creating a graph validates it completely before anything runs (see <doc:CoordinatorRules>);
+/// the checks are in `ServiceGraph+Validation.swift`. A graph is immutable and can back any number of containers.
 ///
 /// ```swift
 /// let graph = try ServiceGraph([
@@ -91,7 +91,7 @@ public final class ServiceGraph: Sendable {
     let layout: ServiceLayout
     /// Secret option values of every node, redacted from traces and errors.
     let secrets: [String]
-    /// The scope names the graph declares (DESIGN §9), in declaration order.
+    /// The scope names the graph declares (see <doc:Scopes>), in declaration order.
     public let scopeNames: [String]
     /// The nodes this graph builds: slots `0..<builtCount`; the others are external (a scope
     /// part's app services, at the end).

@@ -1,4 +1,4 @@
-/// A typed name of a group of services (DESIGN §10): services contribute to it with their
+/// A typed name of a group of services (see <doc:TypedDependencies>): services contribute to it with their
 /// `group`, and a service that depends on it receives every member's value, in declaration
 /// order. The group is complete only when every member succeeded; a failed member skips its
 /// dependents like any dependency.

@@ -3,9 +3,10 @@
 /// ``ServiceContainer/init(graph:overrides:policy:trace:)``.
 ///
 /// ```swift
+/// // With the Plugins module's services: its `Database` and `Session`.
 /// let container = try ServiceContainer(graph: config.graph, overrides: [
-///     .value(.database, try Database.inMemory()),     // a fixed value
-///     .provider(.session, SignedOutSessionProvider()),  // another provider
+///     .value(.database, try Database(path: ":memory:")),  // a fixed value
+///     .make(.session) { _ in Session.signedOut },         // a closure instead of the provider
 /// ])
 /// ```
 ///

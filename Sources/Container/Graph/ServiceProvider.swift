@@ -42,7 +42,7 @@ public protocol ServiceProvider<Value>: Sendable {
 
     /// The services this provider reads from its context, with the types it reads them as.
     /// Validation checks that every node using the provider depends on each of them and that
-    /// their providers make those types (DESIGN §10). Empty by default.
+    /// their providers make those types (see <doc:TypedDependencies>). Empty by default.
     var requirements: [AnyServiceKey] { get }
 }
 

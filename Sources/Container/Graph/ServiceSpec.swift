@@ -34,7 +34,7 @@ public struct ServiceSpec: Sendable {
     public var options: ServiceOptions
     /// The longest one provider run may take; exceeding it is a transient failure and cancels
     /// the run. A provider that ignores the cancellation and still returns a value has
-    /// committed its effect: the node then ends `succeeded` (DESIGN §3.8), late.
+    /// committed its effect: the node then ends `succeeded` (see <doc:CoordinatorRules>), late.
     /// Cancellation is cooperative, so a provider that never checks it is never cut off.
     public var timeout: Duration?
     /// Retries of transient failures within one build.
@@ -43,7 +43,7 @@ public struct ServiceSpec: Sendable {
     public var defaultFailure: FailureKind?
     /// How long the value lives: the app (default) or a scope instance.
     public var lifetime: Lifetime = .app
-    /// The group this service contributes its value to (DESIGN §10), if any.
+    /// The group this service contributes its value to (see <doc:TypedDependencies>), if any.
     public var group: String?
     /// Dependencies declared with typed keys: validation checks that each service's provider
     /// makes the key's type. Their names are in ``dependsOn`` too.

@@ -24,7 +24,7 @@ public protocol EntryPoint: Sendable {
     /// The services ``run(_:)`` reads, with the types it reads them as.
     var requirements: [AnyServiceKey] { get }
 
-    /// The scope the entry point runs in (DESIGN §9), or `nil` (the default) to run on the app
+    /// The scope the entry point runs in (see <doc:Scopes>), or `nil` (the default) to run on the app
     /// snapshot. A scoped entry point is run inside a scope instance
     /// (``ServiceContainer/run(_:in:)``) and may require that scope's services and app services.
     var scope: String? { get }

@@ -1,4 +1,4 @@
-/// Declares, on an entry point, a service it needs (DESIGN §10): the runtime derives the entry
+/// Declares, on an entry point, a service it needs (see <doc:TypedDependencies>): the runtime derives the entry
 /// point's ``EntryPoint/requirements`` from its `@Needs` properties (so the list is written
 /// once) and fills them while ``EntryPoint/run(_:)`` runs.
 ///

@@ -1,4 +1,4 @@
-/// One instance of a scope (DESIGN §9): the services of a window, a screen or one push
+/// One instance of a scope (see <doc:Scopes>): the services of a window, a screen or one push
 /// notification, built on top of the app's services, with the parameters it was opened with.
 ///
 /// ```swift

@@ -10,7 +10,7 @@ public struct TraceEvent: Sendable, Hashable, CustomStringConvertible {
     /// The generation and attempt the event belongs to.
     public let build: BuildAttempt
     /// The scope instance the event belongs to, e.g. `"push#notification-42"` (the scope's name
-    /// and the instance's id); `nil` for the app's own events (DESIGN §9).
+    /// and the instance's id); `nil` for the app's own events (see <doc:Scopes>).
     public let scope: String?
     /// What happened.
     public let kind: Kind

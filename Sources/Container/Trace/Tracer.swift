@@ -8,7 +8,7 @@
 /// called one at a time under the trace's own delivery lock, never under the state lock.
 ///
 /// A scope instance's coordinator gets a tracer from ``scoped(_:)``: the same sinks, clock and
-/// order as the app's, with every event labelled with the instance (DESIGN §9).
+/// order as the app's, with every event labelled with the instance (see <doc:Scopes>).
 final class Tracer: Sendable {
     /// An event with its place in the trace.
     struct Stamped: Sendable {

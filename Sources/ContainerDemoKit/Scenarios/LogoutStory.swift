@@ -91,7 +91,8 @@ enum LogoutStory {
             narrative: narrative, checks: checks)
     }
 
-    /// No value is torn down after one of its dependencies (reverse dependency order, §5).
+    /// No value is torn down after one of its dependencies (reverse dependency order: "Teardown" in
+    /// Container's CoordinatorRules article).
     static func reverseDependencyOrder(_ order: [String], graph: ServiceGraph) -> CheckResult {
         var problems: [String] = []
         for (index, earlier) in order.enumerated() {

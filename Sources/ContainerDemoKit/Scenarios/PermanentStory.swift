@@ -47,7 +47,7 @@ enum PermanentStory {
             return nil
         }.first
         let retryJoin = eventsAfterRetry.joinStates.last { $0.caller == "retry-button" }
-        // Values the failed generation built are torn down (at once, §5), before generation 2 builds.
+        // Values the failed generation built are torn down (at once: Coordinator rules, 4), before generation 2 builds.
         let secondBuild = events.firstIndex { $0.generation == 2 && $0.kind == .buildStarted } ?? events.count
         let tornEarly = events[..<secondBuild].filter { $0.generation == 1 }.nodes("node.tornDown")
         let checks = [

@@ -21,7 +21,7 @@ extension TraceExpectation {
     }
 
     /// No snapshot of a generation was published after that generation was reset: a reset
-    /// cancels the running build, which can never publish (DESIGN §2).
+    /// cancels the running build, which can never publish (rule 7 of Container's CoordinatorRules article).
     public static var noSnapshotAfterReset: TraceExpectation {
         TraceExpectation("no snapshot is published after a reset of its generation") { events in
             var retired: Set<InstanceGeneration> = []

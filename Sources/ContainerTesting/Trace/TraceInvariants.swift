@@ -1,6 +1,7 @@
 public import Container
 
-/// The rules every trace of every run follows, whatever the graph (DESIGN §2, §3, §6): the demo
+/// The rules every trace of every run follows, whatever the graph (Container's CoordinatorRules and
+/// ContainerTrace's TraceFormat articles): the demo
 /// checks them after each run, and a test can too.
 ///
 /// ```swift
@@ -23,7 +24,7 @@ public enum TraceInvariants {
         ]
     }
 
-    /// §2.1: at most one `build.started` per attempt, however many callers.
+    /// Rule 1 (one build, shared): at most one `build.started` per attempt, however many callers.
     public static var oneBuildPerAttempt: TraceExpectation {
         TraceExpectation("at most one build per attempt, however many callers") { events in
             var builds: [BuildKey: Int] = [:]
@@ -33,7 +34,7 @@ public enum TraceInvariants {
         }
     }
 
-    /// §3.3: in every build, every node the build is for ends in exactly one outcome (succeeded,
+    /// Inside one build: every node the build is for ends in exactly one outcome (succeeded,
     /// reused, failed, skipped or cancelled), and no node event lies outside a started build.
     public static func oneOutcomePerNode(_ graph: ServiceGraph) -> TraceExpectation {
         TraceExpectation("every node ends in exactly one outcome per build") { events in
@@ -62,7 +63,7 @@ public enum TraceInvariants {
         }
     }
 
-    /// §3.2: a node starts only after each of its dependencies succeeded or was reused in the
+    /// Inside one build: a node starts only after each of its dependencies succeeded or was reused in the
     /// same build (in a scope instance's build, app services come with the instance).
     public static func dependenciesFirst(_ graph: ServiceGraph) -> TraceExpectation {
         TraceExpectation("a node starts only after all its dependencies have values") { events in
@@ -90,7 +91,7 @@ public enum TraceInvariants {
         }
     }
 
-    /// §2.6: every caller that asked is answered exactly once (resumed or cancelled), after it asked.
+    /// Rule 6 (exactly once): every caller that asked is answered exactly once (resumed or cancelled), after it asked.
     public static var everyCallerAnswered: TraceExpectation {
         TraceExpectation("every caller is answered exactly once") { events in
             var open: [String: Int] = [:]
@@ -111,7 +112,7 @@ public enum TraceInvariants {
         }
     }
 
-    /// §6: events come in the order of their timestamps.
+    /// The trace format: events come in the order of their timestamps.
     public static var timeNeverGoesBack: TraceExpectation {
         TraceExpectation("event times never go back") { events in
             for (earlier, later) in zip(events, events.dropFirst()) where later.time < earlier.time {

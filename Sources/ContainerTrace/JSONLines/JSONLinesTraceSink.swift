@@ -55,7 +55,7 @@ public struct JSONLinesTraceSink: TraceSink {
         object.append("gen", raw: String(event.generation))
         object.append("attempt", raw: String(event.attempt))
         object.append("event", string: event.kind.name)
-        // Absent for the app's own events (DESIGN §9).
+        // Absent for the app's own events (the TraceFormat article).
         if let scope = event.scope { object.append("scope", string: scope) }
         switch event.kind {
         case .buildStarted, .buildCancelled, .containerShutdown, .scopeOpened, .scopeClosed:
@@ -100,7 +100,7 @@ public struct JSONLinesTraceSink: TraceSink {
         case .generationReset(let change):
             object.append("from", raw: String(change.from))
             object.append("to", raw: String(change.to))
-            // Absent means "every service" (DESIGN §6).
+            // Absent means "every service" (the TraceFormat article).
             if let invalidated = change.invalidated {
                 object.append("invalidated", raw: TraceText.jsonArray(invalidated))
             }

@@ -1,7 +1,7 @@
 import Container
 
 /// The scope instances of a trace, as the graph renderers draw them: one group per instance
-/// (DESIGN §9), in the order of the instances' first events.
+/// (Container's Scopes article), in the order of the instances' first events.
 struct ScopeInstances {
     /// One scope instance: its builds and the nodes they built.
     struct Instance {

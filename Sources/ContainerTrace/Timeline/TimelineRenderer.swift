@@ -4,7 +4,7 @@ public import Container
 /// build: who shared it (and in what state each caller found the container), and every
 /// node's start, end, duration and outcome.
 ///
-/// When the trace has scope instances (DESIGN §9), each line says whose it is in a column after
+/// When the trace has scope instances (see <doc:TraceFormat>), each line says whose it is in a column after
 /// the generation and attempt (`app`, or the instance's label such as `push#notification-42`),
 /// and each instance's builds get their own summary blocks. A trace of the app alone has no
 /// such column.

@@ -43,7 +43,7 @@ extension ConfigDecoder {
         if let field = fields["unclassifiedFailure"], let kind = failureKind(field) {
             policy.classifier = kind == .permanent ? .permanentUnlessClassified : .default
         }
-        // The attempt budget (DESIGN §11).
+        // The attempt budget (the ConfigFormat article).
         if let field = fields["maxAttempts"], let attempts = read(field, { $0.policyAttempts(&$1) }) {
             policy.maxAttempts = attempts
         }

@@ -77,7 +77,13 @@ enum ConfigFile {
     private static func openFailure(_ error: Int32, _ path: String) -> String {
         switch error {
         case ENOENT:
-            "there is no such file (relative paths start at \(FileManager.default.currentDirectoryPath))"
+            // In an app the working directory means nothing: the fix is the path itself.
+            "there is no such file; check the path: in an app, pass an absolute one (a bundle resource's, from "
+                + "Bundle.main.url(forResource:withExtension:))"
+                + (path.hasPrefix("/")
+                    ? ""
+                    : "; a relative path starts at the working directory, "
+                        + FileManager.default.currentDirectoryPath)
         case EACCES, EPERM:
             "permission denied; make the file (and its folders) readable by this user"
         case ENOTDIR:

@@ -1,7 +1,8 @@
 public import Container
 
-/// The `sqlite` provider: opens a real SQLite database (the system `libsqlite3`) in WAL mode
-/// and applies its versioned migrations, recorded in `schema_migrations`.
+/// The `sqlite` provider: opens a real SQLite database (the SDK's `SQLite3` module on Apple
+/// platforms, the system `libsqlite3` on Linux) in WAL mode and applies its versioned
+/// migrations, recorded in `schema_migrations`.
 ///
 /// Options:
 /// - `path` (required): the database file, relative to the config file's folder, or starting at

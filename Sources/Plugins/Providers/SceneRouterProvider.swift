@@ -1,7 +1,7 @@
 public import Container
 
 /// The `sceneRouter` provider, for a service of the `scene` scope: the window's router, from
-/// the configuration, the session and the instance's `windowID` parameter (DESIGN §9).
+/// the configuration, the session and the instance's `windowID` parameter (Container's Scopes article).
 ///
 /// Reads `configuration` and `session` (declared in ``requirements``: the service must depend
 /// on both). A missing `windowID` is a permanent failure of the node, never a default.

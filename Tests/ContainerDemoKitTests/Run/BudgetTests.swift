@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// DESIGN §11: `--retries N` is the attempt budget: at most 1 + N builds per generation, however
+/// Container's AttemptBudget article: `--retries N` is the attempt budget: at most 1 + N builds per generation, however
 /// many callers retry; the config's `policy.maxAttempts` holds when `--retries` is not given.
 @Suite("--retries is the attempt budget", .timeLimit(.minutes(1)))
 struct BudgetTests {

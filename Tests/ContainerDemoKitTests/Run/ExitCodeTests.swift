@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// DESIGN §7: with --config, 0 when a snapshot was published, 1 when the build failed,
+/// The README's exit statuses: with --config, 0 when a snapshot was published, 1 when the build failed,
 /// 2 for an invalid config or usage (config errors listed in full on standard error).
 @Suite("Exit codes of config runs", .timeLimit(.minutes(1)))
 struct ExitCodeTests {

@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `container-demo --config A --reload B` (DESIGN §11): A starts, B is reloaded, only what changed
+/// `container-demo --config A --reload B` (Container's Reload article): A starts, B is reloaded, only what changed
 /// is rebuilt; an invalid B changes nothing and exits 2.
 @Suite("--reload", .timeLimit(.minutes(1)))
 struct ReloadTests {

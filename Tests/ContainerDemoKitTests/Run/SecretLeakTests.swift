@@ -3,7 +3,7 @@ import Foundation
 import Plugins
 import Testing
 
-/// DESIGN §6 and the redaction rule (`Redactor`): no secret, and no fragment of one (a run of
+/// The redaction rule (`Redactor`, the TraceFormat article): no secret, and no fragment of one (a run of
 /// four or more letters, digits or underscores), reaches anything the demo writes, in any
 /// scenario and any trace format.
 ///

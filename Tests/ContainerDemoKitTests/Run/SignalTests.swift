@@ -9,7 +9,7 @@ import Testing
     import Darwin
 #endif
 
-/// DESIGN §11: the demo shuts down gracefully on SIGINT and SIGTERM. These tests run the built
+/// The README's "Signals": the demo shuts down gracefully on SIGINT and SIGTERM. These tests run the built
 /// binary as a child process, with a build that hangs (a `simulated` node with outcome `hang`)
 /// after a SQLite database (whose teardown closes it) has succeeded.
 @Suite("Signals: the demo process shuts down gracefully", .timeLimit(.minutes(2)))

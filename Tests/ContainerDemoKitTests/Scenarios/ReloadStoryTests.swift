@@ -5,7 +5,7 @@ import Testing
 
 @testable import ContainerDemoKit
 
-/// The reload story (DESIGN §11) on `Configs/reload/v1.json` → `v2.json`.
+/// The reload story (Container's Reload article) on `Configs/reload/v1.json` → `v2.json`.
 @Suite("The reload story", .timeLimit(.minutes(1)))
 struct ReloadStoryTests {
     @Test("v1 → v2: session changed, cache removed and closed, remoteConfig added; the database carries over")

@@ -6,7 +6,7 @@ import Testing
 
 @testable import ContainerDemoKit
 
-/// The scopes story (DESIGN §9) on the repository's `Configs/app.json`, in a temporary data folder.
+/// The scopes story (Container's Scopes article) on the repository's `Configs/app.json`, in a temporary data folder.
 @Suite("The scopes story", .timeLimit(.minutes(1)))
 struct ScopesStoryTests {
     private func load(_ path: String, data folder: TemporaryFolder) throws -> LoadedConfig {

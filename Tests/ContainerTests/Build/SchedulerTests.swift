@@ -4,7 +4,7 @@ import Testing
 
 @testable import Container
 
-@Suite("Scheduling: each node as soon as its dependencies are ready (§3.2)")
+@Suite("Scheduling: each node as soon as its dependencies are ready (Coordinator rules)")
 struct SchedulerTests {
     /// Records, for every node, the sequence numbers of its start and its end.
     final class Timeline: Sendable {

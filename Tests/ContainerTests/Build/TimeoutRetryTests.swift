@@ -3,7 +3,7 @@ import Testing
 
 @testable import Container
 
-@Suite("Per-node timeout, retry and classification (§3.5, §3.6)")
+@Suite("Per-node timeout, retry and classification (Coordinator rules)")
 struct TimeoutRetryTests {
     @Test("A node exceeding its timeout fails transiently and its work is cancelled")
     func timeoutIsTransient() async throws {
@@ -32,7 +32,7 @@ struct TimeoutRetryTests {
         #expect(error?.failure == .transient)
     }
 
-    @Test("A value that arrives despite the timeout's cancellation still counts (§3.8)")
+    @Test("A value that arrives despite the timeout's cancellation still counts (Coordinator rules)")
     func commitAfterCancellation() async throws {
         let gate = Gate()
         let container = try ServiceContainer([

@@ -1,7 +1,8 @@
 @testable import Container
 
 /// The invariants checked after a case has finished: what the callers got, what the trace says,
-/// what every value went through, and what the reset reports say (DESIGN §2 rules 1–9, §3, §5).
+/// what every value went through, and what the reset reports say (the Coordinator rules
+/// article: rules 1–9, "Inside one build", "Teardown").
 struct CheckerInvariants {
     let plan: CheckerPlan
     let world: CheckerWorld
@@ -56,7 +57,7 @@ struct CheckerInvariants {
                 // app services they use.
                 let expected = plan.nodes.indices.filter { plan.nodes[$0].scoped == (caller.instance != nil) }
                 for index in expected where !snapshot.contains(plan.nodes[index].name) {
-                    fail("snapshot \(key) lacks \(plan.nodes[index].name) (§3.7)")
+                    fail("snapshot \(key) lacks \(plan.nodes[index].name) (a snapshot is complete)")
                 }
                 for index in plan.nodes.indices where snapshot.contains(plan.nodes[index].name) {
                     guard let value = try? snapshot[.checker(index)] else {
@@ -120,16 +121,16 @@ struct CheckerInvariants {
         }
     }
 
-    /// §5: every value torn down exactly once (the order was checked as it happened).
+    /// Teardown: every value torn down exactly once (the order was checked as it happened).
     private mutating func checkValues(_ state: CheckerWorld.State) {
         for record in state.values.values where record.teardowns != 1 {
             fail(
                 "\(record.value.label) \(plan.nodes[record.value.node].name) g\(record.value.generation) torn down "
-                    + "\(record.teardowns) times (§5: exactly once)")
+                    + "\(record.teardowns) times (teardown: exactly once)")
         }
     }
 
-    /// §5: teardown errors are reported, each exactly once, and no report invents one.
+    /// Teardown: teardown errors are reported, each exactly once, and no report invents one.
     private mutating func checkReports(_ reports: [ResetReport], state: CheckerWorld.State) {
         var reported: [String: Int] = [:]
         for report in reports {
@@ -140,14 +141,14 @@ struct CheckerInvariants {
         var happened: [String: Int] = [:]
         for failure in state.failedTeardowns { happened[failure, default: 0] += 1 }
         for (failure, count) in happened where reported[failure] != count {
-            fail("teardown failure \(failure) happened \(count) times, reported \(reported[failure] ?? 0) times (§5)")
+            fail("teardown failure \(failure) happened \(count) times, reported \(reported[failure] ?? 0) times")
         }
         for (failure, count) in reported where happened[failure] == nil {
             fail("teardown failure \(failure) reported \(count) times but never happened")
         }
     }
 
-    /// Rules 1, 4, 7 and §3.3, §3.5 as the trace tells them.
+    /// Rules 1, 4, 7 and "Inside one build" (one outcome per node, classification) as the trace tells them.
     private mutating func checkTrace(
         _ events: [TraceEvent], answers: [(CheckerCase.CallerRecord, CheckerCase.Answer)]
     ) {
@@ -180,13 +181,13 @@ struct CheckerInvariants {
                 builds[attempt, default: 0] += 1
                 if builds[attempt]! > 1 { fail("\(attempt) was built twice (rule 1)") }
             case .nodeFailed(let node, let failure, let error):
-                // A late error keeps its own classification and message (§3.8), never the timeout's.
+                // A late error keeps its own classification and message ("Inside one build"), never the timeout's.
                 if let index = plan.nodes.firstIndex(where: { $0.name == node }),
                     steps[.init(label: runLabel, generation: event.generation, attempt: event.attempt, node: index)]
                         == .lateError,
                     failure != .permanent || !error.contains("late permanent error")
                 {
-                    fail("\(node) \(attempt) ended \(failure): \(error); its late error is permanent (§3.8)")
+                    fail("\(node) \(attempt) ended \(failure): \(error); its late error is permanent")
                 }
             case .callerJoined(let caller, let state): joined[caller] = state
             default: break

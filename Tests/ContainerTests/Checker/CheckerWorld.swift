@@ -169,14 +169,14 @@ final class CheckerWorld: Sendable {
             }
             if state.readsInFlight[id, default: 0] > 0 {
                 state.violations.append(
-                    "teardown of \(label) \(node.name) g\(value.generation) while a provider that read it runs (§5, §9)"
+                    "teardown of \(label) \(node.name) g\(value.generation) while a provider that read it runs"
                 )
             }
-            // Dependents first (§5): every value that read this one is already torn down.
+            // Dependents first (Coordinator rules, "Teardown"): every value that read this one is already torn down.
             for record in state.values.values where record.value.dependencies.contains(id) && record.teardowns == 0 {
                 state.violations.append(
                     "\(node.name) g\(value.generation) torn down before its dependent "
-                        + "\(plan.nodes[record.value.node].name) g\(record.value.generation) (§5)")
+                        + "\(plan.nodes[record.value.node].name) g\(record.value.generation) (teardown order)")
             }
         }
         state.withLock { state in

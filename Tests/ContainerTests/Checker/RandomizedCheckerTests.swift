@@ -8,7 +8,7 @@ import Testing
 ///
 /// `CHECKER_CASES=N` runs N cases (default 5,000; 1,000 under ThreadSanitizer);
 /// `CHECKER_SEED=S` replays one case; `CHECKER_FIRST_SEED=S` moves the window of seeds.
-@Suite("Randomized checker (§2, §3, §5)")
+@Suite("Randomized checker (Coordinator rules)")
 struct RandomizedCheckerTests {
     static var environment: [String: String] { ProcessInfo.processInfo.environment }
 

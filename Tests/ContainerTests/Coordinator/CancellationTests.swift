@@ -3,7 +3,7 @@ import Testing
 
 @testable import Container
 
-@Suite("Caller cancellation and exactly-once resumption (§2 rules 5, 6)")
+@Suite("Caller cancellation and exactly-once resumption (Coordinator rules 5, 6)")
 struct CancellationTests {
     @Test("A cancelled caller gets CancellationError while the build is held; the others get the snapshot")
     func cancelledCallerLeavesBuildRunning() async throws {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import Container
 
-@Suite("Transient and permanent failures (§2 rules 3, 4)")
+@Suite("Transient and permanent failures (Coordinator rules 3, 4)")
 struct FailureTests {
     @Test("Transient failure returns to idle; the retry reuses nodes that succeeded")
     func transientThenRetry() async throws {

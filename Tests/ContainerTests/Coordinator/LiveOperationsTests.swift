@@ -38,7 +38,7 @@ private struct ReloadLab: Sendable {
     func count(_ name: String) -> Int { calls.withLock { $0[name] ?? 0 } }
 }
 
-@Suite("Live operations: reload, attempt budget, graceful shutdown, status (DESIGN §11)")
+@Suite("Live operations: reload, attempt budget, graceful shutdown, status (Reload, AttemptBudget, ShutdownAndStatus)")
 struct LiveOperationsTests {
     @Test("Reloading a 50-node graph with one changed option rebuilds exactly it and its dependents")
     func reloadRebuildsOnlyWhatChanged() async throws {

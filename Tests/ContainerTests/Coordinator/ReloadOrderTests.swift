@@ -6,7 +6,7 @@ import Testing
 /// Reloads called concurrently run one at a time: each starts from the graph the previous one
 /// adopted, so the container ends on the graph of the last reload to run, and a reload a
 /// shutdown refuses changes nothing, not even ``ServiceContainer/graph``.
-@Suite("Reload order (DESIGN §11)")
+@Suite("Reload order")
 struct ReloadOrderTests {
     /// `base <- leaf`, where `leaf`'s option `version` tells the graphs apart.
     static func graph(version: Int) throws -> ServiceGraph {

@@ -110,7 +110,7 @@ private final class GatedReloadLab: Sendable {
     }
 }
 
-@Suite("Reload racing reset, start and gated builds (DESIGN §11)")
+@Suite("Reload racing reset, start and gated builds (Reload)")
 struct ReloadRaceTests {
     private enum Step: CaseIterable { case reload, reset, start, open }
 

@@ -4,7 +4,7 @@ import Testing
 
 @testable import Container
 
-@Suite("Generations, reset and teardown (§2 rules 7, 8; §5)")
+@Suite("Generations, reset and teardown (Coordinator rules 7, 8; Teardown)")
 struct ResetTests {
     @Test("reset() during a running build cancels it; its waiters are superseded; nothing old is published")
     func resetDuringBuild() async throws {
@@ -157,7 +157,7 @@ struct ResetTests {
         }
         #expect(order.entries == ["base"])
         // A reset afterwards tears nothing down again; its report is the first to list that
-        // teardown (so an error in it would not be lost, §5), and the next one does not repeat it.
+        // teardown (so an error in it would not be lost), and the next one does not repeat it.
         let report = try await container.reset()
         #expect(report.tornDown.map(\.service) == ["base"])
         #expect(order.entries == ["base"])

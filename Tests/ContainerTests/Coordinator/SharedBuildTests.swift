@@ -3,7 +3,7 @@ import Testing
 
 @testable import Container
 
-@Suite("One build, shared (§2 rules 1, 2, 9)")
+@Suite("One build, shared (Coordinator rules 1, 2, 9)")
 struct SharedBuildTests {
     @Test("1,000 concurrent start() calls run each provider once and get the identical snapshot")
     func thousandCallers() async throws {

@@ -27,7 +27,7 @@ private func failingTeardownGraph(
     return try ServiceGraph([spec("a", []), spec("b", ["a"]), spec("c", ["b"])])
 }
 
-@Suite("Graceful shutdown reports teardown failures (DESIGN §11)")
+@Suite("Graceful shutdown reports teardown failures (ShutdownAndStatus)")
 struct ShutdownReportTests {
     @Test("A teardown error during shutdown(deadline:) is in its report; the other values are still torn down")
     func teardownErrorIsReported() async throws {

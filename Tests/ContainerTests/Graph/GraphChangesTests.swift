@@ -22,7 +22,7 @@ private func diffGraph(_ change: (inout [ServiceSpec]) -> Void = { _ in }) throw
     return try ServiceGraph(specs, scopes: ["side"])
 }
 
-/// One way a declaration can change (DESIGN §11), applied to one service.
+/// One way a declaration can change (the Reload article), applied to one service.
 enum DeclarationChange: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case providerID, providerValueType, options, nestedOptionValue, nestedArrayOrder, optionNumberType
     case secretKeys, baseDirectory, pathRoots, dependencies, lifetime, timeout, retry, retryDelay, retryMultiplier
@@ -63,7 +63,7 @@ enum DeclarationChange: String, CaseIterable, Sendable, CustomTestStringConverti
     }
 }
 
-@Suite("GraphChanges: what a new version of a graph changes (DESIGN §11)")
+@Suite("GraphChanges: what a new version of a graph changes (Reload)")
 struct GraphChangesTests {
     @Test(
         "Each kind of declaration change is detected as changed; its dependents are rebuilt",

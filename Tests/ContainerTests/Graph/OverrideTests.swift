@@ -9,7 +9,7 @@ extension ServiceKey where Value == String {
     fileprivate static let session = ServiceKey("session")
 }
 
-@Suite("Overrides in code: replace a service for a test or a preview (DESIGN §10)")
+@Suite("Overrides in code: replace a service for a test or a preview (Overrides)")
 struct OverrideTests {
     /// `settings <- database <- session`, each provider counting its runs in `log`.
     static func graph(log: OrderLog, scoped: Bool = false) throws -> ServiceGraph {

@@ -18,7 +18,7 @@ private protocol Sink: Sendable { var name: String { get } }
 private struct NamedSink: Sink { let name: String }
 extension ServiceGroup where Value == any Sink { fileprivate static let sinks = ServiceGroup("sinks") }
 
-@Suite("Plugin API: typed edges, provider requirements, groups, @Needs (DESIGN §10)")
+@Suite("Plugin API: typed edges, provider requirements, groups, @Needs (Typed dependencies)")
 struct PluginAPITests {
     @Test("The string and typed forms of dependsOn build the same graph")
     func typedAndStringFormsAgree() async throws {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import Container
 
-@Suite("Graph validation: every problem at once, before anything runs (§3.1)")
+@Suite("Graph validation: every problem at once, before anything runs (Coordinator rules)")
 struct ValidationTests {
     struct Numbers: ServiceProvider {
         let id = "numbers"

@@ -14,7 +14,7 @@ private final class Layer: Sendable {
     }
 }
 
-@Suite("Scopes under races (DESIGN §9)")
+@Suite("Scopes under races (Scopes)")
 struct ScopeRaceTests {
     @Test("Close racing start, build completion and an app reset, 1,000 times: exactly once, scoped values first")
     func closeRaces() async throws {

@@ -42,7 +42,7 @@ private struct LateRouterApp: Sendable {
     func tearDowns(of value: Built) -> Int { tornDown.withLock { $0[ObjectIdentifier(value)] ?? 0 } }
 }
 
-@Suite("Scopes: a superseded build whose provider ignores cancellation (DESIGN §9)")
+@Suite("Scopes: a superseded build whose provider ignores cancellation (Scopes)")
 struct ScopeSupersessionTests {
     @Test("A superseded scope build never publishes, even when its provider finishes after the reset")
     func supersededBuildNeverPublishesWhenCancellationIsIgnored() async throws {

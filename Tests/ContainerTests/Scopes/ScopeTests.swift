@@ -79,7 +79,7 @@ struct ScopedApp: Sendable {
     }
 }
 
-@Suite("Scopes (DESIGN §9)")
+@Suite("Scopes")
 struct ScopeTests {
     @Test("Validation: undeclared scope, captive dependency, cross-scope edge, entry point outside its scope")
     func validation() throws {

@@ -33,7 +33,7 @@ private enum HotKeys {
     static let other = ServiceKey<Stamped>("other")
 }
 
-@Suite("Hot path: lock-free `current` and typed lookup (§2 rule 9)")
+@Suite("Hot path: lock-free `current` and typed lookup (Coordinator rule 9)")
 struct HotPathTests {
     @Test("Readers hammering `current` while resets and rebuilds replace the snapshot see only whole snapshots")
     func currentUnderResets() async throws {

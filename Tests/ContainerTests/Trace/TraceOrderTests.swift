@@ -3,7 +3,7 @@ import Testing
 
 @testable import Container
 
-@Suite("The trace orders events as the transitions happened (§6)")
+@Suite("The trace orders events as the transitions happened (Trace format)")
 struct TraceOrderTests {
     @Test("Callers' found states agree with the build and publication events around them")
     func foundStatesAreConsistent() async throws {

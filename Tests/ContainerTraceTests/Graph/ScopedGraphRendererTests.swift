@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The graph renderers draw each scope instance of a trace as its own group (DESIGN §9).
+/// The graph renderers draw each scope instance of a trace as its own group (the TraceFormat article).
 @Suite("Graph renderers: scope instances", .timeLimit(.minutes(1)))
 struct ScopedGraphRendererTests {
     static func lines(_ text: String) -> [String] {

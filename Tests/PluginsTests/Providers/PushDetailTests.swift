@@ -45,7 +45,7 @@ private struct PushApp {
     }
 }
 
-@Suite("The pushDetail provider: the push's item from the database (DESIGN §9)")
+@Suite("The pushDetail provider: the push's item from the database (Scopes)")
 struct PushDetailTests {
     @Test("Items A-17 and B-3 give their own titles and ids, as the items table has them")
     func twoItemsTwoDetails() async throws {

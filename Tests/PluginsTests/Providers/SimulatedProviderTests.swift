@@ -4,7 +4,7 @@ import Foundation
 import Plugins
 import Testing
 
-/// The `simulated` provider's outcome sequence (DESIGN §7).
+/// The `simulated` provider's outcome sequence (the ConfigFormat article, "Standard providers").
 struct SimulatedProviderTests {
     static func container(
         _ services: String, trace: [any TraceSink] = []

@@ -4,7 +4,7 @@ import Foundation
 import Plugins
 import Testing
 
-/// Teardown (DESIGN §5) with the real providers: reverse dependency order, each value once.
+/// Teardown (the Coordinator rules article) with the real providers: reverse dependency order, each value once.
 struct TeardownTests {
     /// `app.json`'s chain plus a simulated `sync` node on top of the session.
     static func chainWithSync(_ fixture: AppFixture, syncOutcomes: [String]) throws -> String {
