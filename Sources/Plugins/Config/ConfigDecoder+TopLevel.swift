@@ -43,7 +43,7 @@ extension ConfigDecoder {
         if let field = fields["unclassifiedFailure"], let kind = failureKind(field) {
             policy.classifier = kind == .permanent ? .permanentUnlessClassified : .default
         }
-        // The attempt budget (DESIGN §11).
+        // The attempt budget (the "The attempt budget" article of Container's documentation).
         if let field = fields["maxAttempts"], let attempts = read(field, { $0.policyAttempts(&$1) }) {
             policy.maxAttempts = attempts
         }
@@ -98,7 +98,9 @@ extension ConfigDecoder {
                 message += NameSuggestion.hint(for: id, among: known)
                 message +=
                     known.isEmpty
-                    ? " (no entry points are registered)" : " (known entry points: \(known.joined(separator: ", ")))"
+                    ? " (the registry holds no entry points: register the app's own with register(entryPoint:) and "
+                        + "load the config with that registry)"
+                    : " (known entry points: \(known.joined(separator: ", ")))"
                 report(.unknownEntryPoint, message, at: path, in: field.document, nil)
                 continue
             }

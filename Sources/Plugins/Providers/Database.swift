@@ -34,7 +34,7 @@ internal import Synchronization
 ///
 /// ```swift
 /// let rows = try database.query("SELECT user_id FROM sessions ORDER BY id DESC LIMIT 1")
-/// try database.execute("INSERT INTO launches (entry_point) VALUES (?)", ["launch"])
+/// try database.execute("INSERT INTO sessions (user_id, token) VALUES (?, ?)", [.text(user), .text(token)])
 /// ```
 public final class Database: Sendable {
     /// The file (or `:memory:`).

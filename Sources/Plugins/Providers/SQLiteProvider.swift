@@ -9,7 +9,8 @@ public import Container
 ///   for an in-memory database. The folder must exist (an app creates its Application Support).
 ///   A new file is created readable by its owner only (`0600`).
 /// - `migrations` (optional): `[{"version": 1, "name": "create_x", "sql": "CREATE TABLE ..."}]`;
-///   ``Migration/standard`` when absent. Listed in `secretOptions`, a failing migration's
+///   when absent, the provider's ``defaultMigrations`` (``Migration/standard``, the `sessions`
+///   table, unless the app made the provider with its own). Listed in `secretOptions`, a failing migration's
 ///   error names its version and SQLite's result code only (``Migration/isSecret``).
 /// - `busyTimeoutMs` (optional, 0 to 600000, default 5000): how long a statement waits for
 ///   another connection's lock before failing transiently (`SQLITE_BUSY`).
@@ -25,14 +26,28 @@ public struct SQLiteProvider: ServiceProvider {
     /// The largest `busyTimeoutMs`: ten minutes.
     public static let maximumBusyTimeoutMs = 600_000
 
+    /// The migrations of a service whose options list none.
+    public let defaultMigrations: [Migration]
+
     /// Creates the provider.
-    public init() {}
+    ///
+    /// - Parameter defaultMigrations: the schema of a service whose options list no
+    ///   `migrations`; ``Migration/standard`` by default. An app whose schema lives in code
+    ///   registers the provider with it, so its config names only the file:
+    ///
+    /// ```swift
+    /// var registry = ProviderRegistry()
+    /// try registry.register(SQLiteProvider(defaultMigrations: MyApp.migrations))
+    /// ```
+    public init(defaultMigrations: [Migration] = Migration.standard) {
+        self.defaultMigrations = defaultMigrations
+    }
 
     /// Requires a string `path` (with a known path root, if any), well-formed `migrations` and a
     /// `busyTimeoutMs` within bounds.
     public func validate(options: ServiceOptions) throws {
         if try options.string("path") != ":memory:" { _ = try options.path("path") }
-        _ = try Migration.list(from: options)
+        _ = try Migration.list(from: options, default: defaultMigrations)
         _ = try Self.busyTimeout(from: options)
     }
 
@@ -41,7 +56,7 @@ public struct SQLiteProvider: ServiceProvider {
         let raw = try context.options.string("path")
         let path = raw == ":memory:" ? raw : try context.options.path("path")
         return try await Database.open(
-            path: path, migrations: try Migration.list(from: context.options),
+            path: path, migrations: try Migration.list(from: context.options, default: defaultMigrations),
             busyTimeout: try Self.busyTimeout(from: context.options))
     }
 

@@ -1,7 +1,9 @@
 public import Container
+import Plugins
 
-/// The `sceneRouter` provider, for a service of the `scene` scope: the window's router, from
-/// the configuration, the session and the instance's `windowID` parameter (DESIGN §9).
+/// The demo's `sceneRouter` provider, for a service of the `scene` scope: the window's router,
+/// from the configuration, the session and the instance's `windowID` parameter (the Scopes
+/// article of `Container`'s documentation).
 ///
 /// Reads `configuration` and `session` (declared in ``requirements``: the service must depend
 /// on both). A missing `windowID` is a permanent failure of the node, never a default.

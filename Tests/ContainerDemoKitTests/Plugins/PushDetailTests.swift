@@ -1,17 +1,19 @@
 import Container
+import ContainerDemoKit
 import ContainerTesting
 import Plugins
 import Testing
 
-/// The real `pushDetail` provider over a real in-memory SQLite database migrated with the
-/// standard migrations (which create the `items` table, ``Migration/itemsTable``).
+/// The demo's `pushDetail` provider over a real in-memory SQLite database migrated with the
+/// demo's schema (which creates the `items` table, ``DemoSchema/itemsTable``).
 private struct PushApp {
     let log = OrderLog()
     let container: ServiceContainer
 
     init() throws {
         let database = ServiceSpec(
-            name: "database", provider: SQLiteProvider(), options: ServiceOptions(["path": .string(":memory:")]))
+            name: "database", provider: SQLiteProvider(defaultMigrations: DemoSchema.migrations),
+            options: ServiceOptions(["path": .string(":memory:")]))
         var detail = ServiceSpec(
             name: "pushDetail", provider: CountingProvider(PushDetailProvider(), log: log) { $0.itemID },
             dependsOn: ["database"])
@@ -45,7 +47,7 @@ private struct PushApp {
     }
 }
 
-@Suite("The pushDetail provider: the push's item from the database (DESIGN §9)")
+@Suite("The pushDetail provider: the push's item from the database (Scopes article)")
 struct PushDetailTests {
     @Test("Items A-17 and B-3 give their own titles and ids, as the items table has them")
     func twoItemsTwoDetails() async throws {

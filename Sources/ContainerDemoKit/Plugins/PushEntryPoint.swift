@@ -1,9 +1,11 @@
 public import Container
+import Plugins
 
-/// The `push` entry point: a push notification arrives. It runs in its own instance of the
+/// The demo's `push` entry point: a push notification arrives. It runs in its own instance of the
 /// `push` scope, opened with the notification's item (`ScopeParameter.itemID`), and shows the
 /// item's detail to the signed-in user: the notification's data is a parameter of its scope,
-/// built only on top of a ready app snapshot (DESIGN §9, seed 002), never a fallback.
+/// built only on top of a ready app snapshot (the Scopes article of `Container`'s
+/// documentation), never a fallback.
 ///
 /// Requires `session` (app) and `pushDetail` (scope `push`).
 public struct PushEntryPoint: EntryPoint {
