@@ -60,8 +60,12 @@ public final class Database: Sendable {
     ///
     /// Blocks the calling thread while it waits for locks (up to `busyTimeout` per wait); use
     /// ``open(path:migrations:busyTimeout:fileProtection:)`` from a task that may be cancelled.
-    /// - Parameter fileProtection: the Data Protection class of the files SQLite creates, on
-    ///   iOS-family devices; `nil`: the system's default. Without effect elsewhere.
+    /// - Parameters:
+    ///   - path: the file, or `:memory:`; its folder must exist.
+    ///   - migrations: the schema; those not yet recorded in `schema_migrations` are applied.
+    ///   - busyTimeout: the longest a statement waits for another connection's lock.
+    ///   - fileProtection: the Data Protection class of the files SQLite creates, on iOS-family
+    ///     devices; `nil`: the system's default. Without effect elsewhere.
     /// - Throws: ``DatabaseError``; the handle is closed again when opening or migrating fails.
     public init(
         path: String, migrations: [Migration] = Migration.standard, busyTimeout: Duration = .seconds(5),

@@ -12,7 +12,7 @@ extension ServiceSpec {
     /// - Parameters:
     ///   - key: the service's name, of type ``AppConfiguration``; usually `.configuration`.
     ///   - options: the settings file.
-    ///   - dependsOn: services that must succeed first, as typed keys (checked by validation).
+    ///   - dependencies: services that must succeed first, as typed keys (checked by validation).
     ///   - timeout: the longest one run may take (`timeoutMs`); `nil`: no limit.
     ///   - retry: retries of transient failures within one build (`retry`); none by default.
     ///   - defaultFailure: how errors that do not classify themselves count (`failure`).
@@ -53,7 +53,7 @@ extension ServiceSpec {
     /// - Parameters:
     ///   - key: the service's name, of type ``Database``; usually `.database`.
     ///   - options: the file, its migrations, busy timeout and file protection.
-    ///   - dependsOn: services that must succeed first, as typed keys (checked by validation).
+    ///   - dependencies: services that must succeed first, as typed keys (checked by validation).
     ///   - timeout: the longest one run may take (`timeoutMs`); `nil`: no limit.
     ///   - retry: retries of transient failures within one build (`retry`); none by default.
     ///   - defaultFailure: how errors that do not classify themselves count (`failure`).
@@ -83,7 +83,7 @@ extension ServiceSpec {
     /// - Parameters:
     ///   - key: the service's name, of type ``Session``; usually `.session`.
     ///   - options: the database service to read; `database` by default.
-    ///   - dependsOn: services that must succeed first, as typed keys: the database among them.
+    ///   - dependencies: services that must succeed first, as typed keys: the database among them.
     ///   - timeout: the longest one run may take (`timeoutMs`); `nil`: no limit.
     ///   - retry: retries of transient failures within one build (`retry`); none by default.
     ///   - defaultFailure: how errors that do not classify themselves count (`failure`).
