@@ -1,5 +1,5 @@
 extension DemoCommand {
-    /// The rules of `--reload` (DESIGN §11): it reloads the config of a config run, so it goes
+    /// The rules of `--reload` (the Reloading a graph article): it reloads the config of a config run, so it goes
     /// with the cold start (which it turns into the reload run) or `--scenario reload`; and
     /// `--scenario reload` with a `--config` of its own needs the new version to reload.
     static func checkLiveOperations(_ options: inout DemoOptions) throws(UsageError) {

@@ -31,7 +31,7 @@ public struct DemoOptions: Sendable, Hashable {
     public var showHelp: Bool
     /// `--version`: print ``ContainerVersion/current`` and exit.
     public var showVersion: Bool
-    /// `--reload PATH`: after the config's cold start, reload this new version of it (DESIGN §11)
+    /// `--reload PATH`: after the config's cold start, reload this new version of it (the Reloading a graph article)
     /// and start again; `nil`: no reload (`--scenario reload` uses `Configs/reload/`).
     public var reloadPath: String? = nil
     /// `--status`: print `container.status` as JSON after each run.

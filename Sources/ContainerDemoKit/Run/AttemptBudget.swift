@@ -1,6 +1,6 @@
 import Container
 
-/// `--retries N` as the attempt budget of DESIGN §11: the demo's containers allow at most
+/// `--retries N` as the attempt budget (The attempt budget article): the demo's containers allow at most
 /// 1 + N builds per generation (``/Container/BuildPolicy/maxAttempts``), however many callers retry.
 enum AttemptBudget {
     /// `base` (a config's policy: fail-fast, classification, `retryAfter`) with its attempt budget:

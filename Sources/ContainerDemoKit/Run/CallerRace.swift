@@ -115,7 +115,7 @@ enum CallerRace {
     /// The loop has no count of its own: the attempt budget (`BuildPolicy.maxAttempts`, which the
     /// demo always sets, `--retries N` giving 1 + N) ends it, with `.attemptsExhausted`, when the
     /// last allowed attempt fails. However many callers retry, the generation (or the caller's
-    /// scope instance) never gets more builds than that (DESIGN §11).
+    /// scope instance) never gets more builds than that (The attempt budget article).
     static func attempt(_ caller: RaceCaller, on container: ServiceContainer, retryAfter: Backoff = .none) async
         -> RaceResult
     {

@@ -1,6 +1,6 @@
 import Container
 
-/// Reloads a running container from a new version of its config file (DESIGN §11).
+/// Reloads a running container from a new version of its config file (the Reloading a graph article).
 ///
 /// The one place the demo reloads: it loads the file with the `Plugins` loader (every problem
 /// reported, nothing changed when it is invalid) and hands the new graph to

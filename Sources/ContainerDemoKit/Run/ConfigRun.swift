@@ -3,7 +3,7 @@ import ContainerTesting
 
 /// Runs a config: its entry points and `--callers` generic callers race at cold start.
 ///
-/// Exit status by DESIGN §7: 0 when a snapshot was published, 1 when the build failed.
+/// Exit status (the README's exit statuses): 0 when a snapshot was published, 1 when the build failed.
 enum ConfigRun {
     /// Races the config's entry points and `callers` generic callers (`nil`: 4 when the config
     /// lists no entry points), with the attempt budget of `retries` (``AttemptBudget``), then

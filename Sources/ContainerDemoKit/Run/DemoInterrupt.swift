@@ -8,7 +8,7 @@ import Foundation
     import Darwin
 #endif
 
-/// Graceful shutdown on SIGINT and SIGTERM (DESIGN §11).
+/// Graceful shutdown on SIGINT and SIGTERM (the Shutting down and status article).
 ///
 /// The first signal shuts the running container down with
 /// `shutdown(deadline: .now + `` grace ``)`: new callers are refused, a running build may finish

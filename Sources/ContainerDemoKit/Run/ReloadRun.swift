@@ -1,11 +1,11 @@
 import Container
 import ContainerTesting
 
-/// A reload run (DESIGN §11): the old config's cold start, a reload to the new version, and the
+/// A reload run (the Reloading a graph article): the old config's cold start, a reload to the new version, and the
 /// new config's entry points run again; `container-demo --config A --reload B` and, with the
 /// pair in `Configs/reload/`, `--scenario reload`.
 ///
-/// Exit status for `--reload` by DESIGN §7: 0 when the new generation published, 1 when a build
+/// Exit status for `--reload` (the README's exit statuses): 0 when the new generation published, 1 when a build
 /// failed, 2 when either config is invalid (an invalid new config changes nothing: the old
 /// snapshot stays published, and the demo says so).
 enum ReloadRun {

@@ -9,7 +9,7 @@ import Foundation
 /// - 2: invalid config or usage (config errors are listed in full on standard error).
 ///
 /// A config run whose trace broke one of the runtime's invariants (a bug in the container)
-/// says so on standard error; its status still follows DESIGN §7.
+/// says so on standard error; its status still follows the README's exit statuses.
 ///
 /// Commentary goes with the trace for `--trace text`; for the machine-readable formats it
 /// goes to standard error, so that standard output holds only the trace (or, with

@@ -1,7 +1,7 @@
 import Container
 import ContainerTesting
 
-/// The reload story (DESIGN §11): `Configs/reload/v1.json` starts; version 2 of the file
+/// The reload story (the Reloading a graph article): `Configs/reload/v1.json` starts; version 2 of the file
 /// changes the session's timeout, drops the `cache` database and adds `remoteConfig`. The
 /// reload rebuilds exactly session, what depends on it (feed) and remoteConfig; it closes the
 /// cache; the configuration and the database carry over (the database is not reopened).

@@ -18,7 +18,7 @@ public struct ScenarioReport: Sendable {
     public let narrative: [String]
     /// The story's claims and whether they held.
     public let checks: [CheckResult]
-    /// For a config run: whether a snapshot was published (DESIGN §7 exit status 0 or 1).
+    /// For a config run: whether a snapshot was published (exit status 0 or 1, the README's exit statuses).
     public let published: Bool
     /// Whether this was a run of a config file (exit status by §7) rather than a built-in story.
     public let isConfigRun: Bool
@@ -33,7 +33,7 @@ public struct ScenarioReport: Sendable {
     /// The process exit status this run asks for.
     ///
     /// A config run exits 0 when a snapshot was published and 1 when the build failed
-    /// (DESIGN §7, whatever else happened; a broken runtime invariant is reported on standard
+    /// (the README's exit statuses, whatever else happened; a broken runtime invariant is reported on standard
     /// error as a warning). A story exits 0 when every claim held, else 1.
     public var exitCode: Int32 {
         if isConfigRun { return published ? 0 : 1 }

@@ -2,7 +2,7 @@ import Container
 import ContainerTesting
 import Plugins
 
-/// Scopes (DESIGN §9), on `Configs/app.json`: two windows (`scene#window-1`, `scene#window-2`)
+/// Scopes (the Scopes article), on `Configs/app.json`: two windows (`scene#window-1`, `scene#window-2`)
 /// and a push notification (`push#notification-42`, about item `A-17`) arrive during the cold
 /// start. Each is a scope instance whose build first joins the app build, so its services
 /// (`sceneRouter`, `pushDetail`) are built only on the published app snapshot. Then the user
@@ -151,7 +151,7 @@ enum ScopesStory {
     }
 
     /// The app services the instances of `scope` use: those its services depend on and those its
-    /// entry points read (DESIGN §9). A reset retiring any of them supersedes the instance.
+    /// entry points read (the Scopes article). A reset retiring any of them supersedes the instance.
     static func uses(_ scope: String, config: LoadedConfig) -> Set<String> {
         Set(readers(in: scope, config: config).map(\.name))
     }

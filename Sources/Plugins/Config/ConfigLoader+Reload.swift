@@ -2,10 +2,11 @@ public import Container
 
 extension ConfigLoader {
     /// Loads a new version of a config (with its overlays) and reloads `container` with it
-    /// (DESIGN §11, ``/Container/ServiceContainer/reload(_:)``): the services the new version
-    /// adds or changes (provider, options, dependencies, lifetime, timeout, retry, failure) and
-    /// everything depending on them are rebuilt, the removed and replaced values torn down, and
-    /// every other value carried over, the same instance.
+    /// (``/Container/ServiceContainer/reload(_:)``, and the Reloading a graph article of
+    /// `Container`): the services the new version adds or changes (provider, options,
+    /// dependencies, lifetime, timeout, retry, failure) and everything depending on them are
+    /// rebuilt, the removed and replaced values torn down, and every other value carried over,
+    /// the same instance.
     ///
     /// ```swift
     /// do {

@@ -1,7 +1,7 @@
 public import Container
 
 /// The `simulated` provider: a node whose duration and per-run outcomes come from its options,
-/// for demos, benchmarks and what-if runs of a start-up graph (DESIGN §7).
+/// for demos, benchmarks and what-if runs of a start-up graph.
 ///
 /// Options:
 /// - `durationMs` (default 0, at most ``maxDurationMs``, one hour): how long each run takes (a
