@@ -4,9 +4,10 @@ import Container
 /// system lets the app read and write them (the `fileProtection` option).
 ///
 /// Passed to Apple's SQLite as the matching `SQLITE_OPEN_FILEPROTECTION_*` open flag, which
-/// applies to the files SQLite creates (the database, its `-wal`, `-shm` and `-journal` files).
-/// On Linux the option is checked like on Apple platforms but has no effect (there is no Data
-/// Protection); CI runs on Linux only, so the Apple behaviour is not verified by it.
+/// applies to the files SQLite creates (the database, its `-wal`, `-shm` and `-journal` files),
+/// on iOS, tvOS, watchOS and visionOS devices. Elsewhere (the simulator, Mac Catalyst, macOS,
+/// Linux) the option is checked the same way and has no effect. CI runs on Linux only, so the
+/// Apple behaviour is not verified by it.
 ///
 /// Choose ``completeUntilFirstUserAuthentication`` for a database that a push notification,
 /// a background task or a widget may open while the device is locked: ``complete`` makes the
