@@ -33,7 +33,7 @@ let package = Package(
         // The system SQLite library where no SDK ships it (Debian: libsqlite3-dev). Apple platforms
         // use the SDK's own `SQLite3` module instead: no Homebrew, no pkg-config.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        // Standard providers, entry points and the config-file loader.
+        // Standard providers, the generic deep-link entry point, typed options and the config-file loader.
         .target(
             name: "Plugins",
             dependencies: [
@@ -41,7 +41,8 @@ let package = Package(
                 .target(name: "CSQLite", condition: .when(platforms: [.linux, .android, .windows, .openbsd, .wasi])),
             ],
             swiftSettings: strictSettings),
-        // The demo as a library, so tests can run its scenarios in-process.
+        // The demo as a library, so tests can run its scenarios in-process; with the demo's own
+        // plugins (entry points, scoped providers, schema) that the configs in Configs/ name.
         .target(
             name: "ContainerDemoKit", dependencies: ["Container", "ContainerTesting", "ContainerTrace", "Plugins"],
             swiftSettings: strictSettings),
@@ -56,8 +57,10 @@ let package = Package(
         .testTarget(
             name: "ContainerTests", dependencies: ["Container", "ContainerTesting", "TestSupport"],
             swiftSettings: strictSettings),
+        // ContainerDemoKit for the demo's plugins: the tests that run `Configs/app.json` load it with them.
         .testTarget(
-            name: "PluginsTests", dependencies: ["Plugins", "Container", "ContainerTesting", "TestSupport"],
+            name: "PluginsTests",
+            dependencies: ["Plugins", "Container", "ContainerDemoKit", "ContainerTesting", "TestSupport"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "ContainerDemoKitTests",

@@ -261,12 +261,18 @@ final class CoordinatorCore: Sendable {
         case .refuse(let waiter, let error): waiter(.failure(error))
         case .drain(let operation, let children):
             perform(children)
+            transition { machine, _ in machine.shutdownTraced() }
             Task.detached { [self] in
                 // The deadline is a timer, not an order of events: it only bounds the wait.
                 if let deadline { try? await Task.sleep(until: deadline, clock: .continuous) }
                 perform(transition { machine, now in machine.shutdownDeadlinePassed(operation: operation, now: now) })
             }
-        case .proceed(let supersession, let lifecycle): perform(supersession, lifecycle)
+        case .proceed(let supersession, let lifecycle):
+            resume(supersession.resume)
+            supersession.cancel?.cancel()
+            perform(supersession.children)
+            transition { machine, _ in machine.shutdownTraced() }
+            perform(lifecycle)
         }
     }
 

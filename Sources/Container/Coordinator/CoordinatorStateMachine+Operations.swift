@@ -13,7 +13,7 @@ extension CoordinatorStateMachine {
         let from = generation
         var supersession = supersede(by: operation, with: .superseded(generation: from, by: from + 1))
         let retired = state.advance(invalidating: invalidating)
-        let invalidated = state.names(of: retired.slots.filter { $0 < graph.builtCount })
+        let invalidated = state.names(of: retired.invalidated.filter { $0 < graph.builtCount })
         let change = GenerationChange(from: from, to: generation, invalidated: invalidating.map { _ in invalidated })
         supersession.children = childOrders(superseding: retired.values, operation: operation)
         return beganGeneration(
@@ -98,8 +98,6 @@ extension CoordinatorStateMachine {
     ) -> ShutdownAction {
         if let refusal = refusal() { return .refuse(waiter, refusal) }
         let operation = takeOperationID()
-        let ended: TraceEvent.Kind = scopeInstance == nil ? .containerShutdown : .scopeClosed
-        record(ended)
         let report = ResetReport(
             reason: .shutdown, from: generation, to: generation,
             invalidated: state.names(of: state.values.keys.filter { $0 < graph.builtCount }), carriedOver: [])
@@ -119,6 +117,13 @@ extension CoordinatorStateMachine {
         return .proceed(supersession, then: continueLifecycle(now: now))
     }
 
+    /// Traces the shutdown (or the close), once the storage closed the scope instances it asked
+    /// to close: their `scope.closed` come first, as their values go first.
+    mutating func shutdownTraced() {
+        let ended: TraceEvent.Kind = scopeInstance == nil ? .containerShutdown : .scopeClosed
+        record(ended)
+    }
+
     /// The deadline of a graceful shutdown passed: the build it waited for is cancelled.
     mutating func shutdownDeadlinePassed(operation: Int, now: Duration) -> DeadlineAction {
         guard case .draining(operation) = phase else { return .none }
@@ -128,7 +133,7 @@ extension CoordinatorStateMachine {
 
     /// Ends everything for shutdown `operation`: callers, the build, every value.
     mutating func shutDown(operation: Int, error: ContainerError) -> Supersession {
-        var supersession = supersede(by: operation, with: error)
+        let supersession = supersede(by: operation, with: error)
         traceResumptions(supersession, result: .failure)
         let retired = state.retireAll()
         teardowns.enqueue(retired.values, owner: operation)

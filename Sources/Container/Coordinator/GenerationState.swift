@@ -91,6 +91,8 @@ struct GenerationState {
 
     /// What a new generation retires.
     struct Retired {
+        /// The slots a reset invalidated (with or without a value), ascending.
+        var invalidated: [Int] = []
         /// Slots of the old graph whose values are retired (own and external).
         var slots: [Int] = []
         /// The graph's own values to tear down.
@@ -103,7 +105,8 @@ struct GenerationState {
     /// are retired (`nil`: all), the other values carry over.
     mutating func advance(invalidating invalidated: Set<Int>?) -> Retired {
         let slots = invalidated.map { graph.closure(ofDependentsOf: $0).sorted() } ?? Array(0..<graph.nodes.count)
-        let retired = retire(slots)
+        var retired = retire(slots)
+        retired.invalidated = slots
         startGeneration()
         return retired
     }

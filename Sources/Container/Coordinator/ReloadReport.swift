@@ -29,3 +29,55 @@ public struct ReloadReport: Sendable {
     /// Teardowns that failed.
     public var failures: [ResetReport.Teardown] { tornDown.filter { $0.error != nil } }
 }
+
+extension ReloadReport: CustomStringConvertible, CustomDebugStringConvertible {
+    /// What the reload did, for a person: the generations, the services added, removed and
+    /// changed, what was built again and what carried over, what was torn down and which
+    /// teardowns failed, the scope instances rebuilt or closed, and the build it cancelled.
+    ///
+    /// ```text
+    /// reload: generation 1 → 2
+    ///   added: remoteConfig
+    ///   removed: cache
+    ///   changed: session
+    ///   rebuilt (changed, added and their dependents): session, remoteConfig, feed
+    ///   carried over (the same values, not rebuilt, not torn down): configuration, database
+    ///   torn down, in order: feed (g1), session (g1), cache (g1)
+    /// ```
+    ///
+    /// Empty lists of added, removed and changed services are left out (`no service changed`
+    /// when all three are); long lists name their first 20 services and count the others.
+    public var description: String {
+        var lines = ["reload: generation \(from) → \(to)"]
+        if added.isEmpty && removed.isEmpty && changed.isEmpty {
+            lines.append("  no service changed")
+        }
+        if !added.isEmpty { lines.append("  added: \(ReportText.list(added))") }
+        if !removed.isEmpty { lines.append("  removed: \(ReportText.list(removed))") }
+        if !changed.isEmpty { lines.append("  changed: \(ReportText.list(changed))") }
+        lines.append("  rebuilt (changed, added and their dependents): \(ReportText.list(rebuilt))")
+        lines.append("  carried over (the same values, not rebuilt, not torn down): \(ReportText.list(carriedOver))")
+        lines += ReportText.teardownLines(tornDown, failures: failures)
+        if !reloadedScopes.isEmpty { lines.append("  scope instances rebuilt: \(ReportText.list(reloadedScopes))") }
+        if !closedScopes.isEmpty { lines.append("  scope instances closed: \(ReportText.list(closedScopes))") }
+        if let cancelledBuild { lines.append("  cancelled build: \(cancelledBuild)") }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The report on one line, for logs and collections:
+    /// `ReloadReport(generation 1 → 2, added: [remoteConfig], removed: [cache], changed: [session],
+    /// rebuilt: [session, remoteConfig], carried over: [configuration], torn down: [cache (g1)])`.
+    public var debugDescription: String {
+        var fields = [
+            "generation \(from) → \(to)", "added: [\(ReportText.list(added, none: ""))]",
+            "removed: [\(ReportText.list(removed, none: ""))]", "changed: [\(ReportText.list(changed, none: ""))]",
+            "rebuilt: [\(ReportText.list(rebuilt, none: ""))]",
+            "carried over: [\(ReportText.list(carriedOver, none: ""))]",
+            "torn down: [\(ReportText.list(tornDown.map(\.description), none: ""))]",
+        ]
+        if !reloadedScopes.isEmpty { fields.append("scope instances rebuilt: [\(ReportText.list(reloadedScopes))]") }
+        if !closedScopes.isEmpty { fields.append("scope instances closed: [\(ReportText.list(closedScopes))]") }
+        if let cancelledBuild { fields.append("cancelled build: \(cancelledBuild)") }
+        return "ReloadReport(" + fields.joined(separator: ", ") + ")"
+    }
+}

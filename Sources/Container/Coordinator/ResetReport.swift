@@ -101,3 +101,89 @@ public struct ResetReport: Sendable {
         return report
     }
 }
+
+extension ResetReport.Teardown: CustomStringConvertible {
+    /// `session (g1)`, `pushDetail in push#notification-42 (g1)`, or with its error
+    /// `database (g1) failed: disk I/O error`.
+    public var description: String {
+        guard let error else { return label }
+        return "\(label) failed: \(error)"
+    }
+
+    /// `session (g1)`, `pushDetail in push#notification-42 (g1)`: the value, without the error.
+    var label: String {
+        let place = scope.map { " in \($0)" } ?? ""
+        return "\(service)\(place) (g\(generation))"
+    }
+}
+
+extension ResetReport: CustomStringConvertible, CustomDebugStringConvertible {
+    /// What the operation did, for a person: the generations, what was invalidated and what
+    /// carried over, what was torn down and which teardowns failed, and the build it cancelled.
+    ///
+    /// ```text
+    /// reset: generation 1 → 2
+    ///   invalidated (built again in generation 2): session, feed
+    ///   carried over (the same values): configuration, database
+    ///   torn down, in order: feed (g1), session (g1)
+    ///   teardown failed: session (g1): token revocation timed out
+    ///   cancelled build: g1 a2
+    /// ```
+    ///
+    /// A shutdown (or a closed scope instance) says `shutdown: generation 2` and lists its
+    /// teardowns. Long lists name their first 20 services and count the others.
+    public var description: String {
+        var lines: [String]
+        if reason == .shutdown {
+            lines = ["shutdown: generation \(from)"]
+        } else {
+            lines = [
+                "\(reason): generation \(from) → \(to)",
+                "  invalidated (built again in generation \(to)): \(ReportText.list(invalidated))",
+                "  carried over (the same values): \(ReportText.list(carriedOver))",
+            ]
+        }
+        lines += ReportText.teardownLines(tornDown, failures: failures)
+        if let cancelledBuild { lines.append("  cancelled build: \(cancelledBuild)") }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The report on one line, for logs and collections:
+    /// `ResetReport(reset, generation 1 → 2, invalidated: [session], carried over: [configuration],
+    /// torn down: [session (g1)], cancelled build: g1 a2)`.
+    public var debugDescription: String {
+        var fields = ["\(reason)", "generation \(from) → \(to)"]
+        if reason != .shutdown {
+            fields.append("invalidated: [\(ReportText.list(invalidated, none: ""))]")
+            fields.append("carried over: [\(ReportText.list(carriedOver, none: ""))]")
+        }
+        fields.append("torn down: [\(ReportText.list(tornDown.map(\.description), none: ""))]")
+        if let cancelledBuild { fields.append("cancelled build: \(cancelledBuild)") }
+        return "ResetReport(" + fields.joined(separator: ", ") + ")"
+    }
+}
+
+/// The wording shared by ``ResetReport`` and ``ReloadReport``'s descriptions.
+enum ReportText {
+    /// The most names a description lists; a reload of a large graph carries over thousands.
+    static let maxListed = 20
+
+    /// `a, b, c`, at most ``maxListed`` names then `… and 9,980 more`; `none` when empty.
+    static func list(_ names: [String], none: String = "none") -> String {
+        guard !names.isEmpty else { return none }
+        guard names.count > maxListed else { return names.joined(separator: ", ") }
+        return names.prefix(maxListed).joined(separator: ", ") + ", … and \(names.count - maxListed) more"
+    }
+
+    /// `torn down, in order: ...`, then a line per failed teardown with its error (the first
+    /// ``maxListed``, then how many more), so an error never hides in a long list.
+    static func teardownLines(_ tornDown: [ResetReport.Teardown], failures: [ResetReport.Teardown]) -> [String] {
+        guard !tornDown.isEmpty else { return ["  torn down: nothing"] }
+        var lines = ["  torn down, in order: \(list(tornDown.map(\.label)))"]
+        for failure in failures.prefix(maxListed) {
+            lines.append("  teardown failed: \(failure.label): \(failure.error ?? "")")
+        }
+        if failures.count > maxListed { lines.append("  … and \(failures.count - maxListed) more failed teardowns") }
+        return lines
+    }
+}

@@ -98,7 +98,9 @@ extension ConfigDecoder {
                 message += NameSuggestion.hint(for: id, among: known)
                 message +=
                     known.isEmpty
-                    ? " (no entry points are registered)" : " (known entry points: \(known.joined(separator: ", ")))"
+                    ? " (the registry holds no entry points: register the app's own with register(entryPoint:) and "
+                        + "load the config with that registry)"
+                    : " (known entry points: \(known.joined(separator: ", ")))"
                 report(.unknownEntryPoint, message, at: path, in: field.document, nil)
                 continue
             }

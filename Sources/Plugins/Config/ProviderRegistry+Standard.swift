@@ -1,17 +1,19 @@
 public import Container
 
 extension ProviderRegistry {
-    /// A registry holding every standard provider (`configuration`, `sqlite`, `session`,
-    /// `simulated`, and the scoped `sceneRouter` and `pushDetail`) and entry point (`launch`,
-    /// `deeplink`, and the scoped `scene` and `push`).
+    /// A registry holding the standard providers: `configuration` (``ConfigurationProvider``),
+    /// `sqlite` (``SQLiteProvider``, with ``Migration/standard`` as its default schema),
+    /// `session` (``SessionProvider``) and `simulated` (``SimulatedProvider``).
     ///
-    /// Each read makes a fresh registry with fresh provider instances. Add your own plugins
-    /// to a copy:
+    /// It holds no entry points: an entry point is the app's own code (see
+    /// <doc:WritingAPlugin>), so a config that lists `entryPoints` is loaded with a registry the
+    /// app added them to. Each read makes a fresh registry with fresh provider instances. Add
+    /// your own plugins to a copy:
     ///
     /// ```swift
     /// var registry = ProviderRegistry.standard
     /// try registry.register(GreeterProvider())
-    /// try registry.register(entryPoint: GreetEntryPoint())
+    /// try registry.register(entryPoint: WelcomeEntryPoint())
     /// ```
     public static var standard: ProviderRegistry {
         var registry = ProviderRegistry()
@@ -20,12 +22,6 @@ extension ProviderRegistry {
             try registry.register(SQLiteProvider())
             try registry.register(SessionProvider())
             try registry.register(SimulatedProvider())
-            try registry.register(SceneRouterProvider())
-            try registry.register(PushDetailProvider())
-            try registry.register(entryPoint: LaunchEntryPoint())
-            try registry.register(entryPoint: SceneEntryPoint())
-            try registry.register(entryPoint: DeepLinkEntryPoint())
-            try registry.register(entryPoint: PushEntryPoint())
         } catch {
             preconditionFailure("the standard plugins have distinct ids: \(error)")
         }

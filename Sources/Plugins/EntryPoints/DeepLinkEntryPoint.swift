@@ -1,10 +1,18 @@
 public import Container
 internal import Foundation
 
-/// The `deeplink` entry point: the app is opened by a URL. Routes the link with the
-/// configuration's `routes`; links that need a signed-in user go to sign-in when signed out.
+/// The `deeplink` entry point: the app is opened by a URL. Routes the link with the settings'
+/// `deepLinkScheme` and `routes` (``AppConfiguration``); when no one is signed in, the route
+/// goes through sign-in first.
 ///
-/// Requires `configuration` and `session`.
+/// Requires `configuration` and `session`. Each link is an entry point of its own, made when
+/// the link arrives, so the standard registry holds none (a config's `entryPoints` names
+/// entry points without arguments); an app that lists `deeplink` in a config registers the
+/// one it means:
+///
+/// ```swift
+/// .onOpenURL { url in Task { try await container.run(DeepLinkEntryPoint(url: url.absoluteString)) } }
+/// ```
 public struct DeepLinkEntryPoint: EntryPoint {
     /// `deeplink`.
     public let id = "deeplink"
@@ -14,8 +22,8 @@ public struct DeepLinkEntryPoint: EntryPoint {
     @Needs(.configuration) var configuration: AppConfiguration
     @Needs(.session) var session: Session
 
-    /// Creates the entry point for `url` (the standard registry uses `demo://profile`).
-    public init(url: String = "demo://profile") { self.url = url }
+    /// Creates the entry point for `url`, e.g. `demo://profile`.
+    public init(url: String) { self.url = url }
 
     /// Returns e.g. `deeplink: demo://profile -> ProfileScreen (signed in as ada)`.
     public func run(_ services: ScopedServices) async throws -> String {

@@ -28,13 +28,17 @@ internal import Synchronization
 /// are SQLite's `-wal`, `-shm` and `-journal` files next to it (SQLite gives them the
 /// database file's permissions). An existing file keeps its permissions.
 ///
+/// On iOS, tvOS, watchOS and visionOS devices, `fileProtection` gives the files SQLite creates
+/// a Data Protection class (``SQLiteFileProtection``); a file that Data Protection keeps closed
+/// for now fails to open with a transient error (``DatabaseError/isProtectedDataUnavailable``).
+///
 /// Waiting for another connection's lock is bounded by the busy timeout (5 s by default).
-/// Work started through ``open(path:migrations:busyTimeout:)`` or ``withCancellation(_:)``
+/// Work started through ``open(path:migrations:busyTimeout:fileProtection:)`` or ``withCancellation(_:)``
 /// also ends as soon as the calling task is cancelled (a node's `timeoutMs`, a reset).
 ///
 /// ```swift
 /// let rows = try database.query("SELECT user_id FROM sessions ORDER BY id DESC LIMIT 1")
-/// try database.execute("INSERT INTO launches (entry_point) VALUES (?)", ["launch"])
+/// try database.execute("INSERT INTO sessions (user_id, token) VALUES (?, ?)", [.text(user), .text(token)])
 /// ```
 public final class Database: Sendable {
     /// The file (or `:memory:`).
@@ -55,20 +59,37 @@ public final class Database: Sendable {
     /// the `migrations` not yet recorded in `schema_migrations`.
     ///
     /// Blocks the calling thread while it waits for locks (up to `busyTimeout` per wait); use
-    /// ``open(path:migrations:busyTimeout:)`` from a task that may be cancelled.
+    /// ``open(path:migrations:busyTimeout:fileProtection:)`` from a task that may be cancelled.
+    /// - Parameters:
+    ///   - path: the file, or `:memory:`; its folder must exist.
+    ///   - migrations: the schema; those not yet recorded in `schema_migrations` are applied.
+    ///   - busyTimeout: the longest a statement waits for another connection's lock.
+    ///   - fileProtection: the Data Protection class of the files SQLite creates, on iOS-family
+    ///     devices; `nil`: the system's default. Without effect elsewhere.
     /// - Throws: ``DatabaseError``; the handle is closed again when opening or migrating fails.
     public init(
-        path: String, migrations: [Migration] = Migration.standard, busyTimeout: Duration = .seconds(5)
+        path: String, migrations: [Migration] = Migration.standard, busyTimeout: Duration = .seconds(5),
+        fileProtection: SQLiteFileProtection? = nil
     ) throws(DatabaseError) {
-        createOwnerOnly(path)
+        let existed = Self.exists(path)
+        let protection = Self.openFlag(for: fileProtection, path: path)
+        // A file made here would get the system's default class, not the one asked for: with a
+        // class, SQLite creates the file, and it is made owner-only right after (below).
+        if protection == 0 { createOwnerOnly(path) }
         var opened: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | protection
         let status = sqlite3_open_v2(path, &opened, flags, nil)
         guard status == SQLITE_OK, let handle = opened else {
             let message = opened.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            let systemErrno = opened.map { sqlite3_system_errno($0) } ?? 0
             sqlite3_close_v2(opened)
-            throw DatabaseError(code: status, message: "cannot open: \(message)", path: path)
+            throw DatabaseError(
+                code: status, message: "cannot open: \(message)", path: path, systemErrno: systemErrno,
+                isProtectedDataUnavailable: Self.isProtectedDataUnavailable(
+                    code: status, systemErrno: systemErrno, fileExisted: existed))
         }
+        // Before the first write creates the -wal and -shm files, which copy its permissions.
+        if protection != 0 && !existed { _ = chmod(path, 0o600) }
         // Wait for other connections (another process, a test) instead of failing at once.
         sqlite3_busy_timeout(handle, SQLiteCancellation.milliseconds(busyTimeout))
         let cancellation = SQLiteCancellation.current
@@ -83,15 +104,21 @@ public final class Database: Sendable {
             try Self.exec(handle, path: path, "PRAGMA foreign_keys=ON")
             self.appliedMigrations = try Self.migrate(handle, path: path, migrations)
         } catch {
+            // SQLite opens the file lazily in places: the first read of a protected file fails here.
+            let systemErrno = sqlite3_system_errno(handle)
             sqlite3_close_v2(handle)
-            throw error
+            guard Self.isProtectedDataUnavailable(code: error.code, systemErrno: systemErrno, fileExisted: existed)
+            else { throw error }
+            throw DatabaseError(
+                code: error.code, message: error.message, path: path, systemErrno: systemErrno,
+                isProtectedDataUnavailable: true)
         }
         self.path = path
         self.busyTimeout = busyTimeout
         self.connection = Locked(handle)
     }
 
-    /// Opens the database like ``init(path:migrations:busyTimeout:)``, ending its waits and
+    /// Opens the database like ``init(path:migrations:busyTimeout:fileProtection:)``, ending its waits and
     /// migrations as soon as the calling task is cancelled: the `sqlite` provider's way, so
     /// that a node's `timeoutMs` holds even while another connection locks the file.
     ///
@@ -102,10 +129,11 @@ public final class Database: Sendable {
     /// - Throws: ``DatabaseError``, or `CancellationError` when the task was cancelled first
     ///   (nothing is committed then: the migrations' transaction rolled back, the handle is closed).
     public static func open(
-        path: String, migrations: [Migration] = Migration.standard, busyTimeout: Duration = .seconds(5)
+        path: String, migrations: [Migration] = Migration.standard, busyTimeout: Duration = .seconds(5),
+        fileProtection: SQLiteFileProtection? = nil
     ) async throws -> Database {
         try await SQLiteCancellation.run {
-            try Database(path: path, migrations: migrations, busyTimeout: busyTimeout)
+            try Database(path: path, migrations: migrations, busyTimeout: busyTimeout, fileProtection: fileProtection)
         }
     }
 
@@ -159,7 +187,7 @@ public final class Database: Sendable {
     /// Runs `work` (calls of this database) so that the calling task's cancellation ends its
     /// waits for locks and its statements at once, instead of after the busy timeout.
     ///
-    /// Like ``open(path:migrations:busyTimeout:)``, `work` runs on a Dispatch thread of its own;
+    /// Like ``open(path:migrations:busyTimeout:fileProtection:)``, `work` runs on a Dispatch thread of its own;
     /// the cancellation is not kept by the connection: later calls run normally.
     ///
     /// ```swift
@@ -207,8 +235,7 @@ public final class Database: Sendable {
 /// first protects all of them. `O_EXCL` leaves an existing file (and its permissions) alone;
 /// when creating fails for another reason, SQLite's open reports it.
 private func createOwnerOnly(_ path: String) {
-    // `:memory:` and "" (a private temporary database) are not files; `file:` would be a URI.
-    guard !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") else { return }
+    guard Database.isFile(path) else { return }
     let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
     guard descriptor >= 0 else { return }
     // Whatever the umask.

@@ -5,7 +5,10 @@ public import Container
 /// Classified by SQLite's result code: a busy or locked database, an interrupted statement and
 /// I/O errors are transient (another connection may be holding the file; a later `start()`
 /// tries again); everything else (a bad path, bad SQL in a migration, a corrupt file, a closed
-/// database) is permanent. ``hint`` says how to recover; ``description`` includes it.
+/// database) is permanent, but for one case: on iOS, tvOS, watchOS and visionOS, a file that
+/// Data Protection keeps unreadable while the device is locked (or before its first unlock)
+/// cannot be opened yet, which is transient (``isProtectedDataUnavailable``). ``hint`` says how
+/// to recover; ``description`` includes it.
 ///
 /// ```text
 /// database '/data/app.sqlite': cannot prepare statement: file is not a database [SQLITE_NOTADB]; the file
@@ -19,20 +22,36 @@ public struct DatabaseError: ClassifiedError, Sendable, CustomStringConvertible 
     public let message: String
     /// The database file.
     public let path: String
+    /// The system's error number of the call that failed (SQLite's `sqlite3_system_errno`),
+    /// when opening the database failed; `nil` otherwise.
+    public let systemErrno: Int32?
+    /// Whether the file exists but the system refused to open it because its Data Protection
+    /// class keeps it unreadable for now: the device is locked, or has not been unlocked since
+    /// it started (a push notification or a background task can launch the app then). Transient:
+    /// the same open succeeds once the device is unlocked. Only reported on platforms with Data
+    /// Protection for an app's files (iOS, tvOS, watchOS, visionOS; not the simulator or Mac
+    /// Catalyst); elsewhere such an error is a permission problem, and permanent.
+    public let isProtectedDataUnavailable: Bool
 
     /// Creates an error.
-    public init(code: Int32, message: String, path: String) {
+    public init(
+        code: Int32, message: String, path: String, systemErrno: Int32? = nil, isProtectedDataUnavailable: Bool = false
+    ) {
         self.code = code
         self.message = message
         self.path = path
+        self.systemErrno = systemErrno
+        self.isProtectedDataUnavailable = isProtectedDataUnavailable
     }
 
-    /// Transient for `SQLITE_BUSY` (5), `SQLITE_LOCKED` (6), `SQLITE_INTERRUPT` (9) and
-    /// `SQLITE_IOERR` (10); otherwise permanent.
+    /// Transient for `SQLITE_BUSY` (5), `SQLITE_LOCKED` (6), `SQLITE_INTERRUPT` (9),
+    /// `SQLITE_IOERR` (10) and a file Data Protection keeps closed for now
+    /// (``isProtectedDataUnavailable``); otherwise permanent.
     public var failureKind: FailureKind {
+        if isProtectedDataUnavailable { return .transient }
         switch code & 0xFF {
-        case 5, 6, 9, 10: .transient
-        default: .permanent
+        case 5, 6, 9, 10: return .transient
+        default: return .permanent
         }
     }
 
@@ -46,7 +65,8 @@ public struct DatabaseError: ClassifiedError, Sendable, CustomStringConvertible 
 
     /// How to recover, by result code; `nil` when the message says enough.
     public var hint: String? {
-        switch code & 0xFF {
+        if isProtectedDataUnavailable { return Self.protectedDataHint }
+        return switch code & 0xFF {
         case 5, 6:
             "another connection holds a lock on the database; the failure is transient: a later start() tries "
                 + "again (raise the sqlite service's busyTimeoutMs to wait longer)"
@@ -69,6 +89,15 @@ public struct DatabaseError: ClassifiedError, Sendable, CustomStringConvertible 
         if let hint { text += "; " + hint }
         return text
     }
+
+    /// The remedy for a file Data Protection keeps closed for now.
+    static let protectedDataHint =
+        "the file exists, but the system refused to open it: its Data Protection class keeps it unreadable "
+        + "while the device is locked or until its first unlock after it started (a push notification or a "
+        + "background task can launch the app then); the failure is transient: a later start() after the device "
+        + "is unlocked tries again. For a database that such a launch must read while the device is locked, give "
+        + "the sqlite service the fileProtection completeUntilFirstUserAuthentication (readable once the device "
+        + "was unlocked after it started; only none is readable before that first unlock)"
 
     /// Primary result codes 0 to 28, by number.
     private static let codeNames = [

@@ -25,46 +25,36 @@ public struct Migration: Sendable, Hashable {
         self.isSecret = isSecret
     }
 
-    /// The built-in schema used when a `sqlite` service lists no `migrations`: a `sessions`
-    /// table (read by the `session` provider), a `launches` table (written by `launch`) and an
-    /// `items` table (read by `pushDetail`).
-    public static let standard: [Migration] = [
-        Migration(
-            version: 1, name: "create_sessions",
-            sql: """
-                CREATE TABLE sessions (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    user_id TEXT NOT NULL,
-                    token TEXT NOT NULL,
-                    created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
-                );
-                """),
-        Migration(
-            version: 2, name: "create_launches",
-            sql: """
-                CREATE TABLE launches (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    entry_point TEXT NOT NULL,
-                    launched_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
-                );
-                """),
-        Migration(version: 3, name: "create_items", sql: itemsTable),
-    ]
+    /// The `sessions` table the `session` provider reads (`id`, `user_id`, `token`,
+    /// `created_at`), as version 1 `create_sessions`. Empty: no rows.
+    public static let sessionsTable = Migration(
+        version: 1, name: "create_sessions",
+        sql: """
+            CREATE TABLE sessions (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                user_id TEXT NOT NULL,
+                token TEXT NOT NULL,
+                created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+            );
+            """)
 
-    /// The `items` table the `pushDetail` provider reads, with three demo items
-    /// (`A-17`, `B-3`, `C-8`).
-    public static let itemsTable = """
-        CREATE TABLE items (id TEXT PRIMARY KEY, title TEXT NOT NULL);
-        INSERT INTO items (id, title) VALUES
-            ('A-17', 'Your order has shipped'), ('B-3', 'A new message from Grace'), ('C-8', 'Your invoice is ready');
-        """
+    /// The schema a `sqlite` service gets when it lists no `migrations` (and its provider was
+    /// made with no other default, ``SQLiteProvider/init(defaultMigrations:)``): the tables the
+    /// standard providers read, which is ``sessionsTable`` alone. No rows.
+    ///
+    /// An app lists its own schema in the config's `migrations`, or in code
+    /// (``SQLiteOptions/migrations``); a database migrated by an earlier version of this package
+    /// keeps the versions it recorded.
+    public static let standard: [Migration] = [sessionsTable]
 
     /// Reads the `migrations` option: a list of `{"version": 1, "name": "...", "sql": "..."}`
-    /// with unique versions; ``standard`` when the option is absent. When the option is secret,
-    /// every migration read is (``isSecret``).
+    /// with unique versions; `defaultMigrations` when the option is absent. When the option is
+    /// secret, every migration read is (``isSecret``).
     /// - Throws: ``/Container/OptionError`` naming the offending entry.
-    public static func list(from options: ServiceOptions) throws(OptionError) -> [Migration] {
-        guard let raw = options["migrations"] else { return standard }
+    public static func list(
+        from options: ServiceOptions, default defaultMigrations: [Migration] = standard
+    ) throws(OptionError) -> [Migration] {
+        guard let raw = options["migrations"] else { return defaultMigrations }
         guard case .array(let items) = raw else {
             throw .wrongType("migrations", expected: "a list of {version, name, sql} objects", found: raw.typeName)
         }

@@ -3,7 +3,8 @@ public import Container
 /// The `session` provider: restores the most recent session row from the database.
 ///
 /// Depends on a `database` service (a ``Database``) whose schema has a `sessions` table
-/// (`user_id`, `token`, `created_at`), as ``Migration/standard`` creates. No row means
+/// (`user_id`, `token`, `created_at`), as ``Migration/sessionsTable`` creates (the default schema of a `sqlite` service,
+/// ``Migration/standard``). No row means
 /// ``Session/signedOut``. The token is registered as a secret, so it is redacted from
 /// every trace and error.
 ///

@@ -1,4 +1,5 @@
 import Container
+import ContainerDemoKit
 import Foundation
 import Plugins
 import Testing
@@ -137,7 +138,7 @@ struct ConfigErrorTests {
         #expect(
             error.description == """
                 test.json:3:48: services[0].provider: service 'cache' uses unknown provider 'redis' \
-                (known providers: configuration, pushDetail, sceneRouter, session, simulated, sqlite)
+                (known providers: configuration, session, simulated, sqlite)
                 """)
     }
 
@@ -149,12 +150,23 @@ struct ConfigErrorTests {
               "entryPoints": ["lanch", "widget"]
             }
             """
-        let error = try #require(loadError(text))
+        let error = try #require(loadError(text, registry: .demo))
         #expect(
             error.description == """
                 test.json:4:19: entryPoints[0]: unknown entry point 'lanch'; did you mean 'launch'? \
                 (known entry points: deeplink, launch, push, scene)
                 test.json:4:28: entryPoints[1]: unknown entry point 'widget' (known entry points: deeplink, launch, push, scene)
+                """)
+    }
+
+    @Test func entryPointsNeedARegistryThatHoldsThem() throws {
+        // The standard registry holds providers only: an app registers its own entry points.
+        let text = #"{ "version": 1, "services": [], "entryPoints": ["launch"] }"#
+        let error = try #require(loadError(text))
+        #expect(
+            error.description == """
+                test.json:1:49: entryPoints[0]: unknown entry point 'launch' (the registry holds no entry points: \
+                register the app's own with register(entryPoint:) and load the config with that registry)
                 """)
     }
 
@@ -168,7 +180,7 @@ struct ConfigErrorTests {
               "entryPoints": ["deeplink", "launch"]
             }
             """
-        let error = try #require(loadError(text))
+        let error = try #require(loadError(text, registry: .demo))
         #expect(error.codes == [.unknownRequirement, .unknownRequirement, .unknownRequirement])
         #expect(
             error.description == """
@@ -191,7 +203,7 @@ struct ConfigErrorTests {
               "entryPoints": ["scene"]
             }
             """
-        let error = try #require(loadError(text))
+        let error = try #require(loadError(text, registry: .demo))
         #expect(error.codes == [.unknownRequirement, ConfigError.Code(GraphError.Code.undeclaredScope)])
         #expect(error.description.contains("entry point 'scene' requires service 'sceneRouter', which is not declared"))
         #expect(error.description.contains("entry point 'scene' runs in scope 'scene', which is not declared"))
@@ -208,7 +220,7 @@ struct ConfigErrorTests {
               "entryPoints": ["deeplink"]
             }
             """
-        let error = try #require(loadError(text))
+        let error = try #require(loadError(text, registry: .demo))
         #expect(error.codes == [.typeMismatch])
         #expect(
             error.description == """
@@ -270,7 +282,7 @@ struct ConfigErrorTests {
               "entryPoints": ["deeplink"]
             }
             """
-        let error = try #require(loadError(text))
+        let error = try #require(loadError(text, registry: .demo))
         // One problem, not three: b's dependency exists, and push's type check is skipped.
         #expect(error.codes == [.missingKey])
         #expect(

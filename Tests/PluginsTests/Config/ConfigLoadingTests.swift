@@ -1,9 +1,11 @@
 import Container
+import ContainerDemoKit
 import Foundation
 import Plugins
 import Testing
 
-/// Every shipped config loads (or, for the deliberately broken one, fails exactly as documented).
+/// Every shipped config loads with the demo's plugins, as `container-demo --config` loads it (or, for
+/// the deliberately broken one, fails exactly as documented).
 struct ConfigLoadingTests {
     static let deliberatelyBroken: Set<String> = ["broken.json"]
     /// The `$data` root the shipped configs are loaded with (loading never touches it).
@@ -25,7 +27,7 @@ struct ConfigLoadingTests {
         for name in try Self.configFiles() where !Self.deliberatelyBroken.contains(name) {
             let path = PackagePaths.configs.appendingPathComponent(name).path
             do {
-                let config = try ConfigLoader.load(path: path, pathRoots: Self.pathRoots)
+                let config = try ConfigLoader.load(path: path, registry: .demo, pathRoots: Self.pathRoots)
                 #expect(config.graph.count == config.specs.count)
                 #expect(config.file == path)
             } catch {
@@ -36,7 +38,7 @@ struct ConfigLoadingTests {
 
     @Test func appConfigDeclaresTheChainTwoScopesAndFourEntryPoints() throws {
         let path = PackagePaths.configs.appendingPathComponent("app.json").path
-        let config = try ConfigLoader.load(path: path, pathRoots: Self.pathRoots)
+        let config = try ConfigLoader.load(path: path, registry: .demo, pathRoots: Self.pathRoots)
         #expect(config.graph.serviceNames == ["configuration", "database", "session", "sceneRouter", "pushDetail"])
         #expect(config.graph.scopeNames == ["scene", "push"])
         #expect(config.graph.lifetime(of: "sceneRouter") == .scope("scene"))
@@ -80,7 +82,7 @@ struct ConfigLoadingTests {
         let path = "Configs/broken.json"
         let data = try Data(contentsOf: PackagePaths.configs.appendingPathComponent("broken.json"))
         do {
-            _ = try ConfigLoader.load(data: data, file: path)
+            _ = try ConfigLoader.load(data: data, file: path, registry: .demo)
             Issue.record("broken.json loaded")
         } catch {
             #expect(error.file == path)
@@ -122,7 +124,7 @@ struct ConfigLoadingTests {
         let end = try #require(readme[start.upperBound...].range(of: "```"))
         let example = String(readme[start.upperBound..<end.lowerBound])
         let config = try ConfigLoader.load(
-            text: example, file: PackagePaths.configs.appendingPathComponent("example.json").path,
+            text: example, file: PackagePaths.configs.appendingPathComponent("example.json").path, registry: .demo,
             pathRoots: Self.pathRoots)
         #expect(
             config.graph.serviceNames == [

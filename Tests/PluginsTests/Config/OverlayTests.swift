@@ -1,4 +1,5 @@
 import Container
+import ContainerDemoKit
 import Foundation
 import Plugins
 import Testing
@@ -307,7 +308,7 @@ struct OverlayTests {
         let test = overlays.appendingPathComponent("test.json").path
         let offline = overlays.appendingPathComponent("offline.json").path
         let config = try ConfigLoader.load(
-            path: fixture.appConfig, overlays: [test], registry: .standard, pathRoots: fixture.pathRoots)
+            path: fixture.appConfig, overlays: [test], registry: .demo, pathRoots: fixture.pathRoots)
         let database = try #require(Self.spec("database", in: config))
         #expect(database.options.values["path"] == .string(":memory:"))
         let container = ServiceContainer(graph: config.graph, policy: config.policy)
@@ -317,7 +318,7 @@ struct OverlayTests {
         #expect(!FileManager.default.fileExists(atPath: fixture.databasePath))
 
         let both = try ConfigLoader.load(
-            path: fixture.appConfig, overlays: [offline, test], pathRoots: fixture.pathRoots)
+            path: fixture.appConfig, overlays: [offline, test], registry: .demo, pathRoots: fixture.pathRoots)
         #expect(both.policy.failureMode == .failFast)
         #expect(Self.spec("database", in: both)?.retry == RetryPolicy.none)
         let settings = try #require(try Self.spec("configuration", in: both)?.options.path("path"))
@@ -352,7 +353,7 @@ struct OverlayTests {
         let overlay = try jsonBlock(after: "### The overlay format")
         let config = try ConfigLoader.load(
             text: base, file: "/configs/example.json",
-            overlays: [ConfigOverlay(file: "/configs/o.json", text: overlay)],
+            overlays: [ConfigOverlay(file: "/configs/o.json", text: overlay)], registry: .demo,
             pathRoots: ["data": "/app-data"])
         // remoteConfig removed, analytics added after the services declared before it.
         #expect(

@@ -1,4 +1,5 @@
 import Container
+import ContainerDemoKit
 import ContainerTesting
 import Foundation
 import Plugins
@@ -19,7 +20,7 @@ struct EntryPointTests {
     @Test func readingAnUndeclaredServiceIsAClearError() async throws {
         let fixture = try AppFixture()
         defer { fixture.remove() }
-        let config = try ConfigLoader.load(path: fixture.appConfig, pathRoots: fixture.pathRoots)
+        let config = try ConfigLoader.load(path: fixture.appConfig, registry: .demo, pathRoots: fixture.pathRoots)
         let container = ServiceContainer(graph: config.graph, policy: config.policy)
         do {
             _ = try await withTimeout { try await container.run(SneakyEntryPoint()) }
@@ -39,32 +40,26 @@ struct EntryPointTests {
         try await container.shutdown()
     }
 
-    @Test func standardEntryPointsDeclareWhatTheyRead() {
-        #expect(LaunchEntryPoint().requirements.map(\.name) == ["configuration", "database", "session"])
-        #expect(SceneEntryPoint().requirements.map(\.name) == ["configuration", "sceneRouter"])
-        #expect(DeepLinkEntryPoint().requirements.map(\.name) == ["configuration", "session"])
-        // Push reads its notification's detail from its own scope, never local storage directly.
-        #expect(PushEntryPoint().requirements.map(\.name) == ["session", "pushDetail"])
-        #expect(SceneEntryPoint().scope == "scene" && PushEntryPoint().scope == "push")
-        #expect(LaunchEntryPoint().scope == nil && DeepLinkEntryPoint().scope == nil)
+    @Test func standardRegistryHoldsTheStandardProvidersAndNoEntryPoint() {
         let registry = ProviderRegistry.standard
-        #expect(registry.entryPoints.keys.sorted() == ["deeplink", "launch", "push", "scene"])
-        #expect(
-            registry.providers.keys.sorted() == [
-                "configuration", "pushDetail", "sceneRouter", "session", "simulated", "sqlite",
-            ])
+        #expect(registry.providers.keys.sorted() == ["configuration", "session", "simulated", "sqlite"])
+        // Entry points are the app's code; the deep-link one is made per link.
+        #expect(registry.entryPoints.isEmpty)
+        #expect(DeepLinkEntryPoint(url: "demo://profile").requirements.map(\.name) == ["configuration", "session"])
+        #expect(DeepLinkEntryPoint(url: "demo://profile").scope == nil)
     }
 
     @Test func standardRegistryRejectsADuplicatePlugin() {
         var registry = ProviderRegistry.standard
         #expect(throws: RegistryError.self) { try registry.register(SimulatedProvider()) }
-        #expect(throws: RegistryError.self) { try registry.register(entryPoint: PushEntryPoint()) }
+        try? registry.register(entryPoint: DeepLinkEntryPoint(url: "demo://a"))
+        #expect(throws: RegistryError.self) { try registry.register(entryPoint: DeepLinkEntryPoint(url: "demo://b")) }
     }
 
     @Test func deepLinksAreRoutedThroughTheConfiguration() async throws {
         let fixture = try AppFixture()
         defer { fixture.remove() }
-        let config = try ConfigLoader.load(path: fixture.appConfig, pathRoots: fixture.pathRoots)
+        let config = try ConfigLoader.load(path: fixture.appConfig, registry: .demo, pathRoots: fixture.pathRoots)
         let container = ServiceContainer(graph: config.graph, policy: config.policy)
         let settings = try await withTimeout { try await container.run(DeepLinkEntryPoint(url: "demo://settings")) }
         #expect(settings == "deeplink: demo://settings -> SettingsScreen (signed in as ada)")
@@ -83,7 +78,7 @@ struct EntryPointTests {
         let fixture = try AppFixture()
         defer { fixture.remove() }
         _ = try fixture.write("settings/app-settings.json", "{\n  \"appName\": 42\n}\n")
-        let config = try ConfigLoader.load(path: fixture.appConfig, pathRoots: fixture.pathRoots)
+        let config = try ConfigLoader.load(path: fixture.appConfig, registry: .demo, pathRoots: fixture.pathRoots)
         let container = ServiceContainer(graph: config.graph, policy: config.policy)
         await #expect {
             try await withTimeout { try await container.start() }

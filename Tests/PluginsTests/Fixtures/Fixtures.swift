@@ -1,4 +1,5 @@
 import Container
+import ContainerDemoKit
 import ContainerTesting
 import Foundation
 import Plugins
@@ -14,17 +15,18 @@ enum PackagePaths {
     static let configs = root.appendingPathComponent("Configs")
 }
 
-/// The standard registry with counting wrappers around every provider.
+/// The demo's registry (what `Configs/app.json` names) with counting wrappers around every provider.
 func countingRegistry(log: OrderLog, configurationGate: Gate? = nil) throws -> ProviderRegistry {
     var registry = ProviderRegistry()
     try registry.register(
         CountingProvider(ConfigurationProvider(), log: log, gate: configurationGate) { _ in "configuration" })
-    try registry.register(CountingProvider(SQLiteProvider(), log: log) { _ in "database" })
+    try registry.register(
+        CountingProvider(SQLiteProvider(defaultMigrations: DemoSchema.migrations), log: log) { _ in "database" })
     try registry.register(CountingProvider(SessionProvider(), log: log) { _ in "session" })
     try registry.register(CountingProvider(SimulatedProvider(), log: log) { $0.node })
     try registry.register(CountingProvider(SceneRouterProvider(), log: log) { _ in "sceneRouter" })
     try registry.register(CountingProvider(PushDetailProvider(), log: log) { _ in "pushDetail" })
-    for entryPoint in ProviderRegistry.standard.entryPoints.values.sorted(by: { $0.id < $1.id }) {
+    for entryPoint in ProviderRegistry.demo.entryPoints.values.sorted(by: { $0.id < $1.id }) {
         try registry.register(entryPoint: entryPoint)
     }
     return registry

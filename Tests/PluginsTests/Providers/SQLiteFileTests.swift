@@ -1,4 +1,5 @@
 import Container
+import ContainerDemoKit
 import ContainerTesting
 import Foundation
 import Plugins
@@ -14,7 +15,7 @@ struct SQLiteFileTests {
     @Test func newDatabaseFilesAndTheirWALAndSHMFilesAreOwnerOnly() async throws {
         let fixture = try AppFixture()
         defer { fixture.remove() }
-        let config = try ConfigLoader.load(path: fixture.appConfig, pathRoots: fixture.pathRoots)
+        let config = try ConfigLoader.load(path: fixture.appConfig, registry: .demo, pathRoots: fixture.pathRoots)
         let container = ServiceContainer(graph: config.graph, policy: config.policy)
         let services = try await withTimeout { try await container.start() }
         // While the connection is open in WAL mode, the -wal and -shm files exist.
@@ -50,7 +51,7 @@ struct SQLiteFileTests {
         #expect(error?.hint?.contains("restore it from a backup, or move it away together with its -wal") == true)
 
         // Through the container: a permanent, sticky failure that carries the hint.
-        let config = try ConfigLoader.load(path: fixture.appConfig, pathRoots: fixture.pathRoots)
+        let config = try ConfigLoader.load(path: fixture.appConfig, registry: .demo, pathRoots: fixture.pathRoots)
         let container = ServiceContainer(graph: config.graph, policy: config.policy)
         let failed = await #expect(throws: ContainerError.self) {
             try await withTimeout { try await container.start() }

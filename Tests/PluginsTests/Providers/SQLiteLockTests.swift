@@ -90,7 +90,8 @@ struct SQLiteLockTests {
         // The next start opens and migrates the now free file: the failure was transient.
         let services = try await withTimeout { try await container.start() }
         #expect(services.report.attempt == 2)
-        #expect(try services[.database].appliedMigrations.map(\.version) == [1, 2, 3])
+        // The standard schema: the sessions table alone.
+        #expect(try services[.database].appliedMigrations.map(\.version) == [1])
         try await withTimeout { try await container.shutdown() }
         #expect(try Self.openDescriptors(of: path) == 0)
     }
@@ -137,7 +138,9 @@ struct SQLiteLockTests {
         let holder = try Database(path: path, migrations: [])
         try holder.execute("BEGIN EXCLUSIVE")
         let writer = ServiceSpec(ServiceKey<Int>("writer"), timeout: .milliseconds(300)) { _ in
-            try await database.withCancellation { try $0.execute("INSERT INTO launches (entry_point) VALUES ('x')") }
+            try await database.withCancellation {
+                try $0.execute("INSERT INTO sessions (user_id, token) VALUES ('x', 'x')")
+            }
         }
         let recorder = TraceRecorder()
         let container = try ServiceContainer([writer], trace: [recorder])
@@ -154,9 +157,9 @@ struct SQLiteLockTests {
 
         // The cancellation does not stick to the connection: once the lock is released it works.
         try holder.execute("ROLLBACK")
-        #expect(try database.execute("INSERT INTO launches (entry_point) VALUES ('y')") == 1)
+        #expect(try database.execute("INSERT INTO sessions (user_id, token) VALUES ('y', 'y')") == 1)
         #expect(
-            try await database.withCancellation { try $0.query("SELECT COUNT(*) AS n FROM launches") }
+            try await database.withCancellation { try $0.query("SELECT COUNT(*) AS n FROM sessions") }
                 .first?["n"]?.int == 1)
         try holder.close()
         try database.close()

@@ -1,4 +1,5 @@
 import Container
+import ContainerDemoKit
 import ContainerTesting
 import Foundation
 import Plugins
@@ -112,7 +113,7 @@ struct SQLiteRaceTests {
         let fixture = try AppFixture()
         defer { fixture.remove() }
         for round in 1...2 {
-            let config = try ConfigLoader.load(path: fixture.appConfig, pathRoots: fixture.pathRoots)
+            let config = try ConfigLoader.load(path: fixture.appConfig, registry: .demo, pathRoots: fixture.pathRoots)
             let container = ServiceContainer(graph: config.graph, policy: config.policy)
             let services = try await withTimeout { try await container.start() }
             let database = try services[.database]
@@ -132,12 +133,12 @@ struct SQLiteRaceTests {
         }
         let fixture = try AppFixture()
         defer { fixture.remove() }
-        let config = try ConfigLoader.load(path: fixture.appConfig, pathRoots: fixture.pathRoots)
+        let config = try ConfigLoader.load(path: fixture.appConfig, registry: .demo, pathRoots: fixture.pathRoots)
         let leaky = ServiceSpec(ServiceKey<String>("profile"), dependsOn: ["session"], defaultFailure: .permanent) {
             context in
             throw LeakyError(token: try context[.session].token ?? "")
         }
-        let graph = try ServiceGraph(config.specs + [leaky], registry: .standard, scopes: config.graph.scopeNames)
+        let graph = try ServiceGraph(config.specs + [leaky], registry: .demo, scopes: config.graph.scopeNames)
         let recorder = TraceRecorder()
         let container = ServiceContainer(graph: graph, policy: config.policy, trace: [recorder])
         do {
@@ -165,7 +166,7 @@ struct SQLiteRaceTests {
     @Test func anAbsentSessionIsSignedOutNotAnError() async throws {
         let fixture = try AppFixture()
         defer { fixture.remove() }
-        // The built-in migrations create the tables but seed no session.
+        // The demo's default schema creates the tables but seeds no session.
         let path = try fixture.write(
             "signed-out.json",
             """
@@ -182,7 +183,7 @@ struct SQLiteRaceTests {
               "entryPoints": ["push", "deeplink", "scene"]
             }
             """)
-        let config = try ConfigLoader.load(path: path)
+        let config = try ConfigLoader.load(path: path, registry: .demo)
         let container = ServiceContainer(graph: config.graph, policy: config.policy)
         var summaries: [String] = []
         for (index, entryPoint) in config.entryPoints.enumerated() {

@@ -1,4 +1,5 @@
 import Container
+import ContainerDemoKit
 import ContainerTesting
 import Foundation
 import Plugins

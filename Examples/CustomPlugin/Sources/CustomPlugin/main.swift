@@ -3,7 +3,7 @@ import ContainerTrace
 import Foundation
 import Plugins
 
-// Loads this package's config with the standard plugins plus our own, runs the config's
+// Loads this package's config with the standard providers plus our own plugins, runs the config's
 // entry points concurrently (they share one build), prints their summaries and the build
 // (traced, drawn by ContainerTrace's timeline renderer) and exits 0.
 // Usage: swift run --package-path Examples/CustomPlugin [CustomPlugin] [config.json]
@@ -21,6 +21,8 @@ do {
     try registry.register(MemorySinkProvider())
     try registry.register(TrackerProvider())
     try registry.register(entryPoint: WelcomeEntryPoint())
+    // The standard deep-link entry point, for the link this example opens (a config names it by id).
+    try registry.register(entryPoint: DeepLinkEntryPoint(url: "demo://profile"))
 } catch {
     print("cannot register the plugins: \(error)")
     exit(2)

@@ -1,17 +1,19 @@
 import Container
+import ContainerDemoKit
 import ContainerTesting
 import Plugins
 import Testing
 
-/// The real `pushDetail` provider over a real in-memory SQLite database migrated with the
-/// standard migrations (which create the `items` table, ``Migration/itemsTable``).
+/// The demo's `pushDetail` provider over a real in-memory SQLite database migrated with the
+/// demo's schema (which creates the `items` table, ``DemoSchema/itemsTable``).
 private struct PushApp {
     let log = OrderLog()
     let container: ServiceContainer
 
     init() throws {
         let database = ServiceSpec(
-            name: "database", provider: SQLiteProvider(), options: ServiceOptions(["path": .string(":memory:")]))
+            name: "database", provider: SQLiteProvider(defaultMigrations: DemoSchema.migrations),
+            options: ServiceOptions(["path": .string(":memory:")]))
         var detail = ServiceSpec(
             name: "pushDetail", provider: CountingProvider(PushDetailProvider(), log: log) { $0.itemID },
             dependsOn: ["database"])

@@ -1,14 +1,15 @@
 public import Container
+import Plugins
 
-/// The `pushDetail` provider, for a service of the `push` scope: loads the item a push
+/// The demo's `pushDetail` provider, for a service of the `push` scope: loads the item a push
 /// notification names (the instance's `itemID` parameter) from the database's `items` table.
 ///
 /// The seed-002 story done right: the notification's data is a parameter of its own scope
 /// instance, built only on top of a ready app snapshot; a missing `itemID` or an unknown item
 /// fails the node permanently with a message that names it, never a fallback to a reserved id.
 ///
-/// Reads `database` (declared in ``requirements``). The `items` table (`id`, `title`) is created
-/// by ``Migration/standard`` and by `Configs/app.json`.
+/// Reads `database` (declared in ``requirements``). The `items` table (`id`, `title`) and its
+/// demo rows are created by ``DemoSchema/migrations`` and by `Configs/app.json`.
 public struct PushDetailProvider: ServiceProvider {
     /// `pushDetail`.
     public let id = "pushDetail"

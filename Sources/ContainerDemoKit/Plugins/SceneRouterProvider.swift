@@ -1,4 +1,5 @@
 public import Container
+import Plugins
 
 /// The `sceneRouter` provider, for a service of the `scene` scope: the window's router, from
 /// the configuration, the session and the instance's `windowID` parameter (Container's Scopes article).

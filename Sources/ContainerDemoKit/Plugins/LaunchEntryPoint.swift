@@ -1,7 +1,8 @@
 public import Container
+import Plugins
 
-/// The `launch` entry point: the app's cold start. Reads the configuration, records the
-/// launch in the database and greets the restored session.
+/// The demo's `launch` entry point: the app's cold start. Reads the configuration, records the
+/// launch in the database's `launches` table (``DemoSchema``) and greets the restored session.
 ///
 /// Requires `configuration`, `database` and `session`.
 public struct LaunchEntryPoint: EntryPoint {

@@ -1,6 +1,7 @@
 public import Container
+import Plugins
 
-/// The `scene` entry point: a new window or scene connects. It runs in its own instance of the
+/// The demo's `scene` entry point: a new window or scene connects. It runs in its own instance of the
 /// `scene` scope, opened with the window's id (`ScopeParameter.windowID`), and shows what the
 /// window's router (`sceneRouter`, built per window) picked.
 ///
