@@ -68,7 +68,9 @@ final class NodeRunTimes: @unchecked Sendable {
         for (slot, name) in newGraph.serviceNames.enumerated() {
             // Most services keep their slot: only the others are looked up by name.
             let oldSlot = slot < oldNames.count && oldNames[slot] == name ? slot : old.layout.slots[name]
-            if let oldSlot, oldSlot < times.count { carried.nanoseconds[slot].store(times.last(oldSlot), ordering: .relaxed) }
+            if let oldSlot, oldSlot < times.count {
+                carried.nanoseconds[slot].store(times.last(oldSlot), ordering: .relaxed)
+            }
         }
         return carried
     }

@@ -105,7 +105,9 @@ extension CoordinatorCore {
                 }
                 values.append((slot, box))
             }
-            if link.parent.lease(child: link.child, boxes: values.map(\.box)) { return .success((values, app.generation)) }
+            if link.parent.lease(child: link.child, boxes: values.map(\.box)) {
+                return .success((values, app.generation))
+            }
             if Task.isCancelled { return .failure(.closed(link.label)) }
         }
     }
@@ -138,7 +140,9 @@ extension CoordinatorCore {
             let operation = order.operation
             let done: OperationWaiter = { [self] result in
                 // Refused: the instance is closing on its own, and reports to its own close.
-                guard case .success(let report) = result else { return childEnded(id, reportedTo: operation, records: [], closed: false) }
+                guard case .success(let report) = result else {
+                    return childEnded(id, reportedTo: operation, records: [], closed: false)
+                }
                 childEnded(id, reportedTo: operation, records: report.tornDown, closed: false)
             }
             switch order.order {

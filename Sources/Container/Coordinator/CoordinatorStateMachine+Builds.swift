@@ -280,7 +280,8 @@ extension CoordinatorStateMachine {
             attempt = current.build.attempt + 1
             build = nil
             let resume = resumptions(ended, .failure(error), result: .failure, build: current.build)
-            return AppValuesAction(launch: nil, fetch: nil, resume: resume, release: [], then: continueLifecycle(now: now))
+            return AppValuesAction(
+                launch: nil, fetch: nil, resume: resume, release: [], then: continueLifecycle(now: now))
         }
     }
 
@@ -359,7 +360,9 @@ extension CoordinatorStateMachine {
             state.countAttempt(of: slot)
             let attempts = state.attempts(of: slot)
             var permanent = false
-            if ended.records[slot].status == .failed, case .failed(let failure)? = report.outcome(of: graph.nodes[slot].name) {
+            if ended.records[slot].status == .failed,
+                case .failed(let failure)? = report.outcome(of: graph.nodes[slot].name)
+            {
                 permanent = failure.kind == .permanent
             }
             if !permanent, let maxAttempts = policy.maxAttempts, attempts >= maxAttempts {

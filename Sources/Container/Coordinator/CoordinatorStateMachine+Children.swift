@@ -42,7 +42,9 @@ extension CoordinatorStateMachine {
         if let operation { teardowns.child(id, reported: records, to: operation) }
         if closed {
             // Every operation still waiting for it (it closed itself) stops waiting.
-            for other in teardowns.operationIDs where other != operation { teardowns.child(id, reported: [], to: other) }
+            for other in teardowns.operationIDs where other != operation {
+                teardowns.child(id, reported: [], to: other)
+            }
             children.remove(id)
         }
         return continueLifecycle(now: now)

@@ -105,7 +105,8 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
 
     /// The attempt the current phase's events belong to.
     var currentAttempt: BuildAttempt {
-        BuildAttempt(generation: generation, attempt: build?.isLaunched == true ? build?.build.attempt ?? attempt : attempt)
+        BuildAttempt(
+            generation: generation, attempt: build?.isLaunched == true ? build?.build.attempt ?? attempt : attempt)
     }
 
     // MARK: Callers

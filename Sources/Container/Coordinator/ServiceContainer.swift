@@ -34,7 +34,9 @@ public final class ServiceContainer: Sendable {
     }
 
     /// Creates a container with a scheduler tuning other than the default (the benchmark's).
-    package init(graph: ServiceGraph, policy: BuildPolicy = .default, tuning: SchedulerTuning, trace: [any TraceSink] = []) {
+    package init(
+        graph: ServiceGraph, policy: BuildPolicy = .default, tuning: SchedulerTuning, trace: [any TraceSink] = []
+    ) {
         core = CoordinatorCore(
             declared: graph, policy: policy, tuning: tuning, tracer: Tracer(sinks: trace, overridden: graph.overridden))
         published = core.published

@@ -30,7 +30,7 @@ public final class AppServices: Sendable {
         generation: Int, report: BuildReport, layout: ServiceLayout, values: SlotValues,
         scope: String? = nil, appGeneration: Int? = nil
     ) {
-        precondition(values.count == layout.names.count, "a snapshot must hold every service of its layout")
+        precondition(values.count <= layout.names.count, "a snapshot holds at most every service of its layout")
         self.generation = generation
         self.report = report
         self.layout = layout
