@@ -16,6 +16,8 @@ extension ServiceContainer {
     public func openScope(
         _ name: String, id: String, parameters: ScopeParameters = []
     ) throws(ContainerError) -> ScopeInstance {
+        // Shut down: refused as such, before the arguments are looked at.
+        if let refusal = core.refusal { throw refusal }
         let declared = core.declared
         guard declared.scopeParts[name] != nil else { throw .unknownScope(name, known: declared.scopeNames) }
         if id.isEmpty || id.utf8.count > Self.maximumScopeIDLength

@@ -74,6 +74,11 @@ struct CheckerCase {
         var settled: [ResetReport] = []
         var instances: [Int: ScopeInstance] = [:]
         var closes: [OperationTask] = []
+        /// The graph's version: the nodes a reload changed (with their versions), and whether it
+        /// declares the scope.
+        var versions: [Int: Int] = [:]
+        var withScope = true
+        var reloads: [OperationTask] = []
         let hasUnboundedHang = plan.nodes.contains { $0.steps.contains(.hang) }
         for (index, operation) in plan.operations.enumerated() {
             switch operation {
@@ -151,8 +156,25 @@ struct CheckerCase {
                     _ = try await withTimeout(patience, "caller \(caller.label) to settle") { await caller.task.value }
                 }
             case .shutdown(let mode):
-                shutdowns.append(try await shutDownMidCase(mode, after: shutdowns, instances: instances))
+                shutdowns += try await shutDownMidCase(mode, after: shutdowns, instances: instances)
                 shutDown = true
+            case .openTeardowns:
+                for gate in world.teardownGates { gate.open() }
+            case .reload(let reload):
+                if let changed = reload.changed { versions[changed, default: 0] += 1 }
+                withScope = reload.withScope
+                let scoped = withScope && plan.hasScope
+                let graph = try ServiceGraph(
+                    world.specs(versions: versions, withScope: withScope), scopes: scoped ? ["s"] : [])
+                let task = Task { [container] in
+                    await resetResult {
+                        let report = try await container.reload(graph)
+                        return ResetReport(
+                            reason: .reload, from: report.from, to: report.to, invalidated: report.rebuilt,
+                            carriedOver: report.carriedOver, tornDown: report.tornDown)
+                    }
+                }
+                if shutDown { refused.append(("reload", .shutDown, task)) } else { reloads.append(task) }
             }
         }
         world.openAllGates()
@@ -160,14 +182,20 @@ struct CheckerCase {
         let shutdown = try await withTimeout(patience, "the shutdown") { [container] in
             await resetResult { try await container.shutdown() }
         }
+        // Exactly one mid-case shutdown succeeds (two may be called at once); the others are refused.
+        var succeeded = 0
         for (index, task) in shutdowns.enumerated() {
             let result = try await withTimeout(patience, "mid-case shutdown \(index)") { await task.value }
-            switch (index, result) {
-            case (0, .success(let report)): reports.append(report)
-            case (0, .failure(let error)): world.violation("the first shutdown failed: \(error)")
-            case (_, .failure(let error)) where error.code == .shutDown: break
-            default: world.violation("shutdown \(index) after the first was not refused: \(result)")
+            switch result {
+            case .success(let report):
+                succeeded += 1
+                reports.append(report)
+            case .failure(let error) where error.code == .shutDown: break
+            case .failure(let error): world.violation("mid-case shutdown \(index) failed: \(error)")
             }
+        }
+        if !shutdowns.isEmpty && succeeded != 1 {
+            world.violation("\(succeeded) of \(shutdowns.count) mid-case shutdowns succeeded, not one")
         }
         for (what, code, task) in refused {
             let result = try await withTimeout(patience, "\(what) after the shutdown") { await task.value }
@@ -180,7 +208,7 @@ struct CheckerCase {
             answers.append(
                 (caller, try await withTimeout(patience, "caller \(caller.label)") { await caller.task.value }))
         }
-        for reset in resets + closes {
+        for reset in resets + closes + reloads {
             let result = try await withTimeout(patience, "a reset") { await reset.value }
             if case .success(let report) = result { reports.append(report) }
         }
@@ -201,7 +229,7 @@ struct CheckerCase {
     private func shutDownMidCase(
         _ mode: CheckerPlan.Shutdown, after earlier: [OperationTask],
         instances: [Int: ScopeInstance]
-    ) async throws -> OperationTask {
+    ) async throws -> [OperationTask] {
         if mode.opensGates { for gate in world.gates { gate.open() } }
         let awaitsReturn = mode.awaitsReturn || !plan.traced
         // A late error ignores cancellation: the shutdown returns only once its gate opens. And the
@@ -209,14 +237,20 @@ struct CheckerCase {
         if awaitsReturn || plan.nodes.contains(where: { $0.scoped && $0.steps.contains(.lateError) }) {
             for gate in world.lateGates { gate.open() }
         }
-        let task = Task { [container] in
-            await resetResult {
-                guard let milliseconds = mode.deadlineMs else { return try await container.shutdown() }
-                return try await container.shutdown(deadline: .now + .milliseconds(milliseconds))
+        // A shutdown returns once every value is torn down: a held teardown would hold it up.
+        if awaitsReturn { for gate in world.teardownGates { gate.open() } }
+        let shut = { [container] in
+            Task {
+                await resetResult {
+                    guard let milliseconds = mode.deadlineMs else { return try await container.shutdown() }
+                    return try await container.shutdown(deadline: .now + .milliseconds(milliseconds))
+                }
             }
         }
+        // A concurrent shutdown is called at the same moment: one of the two is refused at once.
+        let tasks = mode.concurrent ? [shut(), shut()] : [shut()]
         if awaitsReturn {
-            for shutdown in earlier + [task] {
+            for shutdown in earlier + tasks {
                 _ = try await withTimeout(patience, "the shutdown to return") { await shutdown.value }
             }
             // Every build has stopped: no provider may run from now on.
@@ -227,7 +261,7 @@ struct CheckerCase {
             }
         }
         checkShutDown(returned: awaitsReturn, instances: instances)
-        return task
+        return tasks
     }
 
     /// Once a shutdown took effect: nothing is published or resolvable, the status says so; once

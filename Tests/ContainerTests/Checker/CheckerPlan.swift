@@ -21,6 +21,9 @@ struct CheckerPlan: CustomStringConvertible {
         /// The provider waits on the node's (cancellable) gate before its step.
         let gated: Bool
         let teardownFails: Bool
+        /// The teardown waits on the node's teardown gate (opened by ``Operation/openTeardowns``),
+        /// so teardown jobs end at moments of their own.
+        var teardownGated = false
         /// Lives in scope `s` instead of the app.
         var scoped = false
         /// Set for nodes with a `lateError` step: the timeout they ignore.
@@ -50,6 +53,10 @@ struct CheckerPlan: CustomStringConvertible {
         /// Shuts the container down in its own task, then waits until it took effect: every
         /// later call must be refused.
         case shutdown(Shutdown)
+        /// Reloads to a new version of the graph in its own task (see ``Reload``).
+        case reload(Reload)
+        /// Opens every teardown gate.
+        case openTeardowns
 
         var description: String {
             switch self {
@@ -63,6 +70,8 @@ struct CheckerPlan: CustomStringConvertible {
             case .scopeCallers(let instance, let count, let cancel): "scopeCallers(i\(instance), \(count), \(cancel))"
             case .close(let instance): "close(i\(instance))"
             case .shutdown(let shutdown): "shutdown(\(shutdown))"
+            case .reload(let reload): "reload(\(reload))"
+            case .openTeardowns: "openTeardowns"
             }
         }
     }
@@ -76,11 +85,23 @@ struct CheckerPlan: CustomStringConvertible {
         /// Waits until the shutdown returned (opening the late gates first); otherwise only until
         /// the trace shows it took effect (traced cases: an untraced case always waits).
         let awaitsReturn: Bool
+        /// Another shutdown is called at the same moment: it must be refused, and lose nothing.
+        var concurrent = false
 
         var description: String {
             (deadlineMs.map { "deadline \($0) ms" } ?? "immediate") + (opensGates ? ", gates open" : "")
-                + (awaitsReturn ? ", awaited" : "")
+                + (awaitsReturn ? ", awaited" : "") + (concurrent ? ", concurrent" : "")
         }
+    }
+
+    /// A new version of the graph: the same nodes, with node `changed` (if any) given new options
+    /// (it and its dependents rebuild; a scoped one changes the scope, whose instances rebuild),
+    /// and the scope and its services removed (`withScope` false: its instances close) or back.
+    struct Reload: CustomStringConvertible {
+        let changed: Int?
+        let withScope: Bool
+
+        var description: String { "\(changed.map { "n\($0)" } ?? "none") changed\(withScope ? "" : ", no scope")" }
     }
 
     enum CancelMode: String {
@@ -119,7 +140,8 @@ struct CheckerPlan: CustomStringConvertible {
             nodes.append(
                 Node(
                     name: "n\(index)", dependencies: dependencies, steps: steps,
-                    gated: Bool.random(using: &random), teardownFails: Int.random(in: 0..<4, using: &random) == 0))
+                    gated: Bool.random(using: &random), teardownFails: Int.random(in: 0..<4, using: &random) == 0,
+                    teardownGated: Int.random(in: 0..<4, using: &random) == 0))
         }
         // Scoped nodes are a suffix: an app node never depends on a scoped one (no captive edge).
         if count >= 2 && Int.random(in: 0..<3, using: &random) == 0 {
@@ -139,7 +161,8 @@ struct CheckerPlan: CustomStringConvertible {
             for _ in 0..<(Int.random(in: 0..<8, using: &random) == 0 ? 2 : 1) {
                 let shutdown = Shutdown(
                     deadlineMs: Bool.random(using: &random) ? nil : [0, 1, 5].randomElement(using: &random),
-                    opensGates: Bool.random(using: &random), awaitsReturn: !traced || Bool.random(using: &random))
+                    opensGates: Bool.random(using: &random), awaitsReturn: !traced || Bool.random(using: &random),
+                    concurrent: Int.random(in: 0..<4, using: &random) == 0)
                 operations.insert(.shutdown(shutdown), at: at)
                 at = Int.random(in: (at + 1)...operations.count, using: &random)
             }
@@ -164,7 +187,11 @@ struct CheckerPlan: CustomStringConvertible {
             default: return .close(instance)
             }
         }
-        switch Int.random(in: 0..<12, using: &random) {
+        switch Int.random(in: 0..<15, using: &random) {
+        case 12, 13:
+            let changed = Bool.random(using: &random) ? Int.random(in: 0..<nodes.count, using: &random) : nil
+            return .reload(Reload(changed: changed, withScope: Int.random(in: 0..<3, using: &random) != 0))
+        case 14: return .openTeardowns
         case 0..<4:
             return .callers(Int.random(in: 1...4, using: &random), cancel: modes.randomElement(using: &random)!)
         case 4: return .cancelledCaller
@@ -185,6 +212,7 @@ struct CheckerPlan: CustomStringConvertible {
             text += " \(node.steps.map(\.rawValue))"
             if node.gated { text += " gated" }
             if node.teardownFails { text += " teardownFails" }
+            if node.teardownGated { text += " teardownGated" }
             if node.scoped { text += " scoped" }
             return text
         }

@@ -79,6 +79,8 @@ final class CheckerWorld: Sendable {
     let plan: CheckerPlan
     let gates: [Gate]
     let lateGates: [Gate]
+    /// The gates gated teardowns wait on.
+    let teardownGates: [Gate]
     /// Never opened: `hang` steps wait on it until cancelled.
     let never = Gate()
     let state = Locked(State())
@@ -87,6 +89,7 @@ final class CheckerWorld: Sendable {
         self.plan = plan
         gates = plan.nodes.map { _ in Gate() }
         lateGates = plan.nodes.map { _ in Gate() }
+        teardownGates = plan.nodes.map { _ in Gate() }
     }
 
     func violation(_ text: String) { state.withLock { $0.violations.append(text) } }
@@ -96,11 +99,15 @@ final class CheckerWorld: Sendable {
     /// A shutdown returned: every build has stopped, and none may start.
     func freeze() { state.withLock { $0.frozen = true } }
 
-    /// The specs of the plan's graph, with instrumented providers and teardowns.
-    func specs() -> [ServiceSpec] {
-        plan.nodes.enumerated().map { index, node in
-            ServiceSpec(
+    /// The specs of the plan's graph, with instrumented providers and teardowns; `versions`
+    /// gives nodes new options (a reload's changed declarations), `withScope` false leaves the
+    /// scoped nodes out.
+    func specs(versions: [Int: Int] = [:], withScope: Bool = true) -> [ServiceSpec] {
+        plan.nodes.enumerated().compactMap { index, node in
+            guard withScope || !node.scoped else { return nil }
+            return ServiceSpec(
                 .checker(index), dependsOn: node.dependencies.map { plan.nodes[$0].name },
+                options: ServiceOptions(versions[index].map { ["version": .int($0)] } ?? [:]),
                 timeout: node.hasTimeout ? .milliseconds(1) : nil, lifetime: node.scoped ? .scope("s") : .app,
                 tearDown: { [self] value in try await tearDown(value) }
             ) { [self] context in try await provide(index, context) }
@@ -179,6 +186,7 @@ final class CheckerWorld: Sendable {
                         + "\(plan.nodes[record.value.node].name) g\(record.value.generation) (teardown order)")
             }
         }
+        if node.teardownGated { await teardownGates[value.node].wait() }
         state.withLock { state in
             state.teardownsInFlight[label, default: 0] -= 1
             let now = state.tick()
@@ -203,6 +211,7 @@ final class CheckerWorld: Sendable {
     func openAllGates() {
         for gate in gates { gate.open() }
         for gate in lateGates { gate.open() }
+        for gate in teardownGates { gate.open() }
     }
 }
 
