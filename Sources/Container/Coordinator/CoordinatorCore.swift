@@ -103,6 +103,9 @@ final class CoordinatorCore: Sendable {
     /// The run times of the current graph's nodes (for tests and the benchmark).
     var runTimes: NodeRunTimes { machine.withLock { $0.state.runTimes } }
 
+    /// The run times shared by the instances of `scope` (for tests and the benchmark).
+    func scopeRunTimes(_ scope: String) -> NodeRunTimes? { machine.withLock { $0.scopeRunTimes[scope] } }
+
     /// Runs `body` while holding the state lock; for tests that check what does not need it.
     func _withStateLock<Result>(_ body: () -> Result) -> Result { machine.withLock { _ in body() } }
 

@@ -122,7 +122,10 @@ struct LifecycleRaceTests {
         guard case .failure(let error as ContainerError) = result else { Issue.record("a failure: \(result)"); return }
         #expect(error.code == .attemptsExhausted, "its generation has no attempt left")
         _ = try await withTimeout { try await shutdown.value }
-        #expect(watcher.events.contains { $0.kind == .buildFailed(failure: .transient, roots: ["database"], exhausted: true) })
+        #expect(
+            watcher.events.contains {
+                $0.kind == .buildFailed(failure: .transient, roots: ["database"], exhausted: true)
+            })
     }
 
     @Test("4: openScope racing a reload that removes the scope: no instance of the removed scope stays open")
@@ -152,7 +155,8 @@ struct LifecycleRaceTests {
         }
     }
 
-    @Test("5: a reset after a reload changed the scope waits for the instance's old build before tearing down its value")
+    @Test(
+        "5: a reset after a reload changed the scope waits for the instance's old build before tearing down its value")
     func reloadThenResetWaitsForTheOldBuild() async throws {
         let log = OrderLog()
         let building = Gate()
@@ -227,9 +231,11 @@ struct LifecycleRaceTests {
             await opener.value
             let order = log.entries
             #expect(
-                order.firstIndex(of: "detail torn down").map { $0 < order.firstIndex(of: "database torn down")! } == true,
+                order.firstIndex(of: "detail torn down").map { $0 < order.firstIndex(of: "database torn down")! }
+                    == true,
                 "round \(round): \(order)")
-            #expect(second.tornDown.map(\.service).contains("detail"), "round \(round): the scoped teardown is reported")
+            #expect(
+                second.tornDown.map(\.service).contains("detail"), "round \(round): the scoped teardown is reported")
             try await container.shutdown()
         }
     }
