@@ -20,6 +20,12 @@ public let applicationSupport = URL(fileURLWithPath: NSTemporaryDirectory())
 /// The path of the app's config file (in an app: `Bundle.main.path(forResource: "app", ofType: "json")`).
 public let configPath = "Configs/app.json"
 
+/// The path of the app's settings file (in an app: a file of its bundle).
+public let settingsPath = "Configs/settings/app-settings.json"
+
+/// The path of the app's database (in an app: a file of its Application Support folder).
+public let databasePath = NSTemporaryDirectory() + "app.sqlite"
+
 /// The folder a test gives as the `$data` path root.
 public let dataFolder = NSTemporaryDirectory()
 
