@@ -52,6 +52,14 @@ let profileKinds: [ProfileKind] = [
             try await instance.close()
         }
     },
+    ProfileKind(id: "transition") { size, repeats, setupOnly in
+        // The fixed cost of one transition of the state machine (an event that does nothing).
+        let fixture = try await ScopeFixture.make()
+        guard !setupOnly else { return }
+        var total = 0
+        for _ in 0..<repeats * size { total &+= fixture.container._emptyTransition() }
+        if total == -1 { print(total) }
+    },
     ProfileKind(id: "scope-start") { size, repeats, setupOnly in
         let fixture = try await ScopeFixture.make()
         guard !setupOnly else { return }

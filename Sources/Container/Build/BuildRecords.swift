@@ -18,6 +18,8 @@ struct BuildRecords: Sendable {
         var status = Status.pending
         /// Bit 0: `start` is set; bit 1: `end` is set.
         private var times: UInt8 = 0
+        /// While pending: how many of the node's dependencies have no value yet.
+        var waiting: Int32 = 0
 
         init() {}
 
@@ -60,8 +62,12 @@ struct BuildRecords: Sendable {
     /// The slots with a record, in the order they joined.
     private(set) var slots: [Int] = []
 
-    /// No records yet, for a graph of `count` nodes.
-    init(count: Int) { positions = [Int32](repeating: 0, count: count) }
+    /// No records yet, for a graph of `count` nodes, with room for `capacity`.
+    init(count: Int, capacity: Int = 0) {
+        positions = [Int32](repeating: 0, count: count)
+        records.reserveCapacity(capacity)
+        slots.reserveCapacity(capacity)
+    }
 
     /// A pending record for each of `slots` among `count` nodes (tests).
     init(count: Int, recording slots: [Int]) {
@@ -72,10 +78,12 @@ struct BuildRecords: Sendable {
     /// How many nodes the build builds.
     var count: Int { records.count }
 
-    /// Gives `slot` a pending record: the build builds it.
-    mutating func add(_ slot: Int) {
+    /// Gives `slot` a pending record, waiting for `waiting` dependencies: the build builds it.
+    mutating func add(_ slot: Int, waiting: Int = 0) {
         guard positions[slot] == 0 else { return }
-        records.append(Record())
+        var record = Record()
+        record.waiting = Int32(truncatingIfNeeded: waiting)
+        records.append(record)
         positions[slot] = Int32(truncatingIfNeeded: records.count)
         slots.append(slot)
     }
@@ -93,6 +101,16 @@ struct BuildRecords: Sendable {
             let position = Int(positions[slot])
             precondition(position > 0, "slot \(slot) was reused: it has no record to write")
             records[position - 1] = newValue
+        }
+    }
+
+    /// The dependencies member `slot` still waits for.
+    subscript(waiting slot: Int) -> Int32 {
+        get { self[slot].waiting }
+        set {
+            let position = Int(positions[slot])
+            precondition(position > 0, "slot \(slot) is not a member")
+            records[position - 1].waiting = newValue
         }
     }
 

@@ -122,7 +122,7 @@ private struct WorkerQueue {
         head += 1
         queuedWork -= expected
         if head == queued.count {
-            queued.removeAll(keepingCapacity: true)
+            queued = []
             head = 0
         }
         running += 1

@@ -9,10 +9,8 @@ struct BuildState {
     let build: BuildAttempt
     /// The tasks' handle, once the build is launched (see ``BuildTicket``).
     var ticket: BuildTicket?
-    /// The members' records (outcomes, runs, times).
+    /// The members' records (outcomes, runs, times, and how many dependencies each waits for).
     var records: BuildRecords
-    /// For each member, how many of its dependencies have no value yet.
-    private(set) var waitingOn: [Int32]
     /// Members whose dependencies all have values, not started (the build is not launched yet,
     /// or waits for the app's values).
     var ready: [Int] = []
@@ -32,18 +30,18 @@ struct BuildState {
     /// App values the members need that are not fetched yet (asked for once the fetch in
     /// flight ends).
     var toFetch: [Int] = []
-    /// Closure nodes with a value before the build started them, already traced as reused.
-    var reused: SlotSet
+    /// Closure nodes with a value before the build started them, already traced as reused (or,
+    /// before the launch, the closures to trace them from); only when traced.
+    var reused: SlotSet?
     /// The operation whose report lists the late values of a build a reset or reload superseded.
     var supersededBy: Int??
 
-    init(id: Int, build: BuildAttempt, nodeCount: Int, priority: UInt8) {
+    /// A build of a graph of `nodeCount` nodes, with room for `members` members.
+    init(id: Int, build: BuildAttempt, nodeCount: Int, priority: UInt8, members: Int = 0) {
         self.id = id
         self.build = build
         self.priority = priority
-        records = BuildRecords(count: nodeCount)
-        waitingOn = [Int32](repeating: 0, count: nodeCount)
-        reused = SlotSet(capacity: nodeCount)
+        records = BuildRecords(count: nodeCount, capacity: members)
     }
 
     var isLaunched: Bool { ticket != nil }
@@ -60,19 +58,15 @@ struct BuildState {
 
     /// Adds member `slot`, waiting for `missing` dependencies.
     mutating func add(_ slot: Int, waitingFor missing: Int) {
-        records.add(slot)
-        waitingOn[slot] = Int32(truncatingIfNeeded: missing)
+        records.add(slot, waiting: missing)
         unstarted += 1
     }
 
     /// One dependency of member `slot` got a value; returns whether it can start now.
     mutating func dependencyArrived(for slot: Int) -> Bool {
-        waitingOn[slot] -= 1
-        return waitingOn[slot] == 0
+        records[waiting: slot] -= 1
+        return records[waiting: slot] == 0
     }
-
-    /// Whether member `slot` waits for no dependency.
-    func canStart(_ slot: Int) -> Bool { waitingOn[slot] == 0 }
 
     /// The slots of the members, in the order they joined.
     var members: [Int] { records.slots }

@@ -23,15 +23,15 @@ struct ChildBook<Child> {
         let scope: String
         let child: Child
         var state: State = .open
-        /// The values of this coordinator it leases.
-        var lease: Set<ObjectIdentifier> = []
+        /// The values of this coordinator it leases (a few: a scope's app services).
+        var lease: [ObjectIdentifier] = []
     }
 
     /// Open children by id; ids grow with the order they opened in.
     private var entries: [Int: Entry] = [:]
     private var idsByLabel: [String: Int] = [:]
-    /// For each leased value, the children that lease it.
-    private var holders: [ObjectIdentifier: Set<Int>] = [:]
+    /// For each leased value, how many children lease it.
+    private var leaseCounts: [ObjectIdentifier: Int] = [:]
     private var nextID = 1
 
     var count: Int { entries.count }
@@ -46,17 +46,27 @@ struct ChildBook<Child> {
     /// The child with `id`, if open.
     func entry(_ id: Int) -> Entry? { entries[id] }
 
+    /// Whether child `id` is open (not closing).
+    func isOpen(_ id: Int) -> Bool {
+        guard let index = entries.index(forKey: id) else { return false }
+        return entries.values[index].state == .open
+    }
+
     /// Whether a child labelled `label` is open (or closing).
     func contains(label: String) -> Bool { idsByLabel[label] != nil }
 
-    /// Opens a child labelled `label` (not open yet) made by `make` with its id.
-    mutating func open(label: String, scope: String, make: (_ id: Int) -> Child) -> (id: Int, child: Child) {
-        precondition(idsByLabel[label] == nil, "child \(label) is open already")
+    /// Opens a child labelled `label` made by `make` with its id; `nil` (and nothing made) when a
+    /// child with that label is open (or closing). One lookup of the label.
+    mutating func open(label: String, scope: String, make: (_ id: Int) -> Child) -> (id: Int, child: Child)? {
         let id = nextID
+        if let holder = idsByLabel.updateValue(id, forKey: label) {
+            // Taken: the holder keeps its label.
+            idsByLabel[label] = holder
+            return nil
+        }
         nextID += 1
         let child = make(id)
         entries[id] = Entry(id: id, label: label, scope: scope, child: child)
-        idsByLabel[label] = id
         return (id, child)
     }
 
@@ -66,14 +76,17 @@ struct ChildBook<Child> {
     }
 
     /// Whether any child leases `box`.
-    func isLeased(_ box: AnyServiceBox) -> Bool { holders[ObjectIdentifier(box)] != nil }
+    func isLeased(_ box: AnyServiceBox) -> Bool { !leaseCounts.isEmpty && leaseCounts[ObjectIdentifier(box)] != nil }
 
     /// Child `id` leases `boxes`.
     mutating func lease(_ boxes: [AnyServiceBox], to id: Int) {
-        guard entries[id] != nil else { return }
+        // By index: the entry is read and changed in place, never copied out.
+        guard let index = entries.index(forKey: id) else { return }
         for box in boxes {
             let key = ObjectIdentifier(box)
-            if entries[id]?.lease.insert(key).inserted == true { holders[key, default: []].insert(id) }
+            guard !entries.values[index].lease.contains(key) else { continue }
+            entries.values[index].lease.append(key)
+            leaseCounts[key, default: 0] += 1
         }
     }
 
@@ -83,16 +96,19 @@ struct ChildBook<Child> {
     }
 
     private mutating func release(_ key: ObjectIdentifier, by id: Int) {
-        guard entries[id]?.lease.remove(key) != nil else { return }
-        holders[key]?.remove(id)
-        if holders[key]?.isEmpty == true { holders[key] = nil }
+        guard let position = entries[id]?.lease.firstIndex(of: key) else { return }
+        entries[id]?.lease.remove(at: position)
+        let left = (leaseCounts[key] ?? 1) - 1
+        leaseCounts[key] = left > 0 ? left : nil
     }
 
-    /// The ids of the children that lease any of `boxes`, in the order they opened.
+    /// The ids of the children that lease any of `boxes`, in the order they opened (a scan of
+    /// every child's lease: an operation that retires values is rare, a lease is not).
     func holders(of boxes: some Sequence<AnyServiceBox>) -> [Int] {
-        var ids = Set<Int>()
-        for box in boxes { ids.formUnion(holders[ObjectIdentifier(box)] ?? []) }
-        return ids.sorted()
+        guard !leaseCounts.isEmpty else { return [] }
+        let retired = Set(boxes.lazy.map(ObjectIdentifier.init).filter { leaseCounts[$0] != nil })
+        guard !retired.isEmpty else { return [] }
+        return entries.values.filter { $0.lease.contains(where: retired.contains) }.map(\.id).sorted()
     }
 
     /// Removes child `id` (it ended), releasing whatever it still leased.
@@ -103,14 +119,12 @@ struct ChildBook<Child> {
         idsByLabel[entry.label] = nil
     }
 
-    /// Broken invariants: the holders agree with the leases.
+    /// Broken invariants: the counts agree with the leases.
     func invariantViolations() -> [String] {
         var violations: [String] = []
-        for (key, ids) in holders {
-            for id in ids where entries[id]?.lease.contains(key) != true {
-                violations.append("a holder of a value that does not lease it")
-            }
-        }
+        var counts: [ObjectIdentifier: Int] = [:]
+        for entry in entries.values { for key in entry.lease { counts[key, default: 0] += 1 } }
+        if counts != leaseCounts { violations.append("the lease counts disagree with the leases") }
         for entry in entries.values where idsByLabel[entry.label] != entry.id {
             violations.append("child \(entry.label) is not found by its label")
         }

@@ -91,6 +91,7 @@ extension CoordinatorCore {
                 return .failure(.closed(link.label))
             }
             var values: [(slot: Int, box: AnyServiceBox)] = []
+            var leased: [(slot: Int, box: AnyServiceBox)] = []
             values.reserveCapacity(slots.count)
             for slot in slots {
                 let node = part.nodes[slot]
@@ -104,12 +105,36 @@ extension CoordinatorCore {
                                 + "snapshot it got no longer has (a reload)"))
                 }
                 values.append((slot, box))
+                leased.append((appSlot, box))
             }
-            if link.parent.lease(child: link.child, boxes: values.map(\.box)) {
-                return .success((values, app.generation))
-            }
+            if link.parent.lease(child: link.child, values: leased) { return .success((values, app.generation)) }
             if Task.isCancelled { return .failure(.closed(link.label)) }
         }
+    }
+
+    /// For a scope instance whose app has a published snapshot of every service: the app values
+    /// of its part, leased; `nil` otherwise (the build fetches them).
+    func readyAppValues() -> Machine.AppValues? {
+        guard let link, let app = link.parent.current, app.isComplete else { return nil }
+        let part = declared
+        // By the part's slots in the app's layout when it was made for this layout; by name otherwise.
+        let known = part.appSlots.flatMap { $0.layoutID == app.layout.id ? $0.slots : nil }
+        var values: [(slot: Int, box: AnyServiceBox)] = []
+        var appSlots: [Int] = []
+        values.reserveCapacity(part.nodes.count - part.builtCount)
+        appSlots.reserveCapacity(part.nodes.count - part.builtCount)
+        for slot in part.builtCount..<part.nodes.count {
+            let node = part.nodes[slot]
+            guard let appSlot = known?[slot - part.builtCount] ?? app.layout.slots[node.name],
+                let box = app.values.value(at: appSlot), box.typeID == node.provider.valueTypeID
+            else { return nil }
+            values.append((slot, box))
+            appSlots.append(appSlot)
+        }
+        guard !values.isEmpty,
+            link.parent.lease(child: link.child, values: zip(appSlots, values).map { ($0, $1.box) })
+        else { return nil }
+        return Machine.AppValues(values: values, generation: app.generation)
     }
 
     // MARK: Operations and jobs

@@ -15,8 +15,9 @@ final class CoordinatorCore: Sendable {
     typealias OperationWaiter = @Sendable (Result<ResetReport, ContainerError>) -> Void
     typealias Machine = CoordinatorStateMachine<Waiter, OperationWaiter, CoordinatorCore>
 
-    /// What ties a scope instance to the coordinator it was opened on.
-    struct Link: Sendable {
+    /// What ties a scope instance to the coordinator it was opened on. A class: the core reads it
+    /// on every fetch and teardown, and a reference is one retain where its fields are six.
+    final class Link: Sendable {
         let parent: CoordinatorCore
         /// The instance's id in its parent's book of children.
         let child: Int
@@ -27,6 +28,15 @@ final class CoordinatorCore: Sendable {
         /// `push#notification-42`: how the trace and the errors name the instance.
         let label: String
         let parameters: ScopeParameters
+
+        init(parent: CoordinatorCore, child: Int, scope: String, id: String, label: String, parameters: ScopeParameters) {
+            self.parent = parent
+            self.child = child
+            self.scope = scope
+            self.id = id
+            self.label = label
+            self.parameters = parameters
+        }
     }
 
     let link: Link?
@@ -124,6 +134,9 @@ final class CoordinatorCore: Sendable {
         let caller = callerIDs.add(1, ordering: .relaxed).newValue
         // A caller's name is only ever read by the trace: untraced, none is made.
         let name = label ?? (tracer.isEnabled ? "caller-\(caller)" : "")
+        // A scope instance whose app is ready takes (and leases) the app values now: its build
+        // then needs no fetch (untraced only: a traced fetch joins the app as a caller).
+        let given = published.answersReadyInline && current == nil ? readyAppValues() : nil
         return try await TaskFeatures.withEscalationHandler {
             try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (waiter: Waiter) in
@@ -133,7 +146,7 @@ final class CoordinatorCore: Sendable {
                         // the caller parked (its handler runs after the flag is set).
                         machine.requested(
                             key, caller: caller, label: name, waiter: waiter, priority: priority,
-                            isCancelled: Task.isCancelled, now: now)
+                            isCancelled: Task.isCancelled, now: now, given: given)
                     }
                     switch action {
                     case .answer(let waiter, let outcome): resume(waiter, with: outcome)
@@ -307,9 +320,10 @@ final class CoordinatorCore: Sendable {
         }
     }
 
-    /// Child `id` leases `boxes` (see ``ChildBook``); `false` when one was retired meanwhile.
-    func lease(child id: Int, boxes: [AnyServiceBox]) -> Bool {
-        transition { machine, _ in machine.leaseRequested(child: id, boxes: boxes) }
+    /// Child `id` leases `values` (by their slots here; see ``ChildBook``); `false` when one was
+    /// retired meanwhile.
+    func lease(child id: Int, values: [(slot: Int, box: AnyServiceBox)]) -> Bool {
+        transition { machine, _ in machine.leaseRequested(child: id, values: values) }
     }
 
     /// Child `id` no longer uses `boxes`.

@@ -12,12 +12,17 @@ extension CoordinatorStateMachine {
         _ missing: [Int], closure: SlotSet, priority: UInt8, fromCaller: Bool, now: Duration
     ) -> Start {
         guard !missing.isEmpty else { return Start() }
-        var current =
-            build
-            ?? BuildState(
+        // Taken out (moved, not copied), so the build's arrays are changed in place: here and in
+        // every event below that changes the build.
+        var current: BuildState
+        if let existing = build.take() {
+            current = existing
+        } else {
+            current = BuildState(
                 id: nextBuildID, build: BuildAttempt(generation: generation, attempt: state.beginBuild()),
-                nodeCount: graph.nodes.count, priority: priority)
-        if build == nil { nextBuildID += 1 }
+                nodeCount: graph.nodes.count, priority: priority, members: missing.count)
+            nextBuildID += 1
+        }
         var ready: [Int] = []
         var fetch: [Int] = []
         for slot in missing {
@@ -31,9 +36,9 @@ extension CoordinatorStateMachine {
             if waiting == 0 { ready.append(slot) }
         }
         guard current.isLaunched else {
-            current.ready += ready
-            current.toFetch += fetch
-            current.reused = current.reused.union(closure)
+            if !ready.isEmpty { current.ready += ready }
+            if !fetch.isEmpty { current.toFetch += fetch }
+            if trace.isEnabled { current.reused = current.reused?.union(closure) ?? closure }
             build = current
             // A build waits for the teardown of what a reset retired and for the build it
             // superseded (no overlap); otherwise it launches now.
@@ -62,16 +67,21 @@ extension CoordinatorStateMachine {
     /// Launches the build waiting for its turn: its ticket, `build.started`, the nodes that can
     /// start (or the app values it must fetch first).
     mutating func launch(fromCaller: Bool, now: Duration) -> Start {
-        guard var current = build, !current.isLaunched else { return Start() }
+        guard var current = build.take() else { return Start() }
+        guard !current.isLaunched else {
+            build = current
+            return Start()
+        }
         let ticket = tickets.ticket(
             id: current.id, build: current.build, graph: graph, runTimes: state.runTimes, priority: current.priority)
         current.ticket = ticket
         current.launchedAt = now
         attempt = current.build.attempt
         record(.buildStarted, current.build)
-        let closure = current.reused
-        current.reused = SlotSet(capacity: graph.nodes.count)
-        traceReused(closure, in: &current)
+        if let closure = current.reused {
+            current.reused = nil
+            traceReused(closure, in: &current)
+        }
         let startsHere = fromCaller && startsOnCallersThread(current)
         var start = Start()
         if !current.toFetch.isEmpty {
@@ -100,11 +110,13 @@ extension CoordinatorStateMachine {
     /// graph order), unless the build made them.
     private mutating func traceReused(_ closure: SlotSet, in current: inout BuildState) {
         guard trace.isEnabled, !state.values.isEmpty else { return }
+        var reported = current.reused ?? SlotSet(capacity: graph.nodes.count)
         for slot in graph.topologicalOrder
         where slot < graph.builtCount && closure.contains(slot) && state.hasValue(slot) && !current.isMember(slot) {
             let name = graph.nodes[slot].name
-            if current.reused.insert(slot) { record(.nodeReused(node: name), current.build) }
+            if reported.insert(slot) { record(.nodeReused(node: name), current.build) }
         }
+        current.reused = reported
     }
 
     /// The launches of `slots` (whose dependencies all have values), counted as running.
@@ -119,7 +131,10 @@ extension CoordinatorStateMachine {
 
     /// The launch of `slot`: its dependencies' values, in declaration order.
     private func launchOf(_ slot: Int) -> NodeLaunch {
-        let dependencies = graph.nodes[slot].dependencies.compactMap { state.values[$0] }
+        let slots = graph.nodes[slot].dependencies
+        var dependencies: [AnyServiceBox] = []
+        dependencies.reserveCapacity(slots.count)
+        for dependency in slots { if let box = state.values[dependency] { dependencies.append(box) } }
         return NodeLaunch(slot: slot, dependencies: dependencies, earlierRuns: state.runs(of: slot))
     }
 
@@ -129,16 +144,18 @@ extension CoordinatorStateMachine {
     /// last missing dependency of start (in the same worker), the requests it completes are
     /// answered; a failure of a fail-fast build cancels the rest.
     mutating func nodeFinished(build id: Int, _ result: NodeResult, now: Duration) -> NodeAction {
-        if stopping?.id == id { return stoppingNodeFinished(result, now: now) }
-        guard var current = build, current.id == id else {
-            preconditionFailure("node \(result.slot) of build \(id) ended, which is not in flight")
+        guard var current = build.take() else { return stoppingNodeFinished(result, now: now) }
+        guard current.id == id else {
+            build = current
+            return stoppingNodeFinished(result, now: now)
         }
         let slot = result.slot
         let name = graph.nodes[slot].name
         current.running -= 1
         current.records[slot] = .init(
             status: result.status, runs: result.runs, startedAt: result.startedAt, endedAt: result.endedAt)
-        state.countRuns(result.runs, of: slot)
+        // Runs are read by a later run of the node in this generation: one that succeeded has none.
+        if result.status != .succeeded { state.countRuns(result.runs, of: slot) }
         var completed: [Demands.Demand] = []
         var ready: [Int] = []
         var cancel: BuildTicket?
@@ -168,10 +185,12 @@ extension CoordinatorStateMachine {
         case .pending, .reused, .skipped:
             preconditionFailure("a node run cannot end \(result.status)")
         }
-        let orders = self.orders(starting: ready, in: &current)
+        let orders = ready.isEmpty ? WorkerOrders(launches: [], unstarted: current.unstarted) : self.orders(starting: ready, in: &current)
+        let isOver = current.isOver
         build = current
-        guard current.isOver else {
-            return NodeAction(orders: orders, resume: answer(completed, now: now), cancel: cancel, then: nil)
+        guard isOver else {
+            let resume = completed.isEmpty ? [] : answer(completed, now: now)
+            return NodeAction(orders: orders, resume: resume, cancel: cancel, then: nil)
         }
         let (resume, lifecycle) = endBuild(answering: completed, now: now)
         return NodeAction(orders: orders, resume: resume, cancel: cancel, then: lifecycle)
@@ -180,8 +199,8 @@ extension CoordinatorStateMachine {
     /// A node of a superseded build ended: its value goes to the teardown (reported by the
     /// operation that superseded the build); the build ends once its last node did.
     private mutating func stoppingNodeFinished(_ result: NodeResult, now: Duration) -> NodeAction {
-        guard var old = stopping, case .some(let owner) = old.supersededBy else {
-            preconditionFailure("a superseded build without its operation")
+        guard var old = stopping.take(), case .some(let owner) = old.supersededBy else {
+            preconditionFailure("node \(result.slot) ended for a build that is not in flight")
         }
         let name = old.records.isRecorded(result.slot) ? nodeName(result.slot, of: old) : ""
         old.running -= 1
@@ -230,7 +249,7 @@ extension CoordinatorStateMachine {
         build id: Int, _ result: Result<(values: [(slot: Int, box: AnyServiceBox)], generation: Int), ContainerError>,
         now: Duration
     ) -> AppValuesAction {
-        guard var current = build, current.id == id else {
+        guard build?.id == id, var current = build.take() else {
             // Superseded (or closed) meanwhile: nothing uses the values; they go back at once.
             let unused = (try? result.get().values.map(\.box)) ?? []
             var lifecycle: Lifecycle?
@@ -248,7 +267,12 @@ extension CoordinatorStateMachine {
             var completed: [Demands.Demand] = []
             var ready = current.ready
             current.ready = []
-            for (slot, box) in arrived.values where !state.hasValue(slot) {
+            for (slot, box) in arrived.values {
+                // A value stored meanwhile (given with a request) leaves this one unused: it goes back.
+                guard !state.hasValue(slot) else {
+                    releasing.append(box)
+                    continue
+                }
                 state.store(box, at: slot)
                 completed += demands.settled(slot, failed: false)
                 for dependent in graph.dependents[slot] where current.isMember(dependent) {
@@ -262,12 +286,13 @@ extension CoordinatorStateMachine {
                 current.toFetch = []
             }
             var launch: Launch?
-            if let ticket = current.ticket, !current.stopped {
+            if let ticket = current.ticket, !current.stopped, !ready.isEmpty {
                 launch = Launch(ticket: ticket, orders: orders(starting: ready, in: &current))
             }
+            let isOver = current.isOver
             build = current
-            let resume = answer(completed, now: now)
-            guard current.isOver else {
+            let resume = completed.isEmpty ? [] : answer(completed, now: now)
+            guard isOver else {
                 return AppValuesAction(launch: launch, fetch: fetch, resume: resume, release: [], then: nil)
             }
             let (more, lifecycle) = endBuild(answering: [], now: now)
@@ -294,12 +319,13 @@ extension CoordinatorStateMachine {
     mutating func endBuild(
         answering completed: [Demands.Demand], now: Duration
     ) -> (resume: [Resumption], then: Lifecycle) {
-        guard var current = build else { preconditionFailure("endBuild without a build") }
+        guard var current = build.take() else { preconditionFailure("endBuild without a build") }
         var completed = completed
         // Topological order makes every upstream outcome final when a node's is decided.
         var failedUpstream: [Int: [Int]] = [:]
         let rank = graph.topologicalRank
-        for slot in current.members.sorted(by: { rank[$0] < rank[$1] }) where current.records[slot].status == .pending {
+        let pending = current.unstarted > 0 ? current.members.filter { current.records[$0].status == .pending } : []
+        for slot in pending.isEmpty ? [] : pending.sorted(by: { rank[$0] < rank[$1] }) {
             var roots = Set<Int>()
             for dependency in graph.nodes[slot].dependencies where current.isMember(dependency) {
                 switch current.records[dependency].status {
@@ -397,19 +423,21 @@ extension CoordinatorStateMachine {
         _ completed: [Demands.Demand], now: Duration, publishing: Bool = true, of ended: BuildAttempt? = nil
     ) -> [Resumption] {
         var resume: [Resumption] = []
+        resume.reserveCapacity(completed.count)
         for demand in completed {
             let build = ended ?? currentAttempt
-            if !demand.failed, demand.closure.slots.allSatisfy(state.hasValue) {
+            // A closure that settled without a failure has every value.
+            if !demand.failed {
                 let snapshot =
                     publishing
                     ? publishedHolding(demand.closure, build: ended)
                     : AppServices(
                         generation: generation, report: lastReport ?? report(now: now), layout: graph.layout,
                         values: state.values, scope: scopeInstance, appGeneration: appGeneration)
-                resume += resumptions([demand], .snapshot(snapshot), result: .snapshot, build: build)
+                resume.append(resumption(demand, .snapshot(snapshot), result: .snapshot, build: build))
             } else {
                 let error = failure(of: demand.closure, report: lastReport ?? report(now: now))
-                resume += resumptions([demand], .failure(error), result: .failure, build: build)
+                resume.append(resumption(demand, .failure(error), result: .failure, build: build))
             }
         }
         return resume
@@ -446,12 +474,17 @@ extension CoordinatorStateMachine {
     mutating func resumptions(
         _ ended: [Demands.Demand], _ outcome: CallerOutcome, result: CallerResult, build: BuildAttempt
     ) -> [Resumption] {
-        ended.map { demand in
-            var callers = demand.callers
-            let (waiters, labels) = callers.removeAll(named: trace.isEnabled)
-            for label in labels { record(.callerResumed(caller: label, result: result), build) }
-            return Resumption(waiters: waiters, outcome: outcome)
-        }
+        ended.map { resumption($0, outcome, result: result, build: build) }
+    }
+
+    /// The waiters of `demand`, to resume with `outcome`, each traced as resumed with `result`.
+    mutating func resumption(
+        _ demand: Demands.Demand, _ outcome: CallerOutcome, result: CallerResult, build: BuildAttempt
+    ) -> Resumption {
+        var callers = demand.callers
+        let (waiters, labels) = callers.removeAll(named: trace.isEnabled)
+        for label in labels { record(.callerResumed(caller: label, result: result), build) }
+        return Resumption(waiters: waiters, outcome: outcome)
     }
 
     // MARK: Teardowns and the next job

@@ -10,21 +10,19 @@ extension CoordinatorStateMachine {
         guard let part = declared.scopeParts[scope], let runTimes = scopeRunTimes[scope] else {
             return .refused(.unknownScope(scope, known: declared.scopeNames))
         }
-        guard !children.contains(label: label) else { return .refused(.scopeAlreadyOpen(label)) }
-        let opened = children.open(label: label, scope: scope) { id in make(id, part, runTimes) }
+        guard let opened = children.open(label: label, scope: scope, make: { id in make(id, part, runTimes) }) else {
+            return .refused(.scopeAlreadyOpen(label))
+        }
         return .opened(id: opened.id, child: opened.child)
     }
 
     /// Child `id` leases `boxes` before it builds on them; `false` (nothing leased) when one is
     /// no longer a value of this generation: a reset or reload retired it since the child got
     /// it, and the child fetches again.
-    mutating func leaseRequested(child id: Int, boxes: [AnyServiceBox]) -> Bool {
-        guard case .open = phase, children.entry(id)?.state == .open else { return false }
-        let layout = graph.layout
-        for box in boxes {
-            guard let slot = layout.slots[box.name], state.values[slot] === box else { return false }
-        }
-        children.lease(boxes, to: id)
+    mutating func leaseRequested(child id: Int, values: [(slot: Int, box: AnyServiceBox)]) -> Bool {
+        guard case .open = phase, children.isOpen(id) else { return false }
+        for (slot, box) in values where state.values[slot] !== box { return false }
+        children.lease(values.map(\.box), to: id)
         return true
     }
 

@@ -40,7 +40,7 @@ extension CoordinatorStateMachine {
         let retired = state.advance(
             to: newGraph, plan: plan,
             runTimes: runTimes ?? NodeRunTimes.carrying(state.runTimes, from: old, to: newGraph))
-        eagerClosure = .all(newGraph.nodes.count)
+        eagerClosure = newGraph.allSlots
         declared = newDeclared
         var partTimes: [String: NodeRunTimes] = [:]
         for scope in newDeclared.scopeNames {

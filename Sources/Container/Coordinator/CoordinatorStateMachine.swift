@@ -84,7 +84,7 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
         self.tickets = tickets
         let graph = declared.appPart
         state = GenerationState(graph: graph, runTimes: runTimes)
-        eagerClosure = .all(graph.nodes.count)
+        eagerClosure = graph.allSlots
         trace = TraceBuffer(isEnabled: tickets.tracer.isEnabled)
         for scope in declared.scopeNames {
             scopeRunTimes[scope] = NodeRunTimes(count: declared.scopeParts[scope]?.nodes.count ?? 0)
@@ -123,10 +123,14 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
     /// - Parameters:
     ///   - isCancelled: whether the caller's task is cancelled, read in the critical section.
     ///   - now: time since the container was created, for the attempt budget.
+    /// - Parameter given: for a scope instance, app values its core fetched and leased before
+    ///   asking (the app's snapshot was ready): stored when no build is in flight and they are
+    ///   missing, so the build needs no fetch; otherwise released.
     mutating func requested(
         _ key: Demands.Key, caller: Int, label: String, waiter: Waiter, priority: UInt8, isCancelled: Bool,
-        now: Duration
+        now: Duration, given: AppValues? = nil
     ) -> RequestAction {
+        if let given { take(given) }
         if let refusal = refusal() {
             traceAnswer(label, found: .shutDown, result: .failure)
             return .answer(waiter, .failure(refusal))
@@ -167,6 +171,30 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
             }
             _ = demands.add(demand)
             return .park(raise: raise(to: priority), start: start)
+        }
+    }
+
+    /// App values of a scope instance: the external slots of its part, their boxes (leased), and
+    /// the app generation they come from.
+    struct AppValues {
+        let values: [(slot: Int, box: AnyServiceBox)]
+        let generation: Int
+    }
+
+    /// Stores `given` app values where the generation lacks them and no build is in flight (which
+    /// fetches its own); the others go back to the app with the next lifecycle.
+    private mutating func take(_ given: AppValues) {
+        guard build == nil, stopping == nil, case .open = phase else {
+            releasing += given.values.map(\.box)
+            return
+        }
+        for (slot, box) in given.values {
+            if state.hasValue(slot) {
+                releasing.append(box)
+            } else {
+                state.store(box, at: slot)
+                appGeneration = given.generation
+            }
         }
     }
 

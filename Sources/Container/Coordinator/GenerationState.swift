@@ -125,10 +125,11 @@ struct GenerationState {
             }
             retired = retire(values.keys.filter { !isCarried[$0] })
             values = moved
+            // Only the graph's own values move: the external ones all went with `retire`.
+            externalCount = 0
         } else {
             retired = retire(plan.rebuiltSlots)
         }
-        externalCount = 0
         graph = newGraph
         self.runTimes = runTimes
         startGeneration()

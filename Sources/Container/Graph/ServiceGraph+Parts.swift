@@ -4,7 +4,7 @@ extension ServiceGraph {
     /// on or the scope's entry points read (`reads`), as external nodes whose values come from
     /// the app snapshot. Validation guarantees that app services depend only on app services
     /// and scoped ones only on their own scope's and app services.
-    static func part(of nodes: [Node], scope: String?, reads: Set<String>) -> ServiceGraph {
+    static func part(of nodes: [Node], scope: String?, reads: Set<String>, app: ServiceLayout? = nil) -> ServiceGraph {
         let own = nodes.indices.filter { nodes[$0].lifetime.scope == scope }
         var newSlot = [Int: Int]()
         for (slot, old) in own.enumerated() { newSlot[old] = slot }
@@ -37,7 +37,11 @@ extension ServiceGraph {
                     lifetime: .app, isExternal: true, declaration: node.declaration))
         }
         return ServiceGraph(
-            nodes: partNodes, scopeNames: [], builtCount: own.count, scope: scope, appOnly: nil, scopeParts: [:])
+            nodes: partNodes, scopeNames: [], builtCount: own.count, scope: scope, appOnly: nil, scopeParts: [:],
+            appSlots: app.flatMap { layout in
+                let slots = externals.compactMap { layout.slots[nodes[$0].name] }
+                return slots.count == externals.count ? (layout.id, slots) : nil
+            })
     }
 
     /// The names of the app services a scope's part uses (its external nodes).

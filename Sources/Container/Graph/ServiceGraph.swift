@@ -89,6 +89,9 @@ public final class ServiceGraph: Sendable {
     /// external value and nothing kept waits for, made once per graph.
     let builtDependencyCounts: [Int32]
     let layout: ServiceLayout
+    /// Every slot: what `start()` asks of a coordinator of this graph (made once per graph, not
+    /// per scope instance).
+    let allSlots: SlotSet
     /// Secret option values of every node, redacted from traces and errors.
     let secrets: [String]
     /// The scope names the graph declares (see <doc:Scopes>), in declaration order.
@@ -104,6 +107,10 @@ public final class ServiceGraph: Sendable {
     let scopeParts: [String: ServiceGraph]
     /// The services replaced by ``overriding(_:)`` (empty for a graph as declared).
     let overridden: Set<String>
+    /// For a scope part: the slots of its external nodes in the app's part, and that part's
+    /// layout id (a scope instance fetches its app values by slot, without hashing a name);
+    /// `nil` when unknown.
+    let appSlots: (layoutID: UInt32, slots: [Int])?
 
     /// A graph of `nodes`, split into its app and scope parts when it declares scopes.
     convenience init(
@@ -112,7 +119,9 @@ public final class ServiceGraph: Sendable {
         let hasScoped = nodes.contains { $0.lifetime != .app }
         let appOnly = hasScoped ? Self.part(of: nodes, scope: nil, reads: []) : nil
         var parts: [String: ServiceGraph] = [:]
-        for scope in scopeNames { parts[scope] = Self.part(of: nodes, scope: scope, reads: scopeReads[scope] ?? []) }
+        for scope in scopeNames {
+            parts[scope] = Self.part(of: nodes, scope: scope, reads: scopeReads[scope] ?? [], app: appOnly?.layout)
+        }
         self.init(
             nodes: nodes, scopeNames: scopeNames, builtCount: nodes.count, scope: nil, appOnly: appOnly,
             scopeParts: parts, overridden: overridden)
@@ -120,9 +129,10 @@ public final class ServiceGraph: Sendable {
 
     init(
         nodes: [Node], scopeNames: [String], builtCount: Int, scope: String?, appOnly: ServiceGraph?,
-        scopeParts: [String: ServiceGraph], overridden: Set<String> = []
+        scopeParts: [String: ServiceGraph], overridden: Set<String> = [], appSlots: (layoutID: UInt32, slots: [Int])? = nil
     ) {
         self.overridden = overridden
+        self.appSlots = appSlots
         self.scopeNames = scopeNames
         self.builtCount = builtCount
         self.scope = scope
@@ -146,6 +156,7 @@ public final class ServiceGraph: Sendable {
             Int32(truncatingIfNeeded: node.dependencies.count { $0 < builtCount })
         }
         self.layout = ServiceLayout(names: nodes.map(\.name))
+        self.allSlots = .all(nodes.count)
         self.secrets = nodes.flatMap { $0.options.secretStrings }
     }
 

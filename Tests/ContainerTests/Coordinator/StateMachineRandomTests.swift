@@ -294,11 +294,11 @@ struct MachineDriver: SeededDriver {
             follow(machine.childReleased(child: id, boxes: leased, now: now))
             return
         }
-        let values = machine.state.values.values.filter { _ in Bool.random(using: &random) }
+        let values = machine.state.values.slotsAndValues.filter { _ in Bool.random(using: &random) }
         guard !values.isEmpty else { return }
-        let accepted = machine.leaseRequested(child: id, boxes: values)
-        history.append("child \(id) leases \(values.map(\.name)): \(accepted)")
-        if accepted { children[id, default: []] += values }
+        let accepted = machine.leaseRequested(child: id, values: values)
+        history.append("child \(id) leases \(values.map(\.box.name)): \(accepted)")
+        if accepted { children[id, default: []] += values.map(\.box) }
     }
 
     /// Carries out one order to a child: it ends what it was asked (releasing what it leased).

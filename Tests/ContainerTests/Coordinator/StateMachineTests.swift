@@ -237,7 +237,7 @@ struct StateMachineTests {
             return fail("opens")
         }
         let value = try #require(machine.state.values[Self.a])
-        let leased = machine.leaseRequested(child: child, boxes: [value])
+        let leased = machine.leaseRequested(child: child, values: [(Self.a, value)])
         #expect(leased)
         guard
             case .proceed(let supersession, let lifecycle) = machine.resetRequested(
@@ -246,7 +246,7 @@ struct StateMachineTests {
         #expect(supersession.children.map(\.id) == [child], "the holder is superseded in the same transition")
         guard case .none = lifecycle.next else { return fail("the leased value waits") }
         // A lease of the retired value now is refused: the child must fetch the new generation's.
-        let leasedAgain = machine.leaseRequested(child: child, boxes: [value])
+        let leasedAgain = machine.leaseRequested(child: child, values: [(Self.a, value)])
         #expect(!leasedAgain)
         let released = machine.childReleased(child: child, boxes: [value], now: .zero)
         guard case .tearDown(let batch) = released.next else { return fail("then it is torn down") }

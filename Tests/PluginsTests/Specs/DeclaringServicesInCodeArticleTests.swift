@@ -34,7 +34,8 @@ struct DeclaringServicesInCodeArticleTests {
             .session(.session, dependsOn: .database),
         ])
         let services = try await withTimeout { try await container.start() }
-        let notes = try services[.database].query("SELECT body FROM notes")
+        let database: Database = try services[.database]
+        let notes = try database.query("SELECT body FROM notes")
         #expect(notes.isEmpty)
         #expect(try services[.database].appliedMigrations.map(\.name) == ["create_sessions", "create_notes"])
         #expect(try services[.configuration].appName == "Notes")
@@ -57,7 +58,8 @@ struct DeclaringServicesInCodeArticleTests {
             "dependsOn: .configuration, timeout: .seconds(5), retry: RetryPolicy(maxAttempts: 3)),",
             ".session(.session, dependsOn: .database),",
             "let services = try await container.start()",
-            #"let notes = try services[.database].query("SELECT body FROM notes")"#,
+            "let database: Database = try services[.database]",
+            #"let notes = try database.query("SELECT body FROM notes")"#,
         ] {
             #expect(article.contains(line), "DeclaringServicesInCode.md lacks: \(line)")
         }
