@@ -29,7 +29,8 @@ final class CoordinatorCore: Sendable {
         let label: String
         let parameters: ScopeParameters
 
-        init(parent: CoordinatorCore, child: Int, scope: String, id: String, label: String, parameters: ScopeParameters) {
+        init(parent: CoordinatorCore, child: Int, scope: String, id: String, label: String, parameters: ScopeParameters)
+        {
             self.parent = parent
             self.child = child
             self.scope = scope

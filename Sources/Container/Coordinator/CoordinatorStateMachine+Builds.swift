@@ -185,7 +185,9 @@ extension CoordinatorStateMachine {
         case .pending, .reused, .skipped:
             preconditionFailure("a node run cannot end \(result.status)")
         }
-        let orders = ready.isEmpty ? WorkerOrders(launches: [], unstarted: current.unstarted) : self.orders(starting: ready, in: &current)
+        let orders =
+            ready.isEmpty
+            ? WorkerOrders(launches: [], unstarted: current.unstarted) : self.orders(starting: ready, in: &current)
         let isOver = current.isOver
         build = current
         guard isOver else {

@@ -129,7 +129,8 @@ public final class ServiceGraph: Sendable {
 
     init(
         nodes: [Node], scopeNames: [String], builtCount: Int, scope: String?, appOnly: ServiceGraph?,
-        scopeParts: [String: ServiceGraph], overridden: Set<String> = [], appSlots: (layoutID: UInt32, slots: [Int])? = nil
+        scopeParts: [String: ServiceGraph], overridden: Set<String> = [],
+        appSlots: (layoutID: UInt32, slots: [Int])? = nil
     ) {
         self.overridden = overridden
         self.appSlots = appSlots

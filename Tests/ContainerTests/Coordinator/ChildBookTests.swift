@@ -17,10 +17,10 @@ struct ChildBookTests {
     /// Opens `label` in scope `s`, its child named `child<id>`; returns its id.
     @discardableResult
     static func open(_ book: inout Book, _ label: String, scope: String = "s") -> Int {
-        book.open(label: label, scope: scope) { "child\($0)" }.id
+        book.open(label: label, scope: scope) { "child\($0)" }?.id ?? 0
     }
 
-    static func lease(_ book: Book, of id: Int) -> Set<ObjectIdentifier>? { book.entry(id)?.lease }
+    static func lease(_ book: Book, of id: Int) -> Set<ObjectIdentifier>? { book.entry(id).map { Set($0.lease) } }
 
     static func ids(_ boxes: AnyServiceBox...) -> Set<ObjectIdentifier> { Set(boxes.map(ObjectIdentifier.init)) }
 
@@ -39,13 +39,14 @@ struct ChildBookTests {
     }
 
     @Test("Children get ids in the order they open; the child is made with its id; labels find them")
-    func open() {
+    func open() throws {
         var book = Book()
         var madeWith: [Int] = []
-        let first = book.open(label: "push#1", scope: "push") { id in
-            madeWith.append(id)
-            return "first"
-        }
+        let first = try #require(
+            book.open(label: "push#1", scope: "push") { id in
+                madeWith.append(id)
+                return "first"
+            })
         #expect(first.id == 1 && first.child == "first" && madeWith == [1])
         let second = Self.open(&book, "feed#1", scope: "feed")
         let third = Self.open(&book, "push#2", scope: "push")
@@ -250,9 +251,16 @@ struct ChildBookDriver: SeededDriver {
         let scope = String(label.prefix(1))
         history.append("open \(label)")
         var madeWith: Int?
-        let opened = book.open(label: label, scope: scope) { id in
-            madeWith = id
-            return "child\(id)"
+        guard
+            let opened = book.open(
+                label: label, scope: scope,
+                make: { id in
+                    madeWith = id
+                    return "child\(id)"
+                })
+        else {
+            violations.append("opening \(label), not open, was refused")
+            return
         }
         if opened.id != nextID || madeWith != nextID || opened.child != "child\(nextID)" {
             violations.append("opened \(label) as \(opened) (made with \(madeWith as Int?)), model id \(nextID)")
@@ -289,7 +297,7 @@ struct ChildBookDriver: SeededDriver {
         for entry in all {
             let child = children[entry.id]!
             if entry.label != child.label || entry.scope != child.scope || entry.child != "child\(entry.id)"
-                || entry.state != child.state || entry.lease != child.leased
+                || entry.state != child.state || Set(entry.lease) != child.leased
             {
                 violations.append("child \(entry.id) is \(entry), model \(child)")
             }

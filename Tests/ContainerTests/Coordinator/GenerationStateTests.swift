@@ -269,15 +269,11 @@ struct GenerationStateTests {
         let retired = state.advance(to: newPart, plan: plan, runTimes: NodeRunTimes(count: 4))
         #expect(retired.slots == [1] && Self.ids(retired.values) == Self.ids([boxes[1]]) && retired.external.isEmpty)
         #expect(state.hasValue(2) && state.hasValue(3), "in place: every value not rebuilt keeps its slot")
-        // The coordinator plans in place only for the app's graph, which has no external slots
-        // (`ReloadPlan(from:to:changes:inPlace:)`, `CoordinatorCore.beginReload`); the state
-        // itself zeroes its external count on every reload, so a part reloaded in place counts
-        // its kept app values as its own.
-        withKnownIssue("advance(to:plan:runTimes:) sets externalCount to 0 even when an in-place plan keeps them") {
-            #expect(state.externalCount == 2)
-            #expect(state.ownCount == 1 && !state.isComplete, "s2 is missing")
-            #expect(state.invariantViolations().isEmpty, "\(state.invariantViolations())")
-        }
+        // The coordinator plans in place only for the app's graph, which has no external slots;
+        // a part reloaded in place still counts its kept app values as the app's.
+        #expect(state.externalCount == 2)
+        #expect(state.ownCount == 1 && !state.isComplete, "s2 is missing")
+        #expect(state.invariantViolations().isEmpty, "\(state.invariantViolations())")
     }
 
     @Test("retireBuiltInThisGeneration ends the own values made in this generation only, and keeps the generation")

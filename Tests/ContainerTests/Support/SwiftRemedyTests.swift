@@ -35,7 +35,9 @@ struct SwiftRemedyTests {
         let needs = ServiceLookupError.undeclared(
             "database", reader: "entry point 'sync'", declared: ["session"], type: Database.self)
         #expect(needs.message.contains(forms[1]))
-        #expect(ServiceLookupError.typeMismatch("count", expected: String.self, actual: Int.self).message.contains(forms[2]))
+        #expect(
+            ServiceLookupError.typeMismatch("count", expected: String.self, actual: Int.self).message.contains(forms[2])
+        )
     }
 
     @Test("literals escape what Swift needs escaped; identifiers are made of a name's letters and digits")
