@@ -14,15 +14,7 @@ extension CoordinatorStateMachine {
         guard !missing.isEmpty else { return Start() }
         // Taken out (moved, not copied), so the build's arrays are changed in place: here and in
         // every event below that changes the build.
-        var current: BuildState
-        if let existing = build.take() {
-            current = existing
-        } else {
-            current = BuildState(
-                id: nextBuildID, build: BuildAttempt(generation: generation, attempt: state.beginBuild()),
-                nodeCount: graph.nodes.count, priority: priority, members: missing.count)
-            nextBuildID += 1
-        }
+        var current = build.take() ?? newBuild(priority: priority, members: missing.count)
         var ready: [Int] = []
         var fetch: [Int] = []
         for slot in missing {
@@ -62,6 +54,14 @@ extension CoordinatorStateMachine {
         }
         build = current
         return start
+    }
+
+    /// A build of the generation, not launched, with room for `members` members.
+    private mutating func newBuild(priority: UInt8, members: Int) -> BuildState {
+        defer { nextBuildID += 1 }
+        return BuildState(
+            id: nextBuildID, build: BuildAttempt(generation: generation, attempt: state.beginBuild()),
+            nodeCount: graph.nodes.count, priority: priority, members: members)
     }
 
     /// Launches the build waiting for its turn: its ticket, `build.started`, the nodes that can
@@ -189,7 +189,7 @@ extension CoordinatorStateMachine {
             ready.isEmpty
             ? WorkerOrders(launches: [], unstarted: current.unstarted) : self.orders(starting: ready, in: &current)
         let isOver = current.isOver
-        build = current
+        build = consume current
         guard isOver else {
             let resume = completed.isEmpty ? [] : answer(completed, now: now)
             return NodeAction(orders: orders, resume: resume, cancel: cancel, then: nil)
@@ -221,8 +221,9 @@ extension CoordinatorStateMachine {
         case .cancelledBeforeStart: record(.nodeCancelled(node: name, phase: .beforeStart), old.build)
         case .pending, .reused, .skipped: preconditionFailure("a node run cannot end \(result.status)")
         }
-        stopping = old
-        guard old.running == 0 && !old.awaitingApp else { return NodeAction(orders: .none, resume: [], cancel: nil) }
+        let isOver = old.running == 0 && !old.awaitingApp
+        stopping = consume old
+        guard isOver else { return NodeAction(orders: .none, resume: [], cancel: nil) }
         return NodeAction(orders: .none, resume: [], cancel: nil, then: endStopping(now: now))
     }
 

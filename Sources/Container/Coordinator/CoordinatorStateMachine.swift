@@ -215,10 +215,9 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
 
     /// Raises the build to `priority`: the ticket to raise, when it is launched and was lower.
     private mutating func raise(to priority: UInt8) -> (ticket: BuildTicket, priority: UInt8)? {
-        guard var current = build, priority > current.priority else { return nil }
-        current.priority = priority
-        build = current
-        guard let ticket = current.ticket else { return nil }
+        guard let current = build?.priority, priority > current else { return nil }
+        build!.priority = priority
+        guard let ticket = build!.ticket else { return nil }
         return (ticket, priority)
     }
 
