@@ -14,11 +14,11 @@ extension ConfigDecoder {
             (
                 document,
                 ConfigError.Issue(
-                    code: code, message: message,
+                    code: code, message: message, service: service,
                     location: ConfigLocation(
                         file: documents[document].file, keyPath: keyPath.isEmpty ? nil : keyPath, line: position.line,
                         column: position.column),
-                    service: service, option: option, underlying: underlying)
+                    option: option, underlying: underlying)
             ))
     }
 

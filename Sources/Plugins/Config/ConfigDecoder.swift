@@ -119,7 +119,7 @@ struct ConfigDecoder {
             location.keyPath = location.keyPath.map(NameRules.escapingControlCharacters)
             return ConfigError.Issue(
                 code: issue.code, message: NameRules.escapingControlCharacters(redactor.redact(issue.message)),
-                location: location, service: issue.service, option: issue.option, underlying: issue.underlying)
+                service: issue.service, location: location, option: issue.option, underlying: issue.underlying)
         }
         return ConfigError(file: documents[0].file, issues: sorted)
     }
