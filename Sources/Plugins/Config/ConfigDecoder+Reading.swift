@@ -23,7 +23,7 @@ extension ConfigDecoder {
     }
 
     /// Runs a typed reader on `field` and reports what it found wrong.
-    mutating func read<Value>(_ field: Field, _ reader: (JSONNode, inout [ReadProblem]) -> Value?) -> Value? {
+    mutating func read<Value>(_ field: Field, _ reader: (PositionedValue, inout [ReadProblem]) -> Value?) -> Value? {
         var problems: [ReadProblem] = []
         let value = reader(field.node, &problems)
         if !problems.isEmpty {

@@ -5,7 +5,7 @@ internal import Container
 /// places its issues in the files (`ConfigDecoder+GraphIssues.swift`).
 ///
 /// The steps, one file each: the format's keys and bounds (`ConfigSchema.swift`), typed
-/// readers (`JSONNode+Reading.swift`), the top level (`+TopLevel`), services (`+Services`),
+/// readers (`PositionedValue+Reading.swift`), the top level (`+TopLevel`), services (`+Services`),
 /// overlays (`+Overlays`) and graph issues (`+GraphIssues`).
 struct ConfigDecoder {
     /// The base config (0), then the overlays in the order they apply.

@@ -39,7 +39,7 @@ public struct ConfigurationProvider: ServiceProvider {
                 message: "cannot read the settings file; check the configuration service's \"path\" option "
                     + "(relative paths start at the config file's folder)")
         }
-        let root: JSONNode
+        let root: PositionedValue
         do {
             root = try JSONParser.parse([UInt8](data))
         } catch {
@@ -47,13 +47,13 @@ public struct ConfigurationProvider: ServiceProvider {
                 path: path, line: error.position.line, column: error.position.column,
                 message: "invalid JSON: \(error.message)")
         }
-        guard case .object(let members) = root.value else {
+        guard case .object(let raw) = root.value else {
             throw ConfigurationError(
                 path: path, line: root.position.line, column: root.position.column,
                 message: "the settings file must hold a JSON object, found \(root.typeName)")
         }
-        var fields: [String: JSONNode] = [:]
-        for member in members { fields[member.key] = member.value }
+        var fields: [String: PositionedValue] = [:]
+        for member in root.members { fields[member.key] = member.value }
 
         func fail(_ key: String, _ expected: String) -> ConfigurationError {
             let node = fields[key]
@@ -70,12 +70,12 @@ public struct ConfigurationProvider: ServiceProvider {
             return value
         }
         func dictionary<Value>(
-            _ key: String, _ expected: String, _ convert: (JSONNode.Value) -> Value?
+            _ key: String, _ expected: String, _ convert: (OptionValue) -> Value?
         ) throws(ConfigurationError) -> [String: Value] {
             guard let node = fields[key] else { return [:] }
-            guard case .object(let entries) = node.value else { throw fail(key, expected) }
+            guard case .object = node.value else { throw fail(key, expected) }
             var result: [String: Value] = [:]
-            for entry in entries {
+            for entry in node.members {
                 guard let value = convert(entry.value.value) else {
                     throw ConfigurationError(
                         path: path, line: entry.value.position.line, column: entry.value.position.column,
@@ -97,7 +97,7 @@ public struct ConfigurationProvider: ServiceProvider {
             featureFlags: try dictionary("featureFlags", "an object of booleans") {
                 if case .bool(let value) = $0 { value } else { nil }
             },
-            raw: Dictionary(members.map { ($0.key, $0.value.optionValue) }, uniquingKeysWith: { _, last in last }),
+            raw: raw,
             sourcePath: path)
     }
 }
