@@ -56,12 +56,17 @@ extension ServiceGraph {
 
         var providers: [AnyServiceProvider?] = []
         providers.reserveCapacity(accepted.count)
+        // What each provider read its node's options into: read once, here, and kept in the node.
+        var settings: [(any Sendable)?] = []
+        settings.reserveCapacity(accepted.count)
         var dependencies: [[Int]] = []
         dependencies.reserveCapacity(accepted.count)
         // "Did you mean" for unknown names, prepared on the first one: a valid graph never pays for it.
         var suggestions = Suggestions { accepted.map { specs[$0].name } }
         for position in accepted {
-            providers.append(Self.resolveProvider(of: specs[position], registry: registry, issues: &issues))
+            let (provider, read) = Self.resolveProvider(of: specs[position], registry: registry, issues: &issues)
+            providers.append(provider)
+            settings.append(read)
             dependencies.append(
                 Self.resolveDependencies(
                     of: specs[position], slots: slotOfName, suggestions: &suggestions, issues: &issues))
@@ -93,16 +98,18 @@ extension ServiceGraph {
                 Node(
                     name: specs[position].name, provider: resolved[slot], dependencies: dependencies[slot],
                     dependencyNames: dependencies[slot].map { specs[accepted[$0]].name },
-                    options: specs[position].options, timeout: specs[position].timeout, retry: specs[position].retry,
+                    options: specs[position].options, settings: settings[slot], timeout: specs[position].timeout,
+                    retry: specs[position].retry,
                     defaultFailure: specs[position].defaultFailure, location: specs[position].location,
                     lifetime: specs[position].lifetime, groups: groups[slot], declaration: declaration))
         }
         self.init(nodes: nodes, scopeNames: scoping.names, scopeReads: scoping.reads)
     }
 
+    /// The spec's provider, and the settings it read from the spec's options (`nil`: the options).
     private static func resolveProvider(
         of spec: ServiceSpec, registry: ProviderRegistry, issues: inout [GraphError.Issue]
-    ) -> AnyServiceProvider? {
+    ) -> (AnyServiceProvider?, (any Sendable)?) {
         let provider: AnyServiceProvider
         switch spec.provider {
         case .inline(let inline):
@@ -119,12 +126,12 @@ extension ServiceGraph {
                     .init(
                         code: .unknownProvider, message: message, service: spec.name,
                         location: spec.location?.appending("provider")))
-                return nil
+                return (nil, nil)
             }
             provider = registered
         }
         do {
-            try provider.validate(spec.options)
+            return (provider, try provider.settings(spec.options))
         } catch {
             // A provider may quote the offending value: never let it quote a secret.
             let secrets = spec.options.secretStrings
@@ -141,8 +148,8 @@ extension ServiceGraph {
                     message: "service '\(spec.name)' (provider '\(provider.id)'): \(explanation)",
                     service: spec.name, location: spec.location?.appending("options"), option: optionError?.option,
                     underlying: underlying))
+            return (provider, nil)
         }
-        return provider
     }
 
     private static func resolveDependencies(

@@ -19,6 +19,9 @@ public final class ServiceGraph: Sendable {
         /// The names of ``dependencies``, as the provider's context reports them.
         let dependencyNames: [String]
         let options: ServiceOptions
+        /// What the provider read the options into at validation (``ServiceProvider/settings(from:)``),
+        /// read back by ``ProviderContext/settings(for:)``; `nil` when they are the options themselves.
+        let settings: (any Sendable)?
         let timeout: Duration?
         let retry: RetryPolicy
         let defaultFailure: FailureKind?
@@ -41,8 +44,9 @@ public final class ServiceGraph: Sendable {
         /// `fingerprint`: the declaration's, when known (a scope part's copy of a node); computed otherwise.
         init(
             name: String, provider: AnyServiceProvider, dependencies: [Int], dependencyNames: [String],
-            options: ServiceOptions, timeout: Duration?, retry: RetryPolicy, defaultFailure: FailureKind?,
-            location: ConfigLocation?, lifetime: Lifetime = .app, isExternal: Bool = false,
+            options: ServiceOptions, settings: (any Sendable)? = nil, timeout: Duration?, retry: RetryPolicy,
+            defaultFailure: FailureKind?, location: ConfigLocation?, lifetime: Lifetime = .app,
+            isExternal: Bool = false,
             groups: [String: [Int]] = [:], declaration: ServiceSpec, fingerprint: DeclarationFingerprint? = nil
         ) {
             self.declaration = declaration
@@ -54,6 +58,7 @@ public final class ServiceGraph: Sendable {
             self.dependencies = dependencies
             self.dependencyNames = dependencyNames
             self.options = options
+            self.settings = settings
             self.timeout = timeout
             self.retry = retry
             self.defaultFailure = defaultFailure

@@ -16,15 +16,17 @@ public struct ConfigurationProvider: ServiceProvider {
     /// Creates the provider.
     public init() {}
 
-    /// Requires a string `path` (with a known path root, if any).
-    public func validate(options: ServiceOptions) throws {
-        _ = try options.path("path")
+    /// Reads the options once, when the graph is validated: a string `path` (with a known path
+    /// root, if any), resolved against the config's folder or its path root.
+    /// - Throws: ``/Container/OptionError`` when `path` is missing, not a string or names an
+    ///   unknown path root.
+    public func settings(from options: ServiceOptions) throws(OptionError) -> ConfigurationOptions {
+        ConfigurationOptions(path: try options.path("path"))
     }
 
-    /// Reads and decodes the settings file.
+    /// Reads and decodes the settings file named by the settings read at validation.
     public func make(_ context: ProviderContext) async throws -> AppConfiguration {
-        let path = try context.options.path("path")
-        return try Self.read(path: path)
+        try Self.read(path: try context.settings(for: self).path)
     }
 
     /// Reads the settings file at `path`.
