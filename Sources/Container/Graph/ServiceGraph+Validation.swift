@@ -63,8 +63,11 @@ extension ServiceGraph {
         dependencies.reserveCapacity(accepted.count)
         // "Did you mean" for unknown names, prepared on the first one: a valid graph never pays for it.
         var suggestions = Suggestions { accepted.map { specs[$0].name } }
+        // The redactor of the graph's secrets, made on the first rejected options, for all of them.
+        var redaction = Redaction { accepted.flatMap { specs[$0].options.secretStrings } }
         for position in accepted {
-            let (provider, read) = Self.resolveProvider(of: specs[position], registry: registry, issues: &issues)
+            let (provider, read) = Self.resolveProvider(
+                of: specs[position], registry: registry, redaction: &redaction, issues: &issues)
             providers.append(provider)
             settings.append(read)
             dependencies.append(
@@ -108,7 +111,8 @@ extension ServiceGraph {
 
     /// The spec's provider, and the settings it read from the spec's options (`nil`: the options).
     private static func resolveProvider(
-        of spec: ServiceSpec, registry: ProviderRegistry, issues: inout [GraphError.Issue]
+        of spec: ServiceSpec, registry: ProviderRegistry, redaction: inout Redaction,
+        issues: inout [GraphError.Issue]
     ) -> (AnyServiceProvider?, (any Sendable)?) {
         let provider: AnyServiceProvider
         switch spec.provider {
@@ -134,12 +138,11 @@ extension ServiceGraph {
             return (provider, try provider.settings(spec.options))
         } catch {
             // A provider may quote the offending value: never let it quote a secret.
-            let secrets = spec.options.secretStrings
-            let redactor = Redactor(secrets: secrets)
+            let redactor = redaction.redactor()
             let explanation = redactor.redact(String(describing: error))
             let optionError = error as? OptionError
             var underlying: (any Error)? = error
-            if !secrets.isEmpty {
+            if !spec.options.secretStrings.isEmpty {
                 underlying = optionError.map { OptionError(option: $0.option, message: redactor.redact($0.message)) }
             }
             issues.append(
@@ -285,6 +288,23 @@ extension ServiceGraph {
                         service: key.name, location: requirement.location))
             }
         }
+    }
+}
+
+/// The redactor of one validation: the secret option values of every declared service, made on
+/// first use (a valid graph never pays for it, and makes its own: ``ServiceGraph/redactor``).
+private struct Redaction {
+    private var secrets: (() -> [String])?
+    private var made: Redactor?
+
+    init(_ secrets: @escaping () -> [String]) { self.secrets = secrets }
+
+    mutating func redactor() -> Redactor {
+        if let made { return made }
+        let redactor = Redactor(secrets: secrets?() ?? [])
+        made = redactor
+        secrets = nil
+        return redactor
     }
 }
 

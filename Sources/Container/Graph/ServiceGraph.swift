@@ -96,6 +96,11 @@ public final class ServiceGraph: Sendable {
     let layout: ServiceLayout
     /// Secret option values of every node, redacted from traces and errors.
     let secrets: [String]
+    /// Hides ``secrets`` (the values of every option marked secret, and their fragments) in any
+    /// text: what the graph's containers trace and report starts from it, and an app can redact
+    /// its own output with it (an entry point's error quoting a secret database path). One per
+    /// graph: its automaton is built once, on its first use.
+    public let redactor: Redactor
     /// The scope names the graph declares (see <doc:Scopes>), in declaration order.
     public let scopeNames: [String]
     /// The nodes this graph builds: slots `0..<builtCount`; the others are external (a scope
@@ -152,6 +157,7 @@ public final class ServiceGraph: Sendable {
         }
         self.layout = ServiceLayout(names: nodes.map(\.name))
         self.secrets = nodes.flatMap { $0.options.secretStrings }
+        self.redactor = Redactor(secrets: secrets)
     }
 
     /// The part the app's coordinator builds: the app services.
