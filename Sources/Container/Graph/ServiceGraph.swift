@@ -96,10 +96,10 @@ public final class ServiceGraph: Sendable {
     let layout: ServiceLayout
     /// Secret option values of every node, redacted from traces and errors.
     let secrets: [String]
-    /// Hides ``secrets`` (the values of every option marked secret, and their fragments) in any
-    /// text: what the graph's containers trace and report starts from it, and an app can redact
-    /// its own output with it (an entry point's error quoting a secret database path). One per
-    /// graph: its automaton is built once, on its first use.
+    /// Hides the graph's secrets (the values of every option marked secret, and their fragments)
+    /// in any text: what the graph's containers trace and report starts from it, and an app can
+    /// redact its own output with it (an entry point's error quoting a secret database path). One
+    /// per graph: its automaton is built once, on its first use.
     public let redactor: Redactor
     /// The scope names the graph declares (see <doc:Scopes>), in declaration order.
     public let scopeNames: [String]
