@@ -27,6 +27,9 @@ let scenarios: [Scenario] = [
     Scenario(id: "readers", title: "9. Reset latency under reader threads (issue 8)", run: readerPressureScenario),
     Scenario(id: "scopes", title: "10. Scope instances (issue 10)", run: scopesScenario),
     Scenario(id: "reload", title: "11. Reload and reset(invalidating:) of one leaf (issue 12)", run: reloadScenario),
+    Scenario(
+        id: "changes", title: "12. Declaration comparison: reload of one changed leaf of 2,000 services",
+        run: reloadComparisonScenario),
 ]
 
 struct Options {

@@ -61,7 +61,7 @@ final class CoordinatorCore: Sendable {
         self.policy = policy
         self.tuning = tuning
         // Every secret of the graph, scoped services' too: scope instances share this redactor.
-        redactor = Redactor(secrets: declared.secrets)
+        redactor = Redactor(combining: [declared.redactor])
         machine = Locked(
             Machine(
                 declared: declared,

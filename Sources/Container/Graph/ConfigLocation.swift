@@ -20,7 +20,7 @@ public struct ConfigLocation: Sendable, Hashable, CustomStringConvertible {
         self.column = column
     }
 
-    /// `file:line:column: keyPath`, leaving out what is unknown.
+    /// `file:line:column: keyPath`, leaving out what is unknown (an empty key path too).
     public var description: String {
         var parts: [String] = []
         if let file {
@@ -33,7 +33,7 @@ public struct ConfigLocation: Sendable, Hashable, CustomStringConvertible {
         } else if let line {
             parts.append("line \(line)" + (column.map { ", column \($0)" } ?? ""))
         }
-        if let keyPath { parts.append(keyPath) }
+        if let keyPath, !keyPath.isEmpty { parts.append(keyPath) }
         return parts.joined(separator: ": ")
     }
 

@@ -1,65 +1,8 @@
 /// A graph is invalid: every problem found, each with its location. Nothing was built.
 public struct GraphError: Error, Sendable, CustomStringConvertible {
-    /// One problem of the graph, as data: a layer that needs a position (the config loader
-    /// placing it in a file) reads ``location`` and ``option``, never the ``message``.
-    ///
-    /// Two issues are equal when their code, message, service, location and option are;
-    /// ``underlying`` is not compared (the message already quotes it).
-    public struct Issue: Sendable, Hashable, CustomStringConvertible {
-        /// What kind of problem this is.
-        public let code: Code
-        /// What is wrong and how to fix it.
-        public let message: String
-        /// The service concerned, if any.
-        public let service: String?
-        /// Where it was declared: the service's location with the key the problem is about
-        /// appended (`services[2].dependsOn[0]`, `services[1].scope`, `scopes[0]`), or the
-        /// location of the reader whose requirement failed.
-        public let location: ConfigLocation?
-        /// For ``Code/invalidOptions``: the option the provider rejected, as ``OptionError/option``
-        /// names it (`path`, `outcomes[1]`), relative to the service's `options`; `nil` when the
-        /// provider threw another error or the problem is not about one option.
-        public let option: String?
-        /// The error behind the issue: for ``Code/invalidOptions``, what the provider's
-        /// `validate` threw. Secret option values never reach it: when the service has secret
-        /// options, an ``OptionError`` is kept with its message redacted and any other error is
-        /// left out (``message`` still explains it, redacted).
-        public let underlying: (any Error)?
-
-        /// Creates an issue.
-        public init(
-            code: Code, message: String, service: String? = nil, location: ConfigLocation? = nil,
-            option: String? = nil, underlying: (any Error)? = nil
-        ) {
-            self.code = code
-            self.message = message
-            self.service = service
-            self.location = location
-            self.option = option
-            self.underlying = underlying
-        }
-
-        /// `location: message`.
-        public var description: String {
-            guard let location, !location.description.isEmpty else { return message }
-            return "\(location): \(message)"
-        }
-
-        /// Whether two issues say the same (``underlying`` aside).
-        public static func == (lhs: Issue, rhs: Issue) -> Bool {
-            lhs.code == rhs.code && lhs.message == rhs.message && lhs.service == rhs.service
-                && lhs.location == rhs.location && lhs.option == rhs.option
-        }
-
-        /// Hashes what `==` compares.
-        public func hash(into hasher: inout Hasher) {
-            hasher.combine(code)
-            hasher.combine(message)
-            hasher.combine(service)
-            hasher.combine(location)
-            hasher.combine(option)
-        }
-    }
+    /// One problem of the graph, as data (see ``ServiceIssue``): a layer that needs a position
+    /// (the config loader placing it in a file) reads its location and option, never its message.
+    public typealias Issue = ServiceIssue<Code>
 
     /// The kinds of graph problems.
     public struct Code: Hashable, Sendable, CustomStringConvertible {

@@ -58,6 +58,28 @@ public struct ProviderContext: Sendable {
     public var serviceName: String { node.name }
     /// The node's options.
     public var options: ServiceOptions { node.options }
+
+    /// The node's settings, as `provider` read them from its options when the graph was
+    /// validated (``ServiceProvider/settings(from:)``): a provider's ``ServiceProvider/make(_:)``
+    /// calls `try context.settings(for: self)` and never reads its options again.
+    ///
+    /// ```swift
+    /// func make(_ context: ProviderContext) async throws -> Database {
+    ///     let settings = try context.settings(for: self)   // SQLiteOptions, read at validation
+    ///     return try await Database.open(path: settings.path)
+    /// }
+    /// ```
+    ///
+    /// The type is the provider's ``ServiceProvider/Settings``, so there is no wrong type to ask
+    /// for. A node validated by another provider (one that wraps `provider` and forwards its
+    /// ``ServiceProvider/make(_:)`` but not its settings) holds other settings: then `provider`
+    /// reads the options now.
+    /// - Throws: what `provider`'s ``ServiceProvider/settings(from:)`` throws, in that case only.
+    public func settings<Provider: ServiceProvider>(for provider: Provider) throws -> Provider.Settings {
+        if let settings = node.settings as? Provider.Settings { return settings }
+        if node.settings == nil, let options = node.options as? Provider.Settings { return options }
+        return try provider.settings(from: node.options)
+    }
     /// The generation being built.
     public var generation: Int { build.generation }
     /// The container's build attempt within the generation (1-based).

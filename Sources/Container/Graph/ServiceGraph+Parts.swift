@@ -23,7 +23,8 @@ extension ServiceGraph {
             partNodes.append(
                 Node(
                     name: node.name, provider: node.provider, dependencies: node.dependencies.map { newSlot[$0]! },
-                    dependencyNames: node.dependencyNames, options: node.options, timeout: node.timeout,
+                    dependencyNames: node.dependencyNames, options: node.options, settings: node.settings,
+                    timeout: node.timeout,
                     retry: node.retry, defaultFailure: node.defaultFailure, location: node.location,
                     lifetime: node.lifetime, groups: node.groups, declaration: node.declaration,
                     fingerprint: node.fingerprint))
@@ -33,7 +34,8 @@ extension ServiceGraph {
             partNodes.append(
                 Node(
                     name: node.name, provider: node.provider, dependencies: [], dependencyNames: [],
-                    options: node.options, timeout: nil, retry: .none, defaultFailure: nil, location: node.location,
+                    options: node.options, settings: node.settings, timeout: nil, retry: .none, defaultFailure: nil,
+                    location: node.location,
                     lifetime: .app, isExternal: true, declaration: node.declaration))
         }
         return ServiceGraph(

@@ -56,12 +56,20 @@ extension ServiceGraph {
 
         var providers: [AnyServiceProvider?] = []
         providers.reserveCapacity(accepted.count)
+        // What each provider read its node's options into: read once, here, and kept in the node.
+        var settings: [(any Sendable)?] = []
+        settings.reserveCapacity(accepted.count)
         var dependencies: [[Int]] = []
         dependencies.reserveCapacity(accepted.count)
         // "Did you mean" for unknown names, prepared on the first one: a valid graph never pays for it.
         var suggestions = Suggestions { accepted.map { specs[$0].name } }
+        // The redactor of the graph's secrets, made on the first rejected options, for all of them.
+        var redaction = Redaction { accepted.flatMap { specs[$0].options.secretStrings } }
         for position in accepted {
-            providers.append(Self.resolveProvider(of: specs[position], registry: registry, issues: &issues))
+            let (provider, read) = Self.resolveProvider(
+                of: specs[position], registry: registry, redaction: &redaction, issues: &issues)
+            providers.append(provider)
+            settings.append(read)
             dependencies.append(
                 Self.resolveDependencies(
                     of: specs[position], slots: slotOfName, suggestions: &suggestions, issues: &issues))
@@ -93,16 +101,19 @@ extension ServiceGraph {
                 Node(
                     name: specs[position].name, provider: resolved[slot], dependencies: dependencies[slot],
                     dependencyNames: dependencies[slot].map { specs[accepted[$0]].name },
-                    options: specs[position].options, timeout: specs[position].timeout, retry: specs[position].retry,
+                    options: specs[position].options, settings: settings[slot], timeout: specs[position].timeout,
+                    retry: specs[position].retry,
                     defaultFailure: specs[position].defaultFailure, location: specs[position].location,
                     lifetime: specs[position].lifetime, groups: groups[slot], declaration: declaration))
         }
         self.init(nodes: nodes, scopeNames: scoping.names, scopeReads: scoping.reads)
     }
 
+    /// The spec's provider, and the settings it read from the spec's options (`nil`: the options).
     private static func resolveProvider(
-        of spec: ServiceSpec, registry: ProviderRegistry, issues: inout [GraphError.Issue]
-    ) -> AnyServiceProvider? {
+        of spec: ServiceSpec, registry: ProviderRegistry, redaction: inout Redaction,
+        issues: inout [GraphError.Issue]
+    ) -> (AnyServiceProvider?, (any Sendable)?) {
         let provider: AnyServiceProvider
         switch spec.provider {
         case .inline(let inline):
@@ -119,20 +130,19 @@ extension ServiceGraph {
                     .init(
                         code: .unknownProvider, message: message, service: spec.name,
                         location: spec.location?.appending("provider")))
-                return nil
+                return (nil, nil)
             }
             provider = registered
         }
         do {
-            try provider.validate(spec.options)
+            return (provider, try provider.settings(spec.options))
         } catch {
             // A provider may quote the offending value: never let it quote a secret.
-            let secrets = spec.options.secretStrings
-            let redactor = Redactor(secrets: secrets)
+            let redactor = redaction.redactor()
             let explanation = redactor.redact(String(describing: error))
             let optionError = error as? OptionError
             var underlying: (any Error)? = error
-            if !secrets.isEmpty {
+            if !spec.options.secretStrings.isEmpty {
                 underlying = optionError.map { OptionError(option: $0.option, message: redactor.redact($0.message)) }
             }
             issues.append(
@@ -141,8 +151,8 @@ extension ServiceGraph {
                     message: "service '\(spec.name)' (provider '\(provider.id)'): \(explanation)",
                     service: spec.name, location: spec.location?.appending("options"), option: optionError?.option,
                     underlying: underlying))
+            return (provider, nil)
         }
-        return provider
     }
 
     private static func resolveDependencies(
@@ -278,6 +288,23 @@ extension ServiceGraph {
                         service: key.name, location: requirement.location))
             }
         }
+    }
+}
+
+/// The redactor of one validation: the secret option values of every declared service, made on
+/// first use (a valid graph never pays for it, and makes its own: ``ServiceGraph/redactor``).
+private struct Redaction {
+    private var secrets: (() -> [String])?
+    private var made: Redactor?
+
+    init(_ secrets: @escaping () -> [String]) { self.secrets = secrets }
+
+    mutating func redactor() -> Redactor {
+        if let made { return made }
+        let redactor = Redactor(secrets: secrets?() ?? [])
+        made = redactor
+        secrets = nil
+        return redactor
     }
 }
 

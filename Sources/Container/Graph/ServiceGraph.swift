@@ -19,6 +19,9 @@ public final class ServiceGraph: Sendable {
         /// The names of ``dependencies``, as the provider's context reports them.
         let dependencyNames: [String]
         let options: ServiceOptions
+        /// What the provider read the options into at validation (``ServiceProvider/settings(from:)``),
+        /// read back by ``ProviderContext/settings(for:)``; `nil` when they are the options themselves.
+        let settings: (any Sendable)?
         let timeout: Duration?
         let retry: RetryPolicy
         let defaultFailure: FailureKind?
@@ -41,8 +44,9 @@ public final class ServiceGraph: Sendable {
         /// `fingerprint`: the declaration's, when known (a scope part's copy of a node); computed otherwise.
         init(
             name: String, provider: AnyServiceProvider, dependencies: [Int], dependencyNames: [String],
-            options: ServiceOptions, timeout: Duration?, retry: RetryPolicy, defaultFailure: FailureKind?,
-            location: ConfigLocation?, lifetime: Lifetime = .app, isExternal: Bool = false,
+            options: ServiceOptions, settings: (any Sendable)? = nil, timeout: Duration?, retry: RetryPolicy,
+            defaultFailure: FailureKind?, location: ConfigLocation?, lifetime: Lifetime = .app,
+            isExternal: Bool = false,
             groups: [String: [Int]] = [:], declaration: ServiceSpec, fingerprint: DeclarationFingerprint? = nil
         ) {
             self.declaration = declaration
@@ -54,6 +58,7 @@ public final class ServiceGraph: Sendable {
             self.dependencies = dependencies
             self.dependencyNames = dependencyNames
             self.options = options
+            self.settings = settings
             self.timeout = timeout
             self.retry = retry
             self.defaultFailure = defaultFailure
@@ -94,6 +99,11 @@ public final class ServiceGraph: Sendable {
     let allSlots: SlotSet
     /// Secret option values of every node, redacted from traces and errors.
     let secrets: [String]
+    /// Hides the graph's secrets (the values of every option marked secret, and their fragments)
+    /// in any text: what the graph's containers trace and report starts from it, and an app can
+    /// redact its own output with it (an entry point's error quoting a secret database path). One
+    /// per graph: its automaton is built once, on its first use.
+    public let redactor: Redactor
     /// The scope names the graph declares (see <doc:Scopes>), in declaration order.
     public let scopeNames: [String]
     /// The nodes this graph builds: slots `0..<builtCount`; the others are external (a scope
@@ -159,6 +169,7 @@ public final class ServiceGraph: Sendable {
         self.layout = ServiceLayout(names: nodes.map(\.name))
         self.allSlots = .all(nodes.count)
         self.secrets = nodes.flatMap { $0.options.secretStrings }
+        self.redactor = Redactor(secrets: secrets)
     }
 
     /// The part the app's coordinator builds: the app services.

@@ -11,11 +11,31 @@
 /// }
 /// ```
 ///
+/// A provider whose options have a type of their own reads them once, when the graph is
+/// validated (``settings(from:)``), and its ``make(_:)`` reads the result back from the node:
+///
+/// ```swift
+/// struct GreeterProvider: ServiceProvider {
+///     struct Settings: Sendable { var name: String }
+///     let id = "greeter"
+///     func settings(from options: ServiceOptions) throws -> Settings {
+///         Settings(name: try options.string("name"))
+///     }
+///     func make(_ context: ProviderContext) async throws -> Greeter {
+///         Greeter(name: try context.settings(for: self).name, clock: try context[.clock])
+///     }
+/// }
+/// ```
+///
 /// A provider is called at most once per node per run, never concurrently for the same
 /// node, and never under a lock. It should return promptly when its task is cancelled.
 public protocol ServiceProvider<Value>: Sendable {
     /// The type of value this provider makes.
     associatedtype Value: Sendable
+
+    /// What the provider reads a node's options into (``settings(from:)``); ``ServiceOptions``
+    /// (the default) for a provider that reads ``ProviderContext/options`` itself.
+    associatedtype Settings: Sendable = ServiceOptions
 
     /// The id a config file's `provider` field uses for this provider.
     var id: String { get }
@@ -36,8 +56,20 @@ public protocol ServiceProvider<Value>: Sendable {
     /// leaves the decision to the container's classifier.
     func classify(_ error: any Error) -> FailureKind?
 
+    /// Reads a node's options into the provider's settings, once, when the graph is validated:
+    /// bad options are reported with every other config error (an ``OptionError`` names the
+    /// option), and ``make(_:)`` reads the result with ``ProviderContext/settings(for:)`` instead
+    /// of reading the options again. Each node keeps the settings of the provider that
+    /// validated it (an override's, after ``ServiceGraph/overriding(_:)``).
+    ///
+    /// The default, for a provider whose ``Settings`` are the options, runs
+    /// ``validate(options:)`` and returns the options.
+    func settings(from options: ServiceOptions) throws -> Settings
+
     /// Checks a node's options before anything runs, so that bad options are reported with
-    /// every other config error. The default accepts everything.
+    /// every other config error. For a provider with ``Settings`` of its own, the default reads
+    /// them (``settings(from:)``) and drops them; for one whose settings are the options, it
+    /// accepts everything.
     func validate(options: ServiceOptions) throws
 
     /// The services this provider reads from its context, with the types it reads them as.
@@ -51,10 +83,21 @@ extension ServiceProvider {
     public var tearDown: (@Sendable (Value) async throws -> Void)? { nil }
     /// Leaves the classification to the node's config and the container.
     public func classify(_ error: any Error) -> FailureKind? { nil }
-    /// Accepts every option.
-    public func validate(options: ServiceOptions) throws {}
+    /// The checks of ``settings(from:)``: the settings are read and dropped.
+    public func validate(options: ServiceOptions) throws { _ = try settings(from: options) }
     /// Declares nothing.
     public var requirements: [AnyServiceKey] { [] }
+}
+
+// The defaults of a provider whose settings are its options (every provider that only checks them).
+extension ServiceProvider where Settings == ServiceOptions {
+    /// Runs ``ServiceProvider/validate(options:)`` and returns the options.
+    public func settings(from options: ServiceOptions) throws -> ServiceOptions {
+        try validate(options: options)
+        return options
+    }
+    /// Accepts every option.
+    public func validate(options: ServiceOptions) throws {}
 }
 
 /// A provider made from closures, for services declared in code.
@@ -89,7 +132,9 @@ public struct AnyServiceProvider: Sendable {
     /// `nonisolated(nonsending)`: runs on the builder's executor, without a hop on entry.
     let make: nonisolated(nonsending) @Sendable (ProviderContext) async throws -> AnyServiceBox
     let classify: @Sendable (any Error) -> FailureKind?
-    let validate: @Sendable (ServiceOptions) throws -> Void
+    /// The provider's ``ServiceProvider/settings(from:)``: `nil` for settings that are the
+    /// options unchanged, which the node already holds.
+    let settings: @Sendable (ServiceOptions) throws -> (any Sendable)?
     /// What the provider declares it reads (``ServiceProvider/requirements``).
     public let requirements: [AnyServiceKey]
 
@@ -108,7 +153,11 @@ public struct AnyServiceProvider: Sendable {
                 tearDown: provider.tearDown)
         }
         self.classify = { provider.classify($0) }
-        self.validate = { try provider.validate(options: $0) }
+        self.settings = { options in
+            let settings = try provider.settings(from: options)
+            if let same = settings as? ServiceOptions, same == options { return nil }
+            return settings
+        }
         self.requirements = provider.requirements
     }
 }

@@ -1,8 +1,8 @@
 /// Hides secrets (options marked secret, session tokens), and every fragment of them, in any
 /// text the runtime prints: error messages in traces, reports, errors and config errors.
 ///
-/// Secrets are registered from the graph's options at validation and by providers at run time
-/// (``ProviderContext/registerSecret(_:)``).
+/// A graph's secret options make its redactor (``ServiceGraph/redactor``); a container starts
+/// from it and registers what providers find at run time (``ProviderContext/registerSecret(_:)``).
 ///
 /// ## The rule
 ///
@@ -33,11 +33,12 @@
 /// ## Cost
 ///
 /// The secrets and fragments are compiled into Aho–Corasick automata, in time linear in their
-/// total length: those given at creation once, on the first ``redact(_:)``; those registered
-/// later (a token per generation) into a second, small one, rebuilt on the first
-/// ``redact(_:)`` after a registration. A redaction then reads each byte of the text once per
-/// automaton, however many secrets there are, and returns the text untouched (no copy) when
-/// nothing matches.
+/// total length: those given at creation once, on the first ``redact(_:)``, and shared by every
+/// redactor made from this one with ``init(combining:)`` (a graph's secrets are compiled once,
+/// however many containers redact with them); those registered later (a token per generation)
+/// into a small one of their own, rebuilt on the first ``redact(_:)`` after a registration. A
+/// redaction then reads each byte of the text once per automaton, however many secrets there
+/// are, and returns the text untouched (no copy) when nothing matches.
 public final class Redactor: Sendable {
     /// What a secret is replaced with.
     public static let placeholder = "<redacted>"
@@ -45,8 +46,33 @@ public final class Redactor: Sendable {
     /// The shortest run of letters, digits and `_` of a secret that is hidden on its own.
     public static let minimumFragmentLength = 4
 
-    /// A set of secrets and, once built, its automaton.
-    private struct Tier {
+    /// Secrets given at creation and, once built, their automaton: never changed, so redactors
+    /// made from each other share them and build each automaton once.
+    private final class FixedSecrets: Sendable {
+        let secrets: Set<String>
+        private let built = Locked<SecretMatcher?>(nil)
+
+        init(_ secrets: Set<String>) { self.secrets = secrets }
+
+        /// The automaton, built on first use; `nil` when there is no secret.
+        func matcher() -> SecretMatcher? {
+            guard !secrets.isEmpty else { return nil }
+            if let cached = built.withLock({ $0 }) { return cached.isEmpty ? nil : cached }
+            // Built outside the lock: other redactions keep going meanwhile (they build their own
+            // copy at worst; the first one stored is kept).
+            let compiled = Redactor.compile(secrets)
+            let matcher = built.withLock { stored in
+                if let stored { return stored }
+                stored = compiled
+                return compiled
+            }
+            return matcher.isEmpty ? nil : matcher
+        }
+    }
+
+    /// The secrets registered after creation (few: a token per generation) and, once built,
+    /// their automaton.
+    private struct Registered {
         var secrets: Set<String> = []
         /// Bumped by every new secret, so an automaton built from an older set is not stored.
         var version = 0
@@ -54,42 +80,51 @@ public final class Redactor: Sendable {
         var matcher: SecretMatcher?
     }
 
-    /// Two tiers, so that registering a token does not rebuild the automaton of every secret
-    /// of the graph: the secrets given at creation (built once), and those registered later
-    /// (few: a token per generation; rebuilt after each registration).
-    private struct State {
-        var initial: Tier
-        var registered = Tier()
-    }
-
-    private let state: Locked<State>
+    /// The secrets given at creation: this redactor's own, or those of the redactors it combines.
+    private let fixed: [FixedSecrets]
+    private let registered: Locked<Registered>
 
     /// Creates a redactor that knows `secrets`; empty strings are ignored.
     public init(secrets: some Sequence<String> = []) {
-        state = Locked(State(initial: Tier(secrets: Set(secrets.filter { !$0.isEmpty }))))
+        fixed = [FixedSecrets(Set(secrets.filter { !$0.isEmpty }))]
+        registered = Locked(Registered())
+    }
+
+    /// A redactor that knows every secret `redactors` know now, to which more can be registered
+    /// without changing them: a container's redactor starts from its graph's
+    /// (``ServiceGraph/redactor``) and registers the tokens its providers find.
+    ///
+    /// The automata of the secrets `redactors` were created with are shared, not built again;
+    /// the secrets registered with them so far are copied. Registering with one of them later
+    /// does not reach this one, nor the other way round.
+    public init(combining redactors: [Redactor]) {
+        var seen = Set<ObjectIdentifier>()
+        fixed = redactors.flatMap(\.fixed).filter { seen.insert(ObjectIdentifier($0)).inserted }
+        var copied = Registered()
+        for redactor in redactors { copied.secrets.formUnion(redactor.registered.withLock { $0.secrets }) }
+        registered = Locked(copied)
     }
 
     /// Adds a secret; empty strings are ignored.
     public func register(_ secret: String) {
-        guard !secret.isEmpty else { return }
-        state.withLock { state in
-            guard !state.initial.secrets.contains(secret), state.registered.secrets.insert(secret).inserted else {
-                return
-            }
-            state.registered.version += 1
-            state.registered.matcher = nil
+        guard !secret.isEmpty, !fixed.contains(where: { $0.secrets.contains(secret) }) else { return }
+        registered.withLock { state in
+            guard state.secrets.insert(secret).inserted else { return }
+            state.version += 1
+            state.matcher = nil
         }
     }
 
     /// `text` with every known secret and every fragment of one replaced by ``placeholder``.
     public func redact(_ text: String) -> String {
         guard !text.isEmpty else { return text }
-        let (initial, registered) = (matcher(\.initial), matcher(\.registered))
-        guard initial != nil || registered != nil else { return text }
+        var matchers = fixed.compactMap { $0.matcher() }
+        if let registered = registeredMatcher() { matchers.append(registered) }
+        guard !matchers.isEmpty else { return text }
         var contiguous = text
         let redacted: String? = contiguous.withUTF8 { bytes in
-            let ranges = Self.union(
-                initial?.coveredRanges(in: bytes) ?? [], registered?.coveredRanges(in: bytes) ?? [])
+            var ranges: [Range<Int>] = []
+            for matcher in matchers { ranges = Self.union(ranges, matcher.coveredRanges(in: bytes)) }
             guard !ranges.isEmpty else { return nil }
             var result: [UInt8] = []
             result.reserveCapacity(bytes.count)
@@ -136,25 +171,30 @@ public final class Redactor: Sendable {
         scalar.properties.isAlphabetic || scalar.properties.numericType != nil || scalar == "_"
     }
 
-    /// The automaton of a tier, built if missing or stale; `nil` when the tier has no secret.
-    private func matcher(_ tier: WritableKeyPath<State, Tier>) -> SecretMatcher? {
-        let (cached, secrets, version) = state.withLock { state in
-            let tier = state[keyPath: tier]
-            return (tier.matcher, tier.matcher == nil ? tier.secrets : [], tier.version)
+    /// The automaton of the registered secrets, built if missing or stale; `nil` when there is none.
+    private func registeredMatcher() -> SecretMatcher? {
+        let (cached, secrets, version) = registered.withLock { state in
+            (state.matcher, state.matcher == nil ? state.secrets : [], state.version)
         }
         if let cached { return cached.isEmpty ? nil : cached }
+        guard !secrets.isEmpty else { return nil }
         // Built outside the lock: other redactions keep going meanwhile (they build their own
         // copy at worst; only one built from the newest set is kept).
+        let matcher = Self.compile(secrets)
+        registered.withLock { state in
+            if state.version == version { state.matcher = matcher }
+        }
+        return matcher.isEmpty ? nil : matcher
+    }
+
+    /// The automaton of `secrets` and of every fragment of them.
+    private static func compile(_ secrets: Set<String>) -> SecretMatcher {
         var patterns = Set<String>()
         for secret in secrets {
             patterns.insert(secret)
-            patterns.formUnion(Self.fragments(of: secret))
+            patterns.formUnion(fragments(of: secret))
         }
-        let matcher = SecretMatcher(patterns: patterns.map { Array($0.utf8) })
-        state.withLock { state in
-            if state[keyPath: tier].version == version { state[keyPath: tier].matcher = matcher }
-        }
-        return matcher.isEmpty ? nil : matcher
+        return SecretMatcher(patterns: patterns.map { Array($0.utf8) })
     }
 
     /// The union of two ordered lists of disjoint ranges, overlapping and adjacent ones merged.

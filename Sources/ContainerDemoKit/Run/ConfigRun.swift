@@ -30,7 +30,7 @@ enum ConfigRun {
         let events = recorder.events
         // The container redacts what it traces and reports; what callers print (an entry
         // point's own error, which may quote a secret option such as a database path) is ours.
-        let redactor = Redactor(secrets: config.secrets)
+        let redactor = config.graph.redactor
         let narrative = (results.count > 12 ? summarize(results) : results.map(\.line)).map(redactor.redact)
         let entryNames = config.entryPoints.map(\.id)
         let who =
@@ -43,7 +43,6 @@ enum ConfigRun {
             narrative: narrative, checks: TraceInvariants.check(events, graph: config.graph),
             published: published != nil, isConfigRun: true)
         report.status = status
-        report.secrets = config.secrets
         report.streamed = live != nil
         return report
     }

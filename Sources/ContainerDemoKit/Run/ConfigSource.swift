@@ -15,7 +15,7 @@ enum ConfigSource {
             return .success(
                 LoadedConfig(
                     file: config.file, overlays: config.overlays, graph: config.graph, policy: config.policy,
-                    entryPoints: config.entryPoints, secrets: config.specs.flatMap(\.options.secretStrings)))
+                    entryPoints: config.entryPoints))
         } catch {
             return .failure(ConfigProblem(description: error.description))
         }

@@ -10,9 +10,6 @@ struct LoadedConfig: Sendable {
     let policy: BuildPolicy
     /// The entry points the config lists (empty when it lists none).
     let entryPoints: [any EntryPoint]
-    /// The values of the options marked secret: what callers print (an entry point's error
-    /// quoting a secret database path) is redacted with them.
-    let secrets: [String]
 }
 
 /// Why a config could not be run: printed in full to standard error, exit status 2.

@@ -89,7 +89,8 @@ enum ReloadRun {
     static func report(_ outcome: Outcome, scenario: DemoScenario, isConfigRun: Bool, extraChecks: [CheckResult] = [])
         -> ScenarioReport
     {
-        let redactor = Redactor(secrets: outcome.old.secrets + outcome.new.secrets)
+        // Both versions' secrets: the narrative quotes callers of each.
+        let redactor = Redactor(combining: [outcome.old.graph.redactor, outcome.new.graph.redactor])
         var narrative = ["1. cold start of \(outcome.old.file):"]
         narrative += outcome.before.map { "   " + redactor.redact($0.line) }
         narrative.append("2. reload to \(outcome.new.file):")
@@ -104,7 +105,7 @@ enum ReloadRun {
             narrative: narrative, checks: checks(outcome) + extraChecks,
             published: outcome.publishedAfter != nil, isConfigRun: isConfigRun)
         report.status = outcome.status
-        report.secrets = outcome.old.secrets + outcome.new.secrets
+        report.secretRedactor = redactor
         return report
     }
 

@@ -8,6 +8,6 @@ extension ReportPrinter {
     func status(_ report: ScenarioReport) -> String? {
         guard let status = report.status else { return nil }
         let heading = labelled ? "\(Self.statusHeading) \(report.scenario.name)" : Self.statusHeading
-        return heading + "\n" + StatusJSON.text(status, redactor: Redactor(secrets: report.secrets))
+        return heading + "\n" + StatusJSON.text(status, redactor: report.redactor)
     }
 }

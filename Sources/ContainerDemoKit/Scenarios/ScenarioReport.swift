@@ -25,8 +25,9 @@ public struct ScenarioReport: Sendable {
     /// `container.status` at the end of the run, before the demo shut the container down
     /// (`--status` prints it as JSON); `nil` when the run had no container.
     public var status: ContainerStatus? = nil
-    /// Secret option values of the run's config: redacted from what the demo prints itself.
-    var secrets: [String] = []
+    /// Hides the secret option values of the run's config in what the demo prints itself; `nil`:
+    /// the graph's (``/Container/ServiceGraph/redactor``), as for every run of one config.
+    var secretRedactor: Redactor?
     /// Whether the trace was already written, event by event, as the run went (`--trace jsonl`).
     var streamed = false
 
@@ -39,6 +40,9 @@ public struct ScenarioReport: Sendable {
         if isConfigRun { return published ? 0 : 1 }
         return checks.allSatisfy(\.passed) ? 0 : 1
     }
+
+    /// The redactor of what the demo prints itself: ``secretRedactor``, else the graph's.
+    var redactor: Redactor { secretRedactor ?? graph?.redactor ?? Redactor() }
 
     /// The checks that failed.
     public var failedChecks: [CheckResult] { checks.filter { !$0.passed } }

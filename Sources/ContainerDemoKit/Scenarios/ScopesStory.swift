@@ -52,7 +52,7 @@ enum ScopesStory {
                 return .failure(ConfigProblem(description: "container-demo: cannot open \(arrival.label): \(error)"))
             }
         }
-        let redactor = Redactor(secrets: config.secrets)
+        let redactor = config.graph.redactor
         let appEntryPoints = config.entryPoints.filter { $0.scope == nil }
         // Everyone lines up before anyone asks, so the windows and the push arrive together with
         // the app's entry points, while the cold start runs: none waits for task start-up.
@@ -123,7 +123,6 @@ enum ScopesStory {
             narrative: narrative, checks: checks(run) + TraceInvariants.check(run.events, graph: config.graph),
             published: held.allSatisfy { $0 != nil }, isConfigRun: false)
         report.status = status
-        report.secrets = config.secrets
         report.streamed = live != nil
         return .success(report)
     }

@@ -62,6 +62,9 @@ public struct CountingProvider<Base: ServiceProvider>: ServiceProvider {
     /// The wrapped provider's classification.
     public func classify(_ error: any Error) -> FailureKind? { base.classify(error) }
 
+    /// The wrapped provider's settings: its checks, and what its ``make(_:)`` reads back.
+    public func settings(from options: ServiceOptions) throws -> Base.Settings { try base.settings(from: options) }
+
     /// The wrapped provider's option checks.
     public func validate(options: ServiceOptions) throws { try base.validate(options: options) }
 

@@ -32,14 +32,14 @@ extension ConfigDecoder {
     /// The document and key path an issue's location names in the files: the scopes list and
     /// the keys of services are merged from the config and its overlays, so a location in the
     /// merged config is traced back to the file that wrote the value.
-    private mutating func source(of location: ConfigLocation?) -> (document: Int, keyPath: String) {
-        let keyPath = location?.keyPath ?? ""
+    private mutating func source(of location: ConfigLocation) -> (document: Int, keyPath: String) {
+        let keyPath = location.keyPath ?? ""
         if let (index, rest) = Self.indexed(keyPath, in: "scopes"), scopeOrigins.indices.contains(index) {
             // The validator numbers the merged list of scope names.
             let origin = scopeOrigins[index]
             return (origin.document, KeyPath.join(origin.path, rest))
         }
-        let document = location?.file.flatMap { file in documents.firstIndex { $0.file == file } } ?? 0
+        let document = location.file.flatMap { file in documents.firstIndex { $0.file == file } } ?? 0
         guard documents.count > 1, let (index, rest) = Self.indexed(keyPath, in: "services") else {
             return (document, keyPath)
         }

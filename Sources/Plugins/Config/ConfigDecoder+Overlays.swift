@@ -6,12 +6,13 @@ internal import Container
 extension ConfigDecoder {
     /// Applies one overlay's `services` list. `false` when the list is over its limit.
     mutating func applyOverlay(_ field: Field) -> Bool {
-        guard case .array(let items) = field.node.value else {
+        guard case .array = field.node.value else {
             report(
                 .wrongType, "must be a list of services to change, add or remove, found \(field.node.typeName)",
                 at: field.path, in: field.document, field.node.position)
             return true
         }
+        let items = field.node.elements
         guard checkServiceCount(items.count, of: field) else { return false }
         // "Did you mean" among the names declared so far, prepared on the first unknown one.
         var suggestions: NameSuggestion.Index?

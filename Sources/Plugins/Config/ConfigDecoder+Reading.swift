@@ -14,16 +14,16 @@ extension ConfigDecoder {
             (
                 document,
                 ConfigError.Issue(
-                    code: code, message: message,
+                    code: code, message: message, service: service,
                     location: ConfigLocation(
                         file: documents[document].file, keyPath: keyPath.isEmpty ? nil : keyPath, line: position.line,
                         column: position.column),
-                    service: service, option: option, underlying: underlying)
+                    option: option, underlying: underlying)
             ))
     }
 
     /// Runs a typed reader on `field` and reports what it found wrong.
-    mutating func read<Value>(_ field: Field, _ reader: (JSONNode, inout [ReadProblem]) -> Value?) -> Value? {
+    mutating func read<Value>(_ field: Field, _ reader: (PositionedValue, inout [ReadProblem]) -> Value?) -> Value? {
         var problems: [ReadProblem] = []
         let value = reader(field.node, &problems)
         if !problems.isEmpty {

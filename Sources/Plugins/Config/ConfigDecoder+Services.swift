@@ -21,12 +21,13 @@ extension ConfigDecoder {
     /// Reads the base config's `services`: each service's keys and name. `false` when the list
     /// is over its limit and loading stops.
     mutating func declareServices(_ field: Field) -> Bool {
-        guard case .array(let items) = field.node.value else {
+        guard case .array = field.node.value else {
             report(
                 .wrongType, "must be a list of services, found \(field.node.typeName)", at: field.path,
                 in: field.document, field.node.position)
             return true
         }
+        let items = field.node.elements
         guard checkServiceCount(items.count, of: field) else { return false }
         declarations.reserveCapacity(items.count)
         for (index, item) in items.enumerated() {
@@ -131,18 +132,19 @@ extension ConfigDecoder {
         let folder = documents[optionsField?.document ?? declaration.origin.document].baseDirectory
         var options = ServiceOptions(baseDirectory: folder, pathRoots: pathRoots)
         if let field = optionsField {
-            let members = read(field) { node, problems -> [JSONNode.Member]? in
-                guard case .object(let members) = node.value else {
+            let values = read(field) { node, problems -> [String: OptionValue]? in
+                guard case .object(let values) = node.value else {
                     problems.append(
                         ReadProblem(
                             code: .wrongType, message: "must be an object, found \(node.typeName)",
                             position: node.position))
                     return nil
                 }
-                JSONNode.duplicateKeys(members, &problems)
-                return members
+                PositionedValue.duplicateKeys(node.members, &problems)
+                return values
             }
-            for member in members ?? [] { options.values[member.key] = member.value.optionValue }
+            // A later duplicate key wins (the duplicate is reported).
+            options.values = values ?? [:]
         }
         if let field = declaration.value("secretOptions"), let secrets = strings(field, what: "a list of option names")
         {

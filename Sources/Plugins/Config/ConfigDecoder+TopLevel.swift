@@ -57,8 +57,8 @@ extension ConfigDecoder {
 
     /// Adds the scope names of one `scopes` list; a name already declared is kept once.
     mutating func decodeScopes(_ field: Field, into scopes: inout [String]) {
-        guard let names = strings(field, what: "a list of scope names"), case .array(let items) = field.node.value
-        else { return }
+        guard let names = strings(field, what: "a list of scope names") else { return }
+        let items = field.node.elements
         for (index, name) in names.enumerated() {
             // An overlay declaring a scope the config has is harmless; the validator reports
             // a name repeated inside one list.
@@ -69,10 +69,8 @@ extension ConfigDecoder {
     }
 
     mutating func decodeEntryPoints(_ field: Field) -> ([any EntryPoint], [ServiceRequirement]) {
-        guard let ids = strings(field, what: "a list of entry point ids"), case .array(let items) = field.node.value
-        else {
-            return ([], [])
-        }
+        guard let ids = strings(field, what: "a list of entry point ids") else { return ([], []) }
+        let items = field.node.elements
         var entryPoints: [any EntryPoint] = []
         var requirements: [ServiceRequirement] = []
         let known = registry.entryPoints.keys.sorted()

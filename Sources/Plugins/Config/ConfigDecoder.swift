@@ -5,7 +5,7 @@ internal import Container
 /// places its issues in the files (`ConfigDecoder+GraphIssues.swift`).
 ///
 /// The steps, one file each: the format's keys and bounds (`ConfigSchema.swift`), typed
-/// readers (`JSONNode+Reading.swift`), the top level (`+TopLevel`), services (`+Services`),
+/// readers (`PositionedValue+Reading.swift`), the top level (`+TopLevel`), services (`+Services`),
 /// overlays (`+Overlays`) and graph issues (`+GraphIssues`).
 struct ConfigDecoder {
     /// The base config (0), then the overlays in the order they apply.
@@ -88,23 +88,25 @@ struct ConfigDecoder {
             if let declaration { specs.append(decodeService(declaration)) }
         }
 
-        var graph: ServiceGraph?
+        let graph: ServiceGraph
         do {
             graph = try ServiceGraph(specs, registry: registry, requirements: requirements, scopes: scopes)
         } catch {
-            let redactor = Redactor(secrets: specs.flatMap { $0.options.secretStrings })
+            // The secrets the graph would have had: one redactor for its issues and every message.
+            let redactor = Redactor(secrets: specs.flatMap(\.options.secretStrings))
             for issue in error.issues { add(graphIssue: issue, redactor: redactor) }
+            throw self.error(redactor: redactor)
         }
-        guard issues.isEmpty, let graph else { throw self.error(redacting: specs) }
+        guard issues.isEmpty else { throw self.error(redactor: graph.redactor) }
         return ContainerConfig(
             file: documents[0].file, specs: specs, policy: policy, entryPoints: entryPoints, graph: graph,
             overlays: documents.dropFirst().map(\.file))
     }
 
     /// Every issue, in file order (the base, then each overlay) and by position in each file.
-    func error(redacting specs: [ServiceSpec] = []) -> ConfigError {
-        // Secret option values never appear in an error, even if a provider quoted one.
-        let redactor = Redactor(secrets: specs.flatMap { $0.options.secretStrings })
+    /// Secret option values never appear in it, even where a provider quoted one: `redactor`
+    /// hides them (`nil` before any service was read: none is known).
+    func error(redactor: Redactor? = nil) -> ConfigError {
         let sorted = issues.enumerated().sorted { lhs, rhs in
             if lhs.element.document != rhs.element.document { return lhs.element.document < rhs.element.document }
             let left = lhs.element.issue.location
@@ -117,9 +119,10 @@ struct ConfigDecoder {
             let issue = $0.element.issue
             var location = issue.location
             location.keyPath = location.keyPath.map(NameRules.escapingControlCharacters)
+            let message = redactor.map { $0.redact(issue.message) } ?? issue.message
             return ConfigError.Issue(
-                code: issue.code, message: NameRules.escapingControlCharacters(redactor.redact(issue.message)),
-                location: location, service: issue.service, option: issue.option, underlying: issue.underlying)
+                code: issue.code, message: NameRules.escapingControlCharacters(message),
+                service: issue.service, location: location, option: issue.option, underlying: issue.underlying)
         }
         return ConfigError(file: documents[0].file, issues: sorted)
     }

@@ -6,7 +6,7 @@ internal import Foundation
 struct ConfigDocument: Sendable {
     /// The path as given: what messages name.
     let file: String
-    let root: JSONNode
+    let root: PositionedValue
     /// The folder relative paths in this file's options start at.
     let baseDirectory: String
     /// Whether this is an overlay rather than the base config.
@@ -15,7 +15,7 @@ struct ConfigDocument: Sendable {
     /// Parses a file's bytes.
     /// - Throws: ``ConfigError`` for text that is not JSON or goes past a limit.
     static func parse(_ bytes: [UInt8], file: String, isOverlay: Bool) throws(ConfigError) -> ConfigDocument {
-        let root: JSONNode
+        let root: PositionedValue
         do {
             root = try JSONParser.parse(bytes)
         } catch {
@@ -37,7 +37,7 @@ struct ConfigDocument: Sendable {
 /// A value of a document being read, and how to name it in a message: the key path is built
 /// only for a message, not for every value of a valid file.
 struct Field {
-    let node: JSONNode
+    let node: PositionedValue
     /// The document it is in (0: the base config).
     let document: Int
     /// The key path of the object or array holding it (`services[2]`), or `""` at the top.
@@ -49,7 +49,7 @@ struct Field {
     var path: String { KeyPath.join(parent, key) }
 
     /// A value inside this one: `key` (a member) or `[i]` (an element).
-    func child(_ node: JSONNode, key: String) -> Field {
+    func child(_ node: PositionedValue, key: String) -> Field {
         Field(node: node, document: document, parent: path, key: key)
     }
 }

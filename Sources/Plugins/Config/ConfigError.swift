@@ -12,63 +12,12 @@ public import Container
 /// Configs/broken.json:14:20: services[2].provider: service 'cache' uses unknown provider 'sqlit'; ...
 /// ```
 public struct ConfigError: Error, Sendable, CustomStringConvertible {
-    /// One problem of a config file.
-    ///
-    /// Two issues are equal when their code, message, location, service and option are;
-    /// ``underlying`` is not compared (the message already quotes it).
-    public struct Issue: Sendable, Hashable, CustomStringConvertible {
-        /// What kind of problem this is.
-        public let code: Code
-        /// What is wrong and how to fix it (secrets never appear in it).
-        public let message: String
-        /// The file, line, column and key path of the problem. With overlays, the file is the
-        /// one that wrote the offending value: the base config or an overlay.
-        public let location: ConfigLocation
-        /// The service concerned, when the problem is about one (graph problems say which).
-        public let service: String?
-        /// For ``Code/invalidOptions``: the option the provider rejected (`path`, `outcomes[1]`).
-        public let option: String?
-        /// The error behind the problem, when there is one to keep: what a provider's `validate`
-        /// threw (``/Container/GraphError/Issue/underlying``). Left out when its text would show
-        /// a secret.
-        public let underlying: (any Error)?
-
-        /// Creates an issue.
-        public init(
-            code: Code, message: String, location: ConfigLocation, service: String? = nil, option: String? = nil,
-            underlying: (any Error)? = nil
-        ) {
-            self.code = code
-            self.message = message
-            self.location = location
-            self.service = service
-            self.option = option
-            self.underlying = underlying
-        }
-
-        /// `file:line:column: keyPath: message`.
-        public var description: String {
-            var place = location.file ?? "<config>"
-            place += ":\(location.line ?? 1):\(location.column ?? 1):"
-            if let keyPath = location.keyPath, !keyPath.isEmpty { place += " \(keyPath):" }
-            return place + " " + message
-        }
-
-        /// Whether two issues say the same (``underlying`` aside).
-        public static func == (lhs: Issue, rhs: Issue) -> Bool {
-            lhs.code == rhs.code && lhs.message == rhs.message && lhs.location == rhs.location
-                && lhs.service == rhs.service && lhs.option == rhs.option
-        }
-
-        /// Hashes what `==` compares.
-        public func hash(into hasher: inout Hasher) {
-            hasher.combine(code)
-            hasher.combine(message)
-            hasher.combine(location)
-            hasher.combine(service)
-            hasher.combine(option)
-        }
-    }
+    /// One problem of a config file (see ``/Container/ServiceIssue``): its location is the file,
+    /// line, column and key path of the problem (with overlays, of the file that wrote the
+    /// offending value); its message never shows a secret. A graph problem keeps the graph
+    /// validator's service, option and underlying error (what a provider threw when it read the
+    /// options), the underlying error left out when its text would show a secret.
+    public typealias Issue = ServiceIssue<Code>
 
     /// The kinds of config problems: the file's own (``syntax``, ``unknownKey``, ...) and every
     /// problem of the graph validator, wrapped (``graph(_:)``), so that one `switch` covers both:
@@ -172,7 +121,7 @@ public struct ConfigError: Error, Sendable, CustomStringConvertible {
     }
 
     /// The config file, as given to the loader (the base config when overlays were applied:
-    /// each issue's ``Issue/location`` names the file it is in).
+    /// each issue's ``/Container/ServiceIssue/location`` names the file it is in).
     public let file: String
     /// Every problem found, in the order of their place in the file.
     public let issues: [Issue]

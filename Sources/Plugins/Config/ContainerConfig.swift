@@ -25,6 +25,11 @@ public struct ContainerConfig: Sendable {
     /// The validated graph of ``specs``; every entry point's requirements were checked against it.
     public let graph: ServiceGraph
 
+    /// Hides the values of the options the config marks secret (`secretOptions`), and their
+    /// fragments, in any text: the graph's redactor (``/Container/ServiceGraph/redactor``). Use it
+    /// on what the app prints itself, such as an entry point's error quoting a secret path.
+    public var redactor: Redactor { graph.redactor }
+
     /// Creates a config; ``ConfigLoader`` is the usual way.
     public init(
         file: String, specs: [ServiceSpec], policy: BuildPolicy, entryPoints: [any EntryPoint], graph: ServiceGraph,

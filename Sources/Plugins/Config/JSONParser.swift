@@ -1,6 +1,7 @@
 internal import Container
 
-/// A small strict JSON parser (RFC 8259) that records the line and column of every value.
+/// A small strict JSON parser (RFC 8259) that records the line and column of every value: it
+/// makes an ``/Container/OptionValue`` with its positions (``PositionedValue``).
 ///
 /// Foundation's `JSONSerialization` reports only a byte offset and drops positions, which
 /// would leave semantic errors (an unknown key, a missing dependency) without a line. This
@@ -32,7 +33,7 @@ struct JSONParser {
     private static let maxStringBytes = ConfigLimits.maxStringBytes
 
     /// Parses `bytes` (UTF-8) as one JSON value followed only by whitespace.
-    static func parse(_ bytes: [UInt8]) throws(SyntaxError) -> JSONNode {
+    static func parse(_ bytes: [UInt8]) throws(SyntaxError) -> PositionedValue {
         var parser = JSONParser(bytes: bytes)
         // A UTF-8 byte order mark is tolerated.
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { parser.index = 3 }
@@ -93,17 +94,17 @@ struct JSONParser {
         }
     }
 
-    private mutating func parseValue() throws(SyntaxError) -> JSONNode {
+    private mutating func parseValue() throws(SyntaxError) -> PositionedValue {
         let start = position
         guard let byte = current else { throw error("unexpected end of file; expected a value") }
         switch byte {
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "["): return try parseArray()
-        case UInt8(ascii: "\""): return JSONNode(value: .string(try parseString()), position: start)
+        case UInt8(ascii: "\""): return PositionedValue(scalar: .string(try parseString()), at: start)
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
-        case UInt8(ascii: "t"): try expectWord("true"); return JSONNode(value: .bool(true), position: start)
-        case UInt8(ascii: "f"): try expectWord("false"); return JSONNode(value: .bool(false), position: start)
-        case UInt8(ascii: "n"): try expectWord("null"); return JSONNode(value: .null, position: start)
+        case UInt8(ascii: "t"): try expectWord("true"); return PositionedValue(scalar: .bool(true), at: start)
+        case UInt8(ascii: "f"): try expectWord("false"); return PositionedValue(scalar: .bool(false), at: start)
+        case UInt8(ascii: "n"): try expectWord("null"); return PositionedValue(scalar: .null, at: start)
         case UInt8(ascii: "'"): throw error("JSON strings use double quotes, not single quotes")
         case UInt8(ascii: "/"): throw error("JSON does not allow comments; remove it (or use a \"description\" key)")
         default:
@@ -140,16 +141,16 @@ struct JSONParser {
         }
     }
 
-    private mutating func parseObject() throws(SyntaxError) -> JSONNode {
+    private mutating func parseObject() throws(SyntaxError) -> PositionedValue {
         let start = position
         try enter()
         advance()  // {
-        var members: [JSONNode.Member] = []
+        var members: [PositionedValue.Member] = []
         skipWhitespace()
         if current == UInt8(ascii: "}") {
             advance()
             depth -= 1
-            return JSONNode(value: .object([]), position: start)
+            return PositionedValue(members: [], at: start)
         }
         while true {
             skipWhitespace()
@@ -178,7 +179,7 @@ struct JSONParser {
             advance()
             skipWhitespace()
             let value = try parseValue()
-            members.append(JSONNode.Member(key: key, keyPosition: keyPosition, value: value))
+            members.append(PositionedValue.Member(key: key, keyPosition: keyPosition, value: value))
             skipWhitespace()
             switch current {
             case UInt8(ascii: ",")?:
@@ -186,7 +187,7 @@ struct JSONParser {
             case UInt8(ascii: "}")?:
                 advance()
                 depth -= 1
-                return JSONNode(value: .object(members), position: start)
+                return PositionedValue(members: members, at: start)
             case UInt8(ascii: "\"")?:
                 throw error(
                     "expected ',' or '}' after the value of \"\(key)\", found '\"'; add a comma between members")
@@ -200,16 +201,16 @@ struct JSONParser {
         }
     }
 
-    private mutating func parseArray() throws(SyntaxError) -> JSONNode {
+    private mutating func parseArray() throws(SyntaxError) -> PositionedValue {
         let start = position
         try enter()
         advance()  // [
-        var items: [JSONNode] = []
+        var items: [PositionedValue] = []
         skipWhitespace()
         if current == UInt8(ascii: "]") {
             advance()
             depth -= 1
-            return JSONNode(value: .array([]), position: start)
+            return PositionedValue(elements: [], at: start)
         }
         while true {
             skipWhitespace()
@@ -229,7 +230,7 @@ struct JSONParser {
             case UInt8(ascii: "]")?:
                 advance()
                 depth -= 1
-                return JSONNode(value: .array(items), position: start)
+                return PositionedValue(elements: items, at: start)
             case nil:
                 throw error(
                     "unexpected end of file inside an array opened at line \(start.line), column \(start.column); expected ']'"
@@ -355,7 +356,7 @@ struct JSONParser {
         }
     }
 
-    private mutating func parseNumber() throws(SyntaxError) -> JSONNode {
+    private mutating func parseNumber() throws(SyntaxError) -> PositionedValue {
         let start = position
         let first = index
         var isInteger = true
@@ -390,11 +391,11 @@ struct JSONParser {
             for byte in bytes[(negative ? first + 1 : first)..<index] {
                 value = value * 10 + Int(byte - UInt8(ascii: "0"))
             }
-            return JSONNode(value: .int(negative ? -value : value), position: start)
+            return PositionedValue(scalar: .int(negative ? -value : value), at: start)
         }
         let text = String(decoding: bytes[first..<index], as: UTF8.self)
-        if isInteger, let value = Int(text) { return JSONNode(value: .int(value), position: start) }
+        if isInteger, let value = Int(text) { return PositionedValue(scalar: .int(value), at: start) }
         guard let value = Double(text) else { throw error("invalid number '\(text)'", at: start) }
-        return JSONNode(value: .double(value), position: start)
+        return PositionedValue(scalar: .double(value), at: start)
     }
 }

@@ -16,15 +16,17 @@ public struct ConfigurationProvider: ServiceProvider {
     /// Creates the provider.
     public init() {}
 
-    /// Requires a string `path` (with a known path root, if any).
-    public func validate(options: ServiceOptions) throws {
-        _ = try options.path("path")
+    /// Reads the options once, when the graph is validated: a string `path` (with a known path
+    /// root, if any), resolved against the config's folder or its path root.
+    /// - Throws: ``/Container/OptionError`` when `path` is missing, not a string or names an
+    ///   unknown path root.
+    public func settings(from options: ServiceOptions) throws(OptionError) -> ConfigurationOptions {
+        ConfigurationOptions(path: try options.path("path"))
     }
 
-    /// Reads and decodes the settings file.
+    /// Reads and decodes the settings file named by the settings read at validation.
     public func make(_ context: ProviderContext) async throws -> AppConfiguration {
-        let path = try context.options.path("path")
-        return try Self.read(path: path)
+        try Self.read(path: try context.settings(for: self).path)
     }
 
     /// Reads the settings file at `path`.
@@ -39,7 +41,7 @@ public struct ConfigurationProvider: ServiceProvider {
                 message: "cannot read the settings file; check the configuration service's \"path\" option "
                     + "(relative paths start at the config file's folder)")
         }
-        let root: JSONNode
+        let root: PositionedValue
         do {
             root = try JSONParser.parse([UInt8](data))
         } catch {
@@ -47,13 +49,13 @@ public struct ConfigurationProvider: ServiceProvider {
                 path: path, line: error.position.line, column: error.position.column,
                 message: "invalid JSON: \(error.message)")
         }
-        guard case .object(let members) = root.value else {
+        guard case .object(let raw) = root.value else {
             throw ConfigurationError(
                 path: path, line: root.position.line, column: root.position.column,
                 message: "the settings file must hold a JSON object, found \(root.typeName)")
         }
-        var fields: [String: JSONNode] = [:]
-        for member in members { fields[member.key] = member.value }
+        var fields: [String: PositionedValue] = [:]
+        for member in root.members { fields[member.key] = member.value }
 
         func fail(_ key: String, _ expected: String) -> ConfigurationError {
             let node = fields[key]
@@ -70,12 +72,12 @@ public struct ConfigurationProvider: ServiceProvider {
             return value
         }
         func dictionary<Value>(
-            _ key: String, _ expected: String, _ convert: (JSONNode.Value) -> Value?
+            _ key: String, _ expected: String, _ convert: (OptionValue) -> Value?
         ) throws(ConfigurationError) -> [String: Value] {
             guard let node = fields[key] else { return [:] }
-            guard case .object(let entries) = node.value else { throw fail(key, expected) }
+            guard case .object = node.value else { throw fail(key, expected) }
             var result: [String: Value] = [:]
-            for entry in entries {
+            for entry in node.members {
                 guard let value = convert(entry.value.value) else {
                     throw ConfigurationError(
                         path: path, line: entry.value.position.line, column: entry.value.position.column,
@@ -97,7 +99,7 @@ public struct ConfigurationProvider: ServiceProvider {
             featureFlags: try dictionary("featureFlags", "an object of booleans") {
                 if case .bool(let value) = $0 { value } else { nil }
             },
-            raw: Dictionary(members.map { ($0.key, $0.value.optionValue) }, uniquingKeysWith: { _, last in last }),
+            raw: raw,
             sourcePath: path)
     }
 }

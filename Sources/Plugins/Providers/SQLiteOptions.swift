@@ -17,8 +17,8 @@ public import Container
 /// ```
 ///
 /// ``serviceOptions`` is exactly what a config file with the same values gives the provider,
-/// and ``init(_:)`` reads a config's options back (the provider reads its options with it), so
-/// both are checked by the same ``SQLiteProvider/validate(options:)``.
+/// and ``init(_:)`` reads a config's options back (the provider reads its options with it, once,
+/// in ``SQLiteProvider/settings(from:)``), so both are checked the same way.
 public struct SQLiteOptions: Sendable, Hashable {
     /// The database file (`path`): absolute, `":memory:"`, relative (in code: to the current
     /// directory; in a config: to its folder), or starting at a path root (`"$data/app.sqlite"`,

@@ -52,20 +52,24 @@ public struct SQLiteProvider: ServiceProvider {
         self.defaultMigrations = defaultMigrations
     }
 
-    /// Requires a string `path` (with a known path root, if any), well-formed `migrations`, a
-    /// `busyTimeoutMs` within bounds and a known `fileProtection`: ``SQLiteOptions/init(_:)``.
-    public func validate(options: ServiceOptions) throws {
-        let settings = try SQLiteOptions(options)
-        if settings.path != ":memory:" { _ = try options.path("path") }
+    /// Reads the options once, when the graph is validated: a string `path` (with a known path
+    /// root, if any), well-formed `migrations`, a `busyTimeoutMs` within bounds and a known
+    /// `fileProtection` (``SQLiteOptions/init(_:)``), the path resolved against the config's folder
+    /// or its path root (`:memory:` as it is).
+    /// - Throws: ``/Container/OptionError`` naming the option that is wrong.
+    public func settings(from options: ServiceOptions) throws(OptionError) -> SQLiteOptions {
+        var settings = try SQLiteOptions(options)
+        if settings.path != ":memory:" { settings.path = try options.path("path") }
+        return settings
     }
 
-    /// Opens the database and migrates it; cancellation (the node's timeout) ends the work.
+    /// Opens the database and migrates it, with the settings read at validation; cancellation
+    /// (the node's timeout) ends the work.
     public func make(_ context: ProviderContext) async throws -> Database {
-        let settings = try SQLiteOptions(context.options)
-        let path = settings.path == ":memory:" ? settings.path : try context.options.path("path")
+        let settings = try context.settings(for: self)
         return try await Database.open(
-            path: path, migrations: settings.migrations ?? defaultMigrations, busyTimeout: settings.busyTimeout,
-            fileProtection: settings.fileProtection)
+            path: settings.path, migrations: settings.migrations ?? defaultMigrations,
+            busyTimeout: settings.busyTimeout, fileProtection: settings.fileProtection)
     }
 
     /// Closes the database.

@@ -17,15 +17,17 @@ public struct SessionProvider: ServiceProvider {
     /// Creates the provider.
     public init() {}
 
-    /// Accepts an optional string `database`.
-    public func validate(options: ServiceOptions) throws {
-        _ = try options.string("database", default: "database")
+    /// Reads the options once, when the graph is validated: an optional string `database`
+    /// (``SessionOptions/init(_:)``).
+    /// - Throws: ``/Container/OptionError`` when `database` is not a string.
+    public func settings(from options: ServiceOptions) throws(OptionError) -> SessionOptions {
+        try SessionOptions(options)
     }
 
-    /// Reads the latest session row; the run's cancellation (its timeout) ends the read.
+    /// Reads the latest session row from the database the settings name; the run's
+    /// cancellation (its timeout) ends the read.
     public func make(_ context: ProviderContext) async throws -> Session {
-        let name = try context.options.string("database", default: "database")
-        let database = try context[ServiceKey<Database>(name)]
+        let database = try context[try context.settings(for: self).database]
         // Cancellable: a node timeout ends a wait for another connection's lock at once.
         let rows = try await database.withCancellation { database in
             try database.query("SELECT user_id, token, created_at FROM sessions ORDER BY id DESC LIMIT 1")

@@ -31,22 +31,24 @@ public struct SimulatedProvider: ServiceProvider {
     /// than that is a typo (and `Int.max` would sleep for ever).
     public static let maxDurationMs = 3_600_000
 
-    /// Requires `durationMs` to be an integer from 0 to ``maxDurationMs``, `outcomes` a non-empty
-    /// list of known words, and no other options (but `description` and options marked secret).
-    public func validate(options: ServiceOptions) throws {
-        _ = try Self.settings(from: options)
+    /// Reads the options once, when the graph is validated: `durationMs` an integer from 0 to
+    /// ``maxDurationMs``, `outcomes` a non-empty list of known words, and no other options (but
+    /// `description` and options marked secret): ``SimulatedOptions/init(_:)``.
+    /// - Throws: ``/Container/OptionError`` naming the option that is wrong.
+    public func settings(from options: ServiceOptions) throws(OptionError) -> SimulatedOptions {
+        try SimulatedOptions(options)
     }
 
     /// Sleeps `durationMs`, then does what this run's outcome says.
     public func make(_ context: ProviderContext) async throws -> SimulatedValue {
-        let (duration, outcomes) = try Self.settings(from: context.options)
+        let settings = try context.settings(for: self)
         let run = context.runInGeneration
-        let outcome = outcomes[min(run, outcomes.count) - 1]
+        let outcome = settings.outcomes[min(run, settings.outcomes.count) - 1]
         if outcome == .hang {
             // Ends only by cancellation: Task.sleep throws CancellationError when cancelled.
             while true { try await Task.sleep(for: .seconds(3_600)) }
         }
-        if duration > 0 { try await Task.sleep(for: .milliseconds(duration)) }
+        if settings.duration > .zero { try await Task.sleep(for: settings.duration) }
         switch outcome {
         case .transient: throw SimulatedFailure(node: context.serviceName, run: run, failureKind: .transient)
         case .permanent: throw SimulatedFailure(node: context.serviceName, run: run, failureKind: .permanent)
@@ -54,38 +56,7 @@ public struct SimulatedProvider: ServiceProvider {
         }
     }
 
-    /// The options `simulated` reads; any other key is a typo (a what-if run must not silently
-    /// ignore `"durationMS"`), except free-form keys marked secret and a `description`.
+    /// The options `simulated` reads; any other key is a typo, except free-form keys marked
+    /// secret and a `description`.
     static let knownOptions = ["durationMs", "outcomes", "description"]
-
-    private static func settings(from options: ServiceOptions) throws(OptionError) -> (Int, [SimulatedOutcome]) {
-        for key in options.values.keys.sorted() where !knownOptions.contains(key) && !options.secretKeys.contains(key) {
-            let hint = NameSuggestion.closest(to: key, among: knownOptions).map { "did you mean '\($0)'? " } ?? ""
-            throw .invalid(key, "unknown option; \(hint)(simulated reads: \(knownOptions.joined(separator: ", ")))")
-        }
-        let duration = try options.int("durationMs", default: 0)
-        guard duration >= 0 else { throw .invalid("durationMs", "must not be negative, found \(duration)") }
-        guard duration <= maxDurationMs else {
-            throw .invalid(
-                "durationMs",
-                "\(duration) is over the limit of \(maxDurationMs) ms (one hour, SimulatedProvider.maxDurationMs); "
-                    + "use a shorter duration, or the outcome \"hang\" for a node that never ends")
-        }
-        let words = try options.strings("outcomes", default: ["ok"])
-        guard !words.isEmpty else {
-            throw .invalid("outcomes", "must list at least one outcome (ok, transient, permanent, hang)")
-        }
-        var outcomes: [SimulatedOutcome] = []
-        for (index, word) in words.enumerated() {
-            guard let outcome = SimulatedOutcome(word: word) else {
-                let known = SimulatedOutcome.all.map(\.word)
-                let hint = NameSuggestion.closest(to: word, among: known).map { "; did you mean '\($0)'?" } ?? ""
-                throw .invalid(
-                    "outcomes[\(index)]",
-                    "unknown outcome '\(word)'\(hint) (known outcomes: \(known.joined(separator: ", ")))")
-            }
-            outcomes.append(outcome)
-        }
-        return (duration, outcomes)
-    }
 }

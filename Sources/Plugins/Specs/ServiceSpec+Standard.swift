@@ -47,8 +47,8 @@ extension ServiceSpec {
     ///
     /// The same as a config's `{"name": "database", "provider": "sqlite", "options": {...}}`
     /// with the options ``SQLiteOptions/serviceOptions`` writes, and ``SQLiteProvider`` (default
-    /// schema ``Migration/standard``) given inline: its options are checked by the same
-    /// ``SQLiteProvider/validate(options:)`` when the graph is validated.
+    /// schema ``Migration/standard``) given inline: its options are read and checked by the same
+    /// ``SQLiteProvider/settings(from:)`` when the graph is validated.
     ///
     /// - Parameters:
     ///   - key: the service's name, of type ``Database``; usually `.database`.

@@ -268,12 +268,14 @@ struct GraphChangesTests {
 
     @Test("The fields the fingerprint encodes are all the fields there are (a new one must be added to it)")
     func fingerprintCoversEveryField() throws {
-        // `DeclarationFingerprint` encodes each of these but the slots, location, itself and the
+        // `DeclarationFingerprint` encodes each of these but the slots, the settings (what the
+        // provider read from the options: both are encoded), location, itself and the
         // declaration (the spec as written, kept for overrides: its fields are the others').
         let node = try diffGraph().nodes[1]
         #expect(
             Mirror(reflecting: node).children.compactMap(\.label) == [
-                "name", "provider", "dependencies", "dependencyNames", "options", "timeout", "retry", "defaultFailure",
+                "name", "provider", "dependencies", "dependencyNames", "options", "settings", "timeout", "retry",
+                "defaultFailure",
                 "location", "lifetime", "isExternal", "groups", "fingerprint", "declaration",
             ])
         #expect(

@@ -87,7 +87,7 @@ struct OverrideTests {
         #expect(issues.first?.service == "database")
         #expect(issues.first?.message.contains("makes Int") == true)
         #expect(issues.first?.message.contains("expect String") == true)
-        #expect(issues.first?.location?.file == "ContainerTests/OverrideTests.swift")
+        #expect(issues.first?.location.file == "ContainerTests/OverrideTests.swift")
     }
 
     @Test("unknown and twice-overridden services, all reported at once, with a suggestion")
@@ -114,7 +114,7 @@ struct OverrideTests {
         let missing = Self.issues { _ = try graph.overriding([.value(.database, "x", dependsOn: ["setings"])]) }
         #expect(missing.map(\.code) == [.missingDependency])
         #expect(missing.first?.message.contains("did you mean 'settings'?") == true)
-        #expect(missing.first?.location?.file == "ContainerTests/OverrideTests.swift", "the override's place")
+        #expect(missing.first?.location.file == "ContainerTests/OverrideTests.swift", "the override's place")
         let cycle = Self.issues { _ = try graph.overriding([.value(.settings, "x", dependsOn: ["session"])]) }
         #expect(cycle.map(\.code) == [.cycle])
         let captive = Self.issues {

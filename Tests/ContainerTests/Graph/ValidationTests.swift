@@ -44,7 +44,7 @@ struct ValidationTests {
         let missing = try #require(issues.first { $0.code == .missingDependency })
         #expect(
             missing.message == "service 'database' depends on 'confg', which is not declared; did you mean 'config'?")
-        #expect(missing.location?.description == "app.json:4: services[1].dependsOn[0]")
+        #expect(missing.location.description == "app.json:4: services[1].dependsOn[0]")
 
         let cycle = try #require(issues.first { $0.code == .cycle })
         #expect(cycle.message.contains("session -> feed -> session"))

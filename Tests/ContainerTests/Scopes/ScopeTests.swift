@@ -118,11 +118,11 @@ struct ScopeTests {
             let undeclared = issues.first { $0.code == .undeclaredScope }
             let mismatch = issues.first { $0.code == .scopeMismatch }
             return issues.contains { $0.code == .invalidScope && $0.message.contains("'bad#name'") }
-                && captive?.location?.keyPath == "services[feed].dependsOn[0]"
+                && captive?.location.keyPath == "services[feed].dependsOn[0]"
                 && captive?.message.contains("(declared at app.json: services[router])") == true
-                && cross?.location?.keyPath == "services[detail].dependsOn[0]"
+                && cross?.location.keyPath == "services[detail].dependsOn[0]"
                 && undeclared?.message.contains("did you mean 'scene'?") == true
-                && undeclared?.location?.keyPath == "services[typo].scope"
+                && undeclared?.location.keyPath == "services[typo].scope"
                 && mismatch?.location == here && mismatch?.message.contains("does not run in a scope") == true
         }
     }

@@ -61,6 +61,39 @@ struct RedactorTests {
         }
     }
 
+    @Test("combining: every secret of each redactor, registrations copied once and kept apart after")
+    func combining() {
+        let first = Redactor(secrets: ["alpha_1111"])
+        let second = Redactor(secrets: ["beta-2222"])
+        second.register("tok_early99")
+        let combined = Redactor(combining: [first, second, first])
+        #expect(combined.redact("alpha_1111 beta-2222 tok_early99") == "<redacted> <redacted> <redacted>")
+        #expect(combined.redact("1111 and 2222") == "<redacted> and <redacted>", "fragments too")
+        combined.register("tok_late777")
+        second.register("tok_after88")
+        #expect(combined.redact("tok_late777 tok_after88") == "<redacted> tok_after88")
+        #expect(second.redact("tok_late777 tok_after88") == "tok_late777 <redacted>")
+        #expect(first.redact("beta-2222") == "beta-2222")
+    }
+
+    @Test("combined redactors agree with a naive search", arguments: [5, 6, 7] as [UInt64])
+    func combinedAgreesWithNaiveSearch(seed: UInt64) {
+        var random = SplitMix64(seed: seed)
+        let alphabet = Array("abcAB_-1é ")
+        func word(_ length: Int) -> String {
+            String((0..<length).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] })
+        }
+        for _ in 0..<200 {
+            let groups = (0..<3).map { _ in (0..<Int(random.next() % 3)).map { _ in word(1 + Int(random.next() % 9)) } }
+            let registered = (0..<Int(random.next() % 3)).map { _ in word(1 + Int(random.next() % 9)) }
+            let text = word(Int(random.next() % 60))
+            let combined = Redactor(combining: groups.map { Redactor(secrets: $0) })
+            for secret in registered { combined.register(secret) }
+            let expected = Self.naiveRedaction(of: text, secrets: groups.flatMap { $0 } + registered)
+            #expect(combined.redact(text) == expected, "seed \(seed): secrets \(groups) + \(registered), '\(text)'")
+        }
+    }
+
     @Test("many secrets: one pass over each text, not one per secret")
     func manySecretsStayCheap() async throws {
         var random = SplitMix64(seed: 42)

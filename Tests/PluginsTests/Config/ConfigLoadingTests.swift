@@ -148,4 +148,20 @@ struct ConfigLoadingTests {
                     "/nonexistent/folder/app.json:1:1: cannot read the config file: there is no such file"))
         }
     }
+
+    @Test("A loaded config's redactor is its graph's: it hides the secretOptions values, nothing else")
+    func configRedactor() throws {
+        let text = """
+            {
+              "version": 1,
+              "services": [
+                { "name": "remote", "provider": "simulated", "options": { "apiKey": "key_5a5a5a", "description": "open" },
+                  "secretOptions": ["apiKey"] }
+              ]
+            }
+            """
+        let config = try ConfigLoader.load(text: text, file: "test.json")
+        #expect(config.redactor === config.graph.redactor)
+        #expect(config.redactor.redact("apiKey key_5a5a5a, description open") == "apiKey <redacted>, description open")
+    }
 }

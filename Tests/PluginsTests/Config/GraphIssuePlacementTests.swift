@@ -72,7 +72,7 @@ struct GraphIssuePlacementTests {
         } catch {
             let issue = try #require(error.issues.first)
             #expect(issue.option == "token")
-            #expect(issue.location?.keyPath == "x.options")
+            #expect(issue.location.keyPath == "x.options")
             #expect((issue.underlying as? OptionError)?.message.contains("tok_live_9f8e7d") == true)
         }
         options.secretKeys = ["token"]
@@ -186,5 +186,28 @@ struct GraphIssuePlacementTests {
         #expect(empty.location.keyPath == "services[2].dependsOn[1]")
         #expect(empty.location.line == 6 && empty.location.column == 77)
         #expect(empty.message.contains("group 'sink', which has no members; did you mean 'sinks'?"))
+    }
+
+    @Test("a config issue is the validator's issue type: its fields carried over, the same printed form")
+    func configIssueIsTheGraphIssueType() throws {
+        let text = """
+            {
+              "version": 1,
+              "services": [
+                { "name": "app", "provider": "simulated", "dependsOn": ["routr"] }
+              ]
+            }
+            """
+        let error = try #require(loadError(text))
+        let issue = try #require(error.issues.first)
+        let graphCode = try #require(issue.code.graphCode)
+        let graphIssue = GraphError.Issue(
+            code: graphCode, message: issue.message, service: issue.service, location: issue.location)
+        #expect(graphIssue.description == issue.description)
+        #expect(
+            issue.description
+                == "test.json:4:61: services[0].dependsOn[0]: service 'app' depends on 'routr', which is not "
+                + "declared; declare it or remove it from dependsOn")
+        #expect(issue.service == "app")
     }
 }

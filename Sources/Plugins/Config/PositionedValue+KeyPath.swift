@@ -1,4 +1,6 @@
-extension JSONNode {
+internal import Container
+
+extension PositionedValue {
     /// The position of the value at `keyPath` (`services[2].options.path`, as the decoder writes
     /// key paths), or of its deepest enclosing value when there is no such value.
     ///
@@ -14,7 +16,7 @@ extension JSONNode {
     }
 
     /// The value at `keyPath` exactly, or `nil`.
-    func node(at keyPath: String) -> JSONNode? {
+    func node(at keyPath: String) -> PositionedValue? {
         var best = (node: self, consumed: 0)
         let found = Array(keyPath.utf8).withUnsafeBufferPointer { path in
             search(path[...], consumed: 0, isRoot: true, best: &best)
@@ -26,7 +28,7 @@ extension JSONNode {
     /// reaches its end, with `best` the value there. Otherwise `best` is the deepest value met.
     private func search(
         _ rest: Slice<UnsafeBufferPointer<UInt8>>, consumed: Int, isRoot: Bool,
-        best: inout (node: JSONNode, consumed: Int)
+        best: inout (node: PositionedValue, consumed: Int)
     ) -> Bool {
         if consumed > best.consumed { best = (self, consumed) }
         guard let first = rest.first else {
@@ -34,7 +36,8 @@ extension JSONNode {
             return true
         }
         switch value {
-        case .array(let items):
+        case .array:
+            let items = elements
             guard first == UInt8(ascii: "["), let close = rest.firstIndex(of: UInt8(ascii: "]")) else { return false }
             var index = 0
             for digit in rest[(rest.startIndex + 1)..<close] {
@@ -45,7 +48,7 @@ extension JSONNode {
             let after = rest[(close + 1)...]
             return items[index].search(
                 after, consumed: consumed + (close + 1 - rest.startIndex), isRoot: false, best: &best)
-        case .object(let members):
+        case .object:
             var keyPart = rest
             if !isRoot {
                 guard first == UInt8(ascii: ".") else { return false }

@@ -14,20 +14,20 @@ struct ReadProblem {
 // Typed readers: each returns the value, or `nil` after appending what is wrong with it to
 // `problems`. They know nothing of files or key paths, so the base config and its overlays
 // share them.
-extension JSONNode {
+extension PositionedValue {
     /// The first value of each `allowed` key of an object, by the key's index in `allowed`;
     /// reports unknown keys (with a "did you mean") and duplicate keys. `misplaced` holds keys
     /// that belong elsewhere (an overlay's `add` in a config), with what to say about them.
     func members(
         allowed: [String], expected: String, misplaced: [String: String] = [:], _ problems: inout [ReadProblem]
-    ) -> [JSONNode?]? {
-        guard case .object(let members) = value else {
+    ) -> [PositionedValue?]? {
+        guard case .object = value else {
             problems.append(
                 ReadProblem(code: .wrongType, message: "must be \(expected), found \(typeName)", position: position))
             return nil
         }
         Self.duplicateKeys(members, &problems)
-        var result = [JSONNode?](repeating: nil, count: allowed.count)
+        var result = [PositionedValue?](repeating: nil, count: allowed.count)
         for member in members {
             guard let slot = allowed.firstIndex(of: member.key) else {
                 // A key of the input may be long or hold control characters: quote it shortened.
@@ -96,15 +96,15 @@ extension JSONNode {
 
     /// A list of strings; `what` names it in a message (`a list of service names`).
     func strings(what: String, _ problems: inout [ReadProblem]) -> [String]? {
-        guard case .array(let items) = value else {
+        guard case .array = value else {
             var message = "must be \(what) (an array of strings), found \(typeName)"
             if case .string(let single) = value { message += "; write [\"\(single)\"]" }
             problems.append(ReadProblem(code: .wrongType, message: message, position: position))
             return nil
         }
         var result: [String] = []
-        result.reserveCapacity(items.count)
-        for (index, item) in items.enumerated() {
+        result.reserveCapacity(elements.count)
+        for (index, item) in elements.enumerated() {
             if case .string(let value) = item.value {
                 result.append(value)
             } else {
@@ -113,7 +113,7 @@ extension JSONNode {
                 problems.append(problem)
             }
         }
-        return result.count == items.count ? result : nil
+        return result.count == elements.count ? result : nil
     }
 
     /// A number (integer or not), finite and within `limit`'s bounds.
