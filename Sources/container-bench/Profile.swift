@@ -71,6 +71,13 @@ let profileKinds: [ProfileKind] = [
         }
         withExtendedLifetime(instances) {}
     },
+    ProfileKind(id: "scope-open-only") { size, repeats, setupOnly in
+        let fixture = try await ScopeFixture.make()
+        guard !setupOnly else { return }
+        var instances: [ScopeInstance] = []
+        for round in 0..<repeats * size { instances.append(try fixture.container.openScope("push", id: "p\(round)")) }
+        withExtendedLifetime(instances) {}
+    },
     ProfileKind(id: "reload-leaf") { size, repeats, setupOnly in
         let fixture = try await ReloadFixture.make(size: size)
         guard !setupOnly else { return }

@@ -10,7 +10,8 @@ struct BuildRecords: Sendable {
     }
 
     /// One node's record: 40 bytes (two optional durations and an `Int` took 64), a large
-    /// graph's records are read and written once per node and should stay in cache.
+    /// graph's records are read and written once per node and should stay in cache. How many
+    /// dependencies it waits for is kept by slot (see ``entries``), read once per dependency.
     struct Record {
         private var start = Duration.zero
         private var end = Duration.zero
@@ -18,8 +19,6 @@ struct BuildRecords: Sendable {
         var status = Status.pending
         /// Bit 0: `start` is set; bit 1: `end` is set.
         private var times: UInt8 = 0
-        /// While pending: how many of the node's dependencies have no value yet.
-        var waiting: Int32 = 0
 
         init() {}
 
@@ -52,11 +51,18 @@ struct BuildRecords: Sendable {
         }
     }
 
+    /// A slot's place in the build: its record's position + 1 (0 for a slot the build does not
+    /// build: it reads as reused when it has a value), and while it is pending, how many of its
+    /// dependencies have no value yet. Eight bytes by slot: a node's end reads one per dependent.
+    private struct Entry {
+        var position: Int32 = 0
+        var waiting: Int32 = 0
+    }
+
     /// The records of the build's nodes, in the order they joined it.
     private var records: [Record] = []
-    /// By slot: its record's position + 1, or 0 for a slot the build does not build (it reads as
-    /// reused when it has a value).
-    private var positions: [Int32]
+    /// By slot.
+    private var entries: [Entry]
     /// The outcomes of failed and skipped nodes, by slot.
     private var details: [Int: NodeOutcome] = [:]
     /// The slots with a record, in the order they joined.
@@ -64,7 +70,7 @@ struct BuildRecords: Sendable {
 
     /// No records yet, for a graph of `count` nodes, with room for `capacity`.
     init(count: Int, capacity: Int = 0) {
-        positions = [Int32](repeating: 0, count: count)
+        entries = [Entry](repeating: Entry(), count: count)
         records.reserveCapacity(capacity)
         slots.reserveCapacity(capacity)
     }
@@ -80,25 +86,23 @@ struct BuildRecords: Sendable {
 
     /// Gives `slot` a pending record, waiting for `waiting` dependencies: the build builds it.
     mutating func add(_ slot: Int, waiting: Int = 0) {
-        guard positions[slot] == 0 else { return }
-        var record = Record()
-        record.waiting = Int32(truncatingIfNeeded: waiting)
-        records.append(record)
-        positions[slot] = Int32(truncatingIfNeeded: records.count)
+        guard entries[slot].position == 0 else { return }
+        records.append(Record())
+        entries[slot] = Entry(position: Int32(truncatingIfNeeded: records.count), waiting: Int32(truncatingIfNeeded: waiting))
         slots.append(slot)
     }
 
     /// Whether `slot` has a record of its own (it was to be built).
-    func isRecorded(_ slot: Int) -> Bool { positions[slot] != 0 }
+    func isRecorded(_ slot: Int) -> Bool { entries[slot].position != 0 }
 
     /// The record of `slot`; a slot without one reads as reused, and cannot be written.
     subscript(slot: Int) -> Record {
         get {
-            let position = Int(positions[slot])
+            let position = Int(entries[slot].position)
             return position == 0 ? Self.reused : records[position - 1]
         }
         set {
-            let position = Int(positions[slot])
+            let position = Int(entries[slot].position)
             precondition(position > 0, "slot \(slot) was reused: it has no record to write")
             records[position - 1] = newValue
         }
@@ -106,11 +110,10 @@ struct BuildRecords: Sendable {
 
     /// The dependencies member `slot` still waits for.
     subscript(waiting slot: Int) -> Int32 {
-        get { self[slot].waiting }
+        get { entries[slot].waiting }
         set {
-            let position = Int(positions[slot])
-            precondition(position > 0, "slot \(slot) is not a member")
-            records[position - 1].waiting = newValue
+            precondition(entries[slot].position > 0, "slot \(slot) is not a member")
+            entries[slot].waiting = newValue
         }
     }
 

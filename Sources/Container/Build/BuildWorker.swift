@@ -22,27 +22,36 @@ enum BuildWorker {
     /// Runs `orders` and everything the coordinator starts in answer to their results.
     ///
     /// - Parameter report: hands one result to the coordinator (a transition of its state
-    ///   machine) and returns what to start next.
+    ///   machine), which puts what to start next in the orders given (emptied first).
     static func run(
-        _ orders: WorkerOrders, of ticket: BuildTicket, report: @escaping @Sendable (NodeResult) -> WorkerOrders
+        _ orders: WorkerOrders, of ticket: BuildTicket, report: (NodeResult, inout WorkerOrders) -> Void
     ) async {
         await withTaskGroup(of: NodeResult.self) { group in
             var queue = WorkerQueue(ticket: ticket)
             var inline = queue.take(orders, into: &group)
+            // Reused for every result: a node's end allocates no array of launches.
+            var next = WorkerOrders(launches: [], unstarted: 0)
+            next.launches.reserveCapacity(4)
             while true {
+                let result: NodeResult
                 if let launch = inline {
-                    let result = await runHere(launch, of: ticket)
-                    inline = queue.take(report(queue.finished(result)), into: &group)
-                } else if let result = await group.next() {
-                    inline = queue.take(report(queue.finished(result)), into: &group)
+                    result = await runHere(launch, of: ticket)
+                } else if let finished = await group.next() {
+                    result = finished
                 } else {
                     break
                 }
+                next.launches.removeAll(keepingCapacity: true)
+                report(queue.finished(result), &next)
+                inline = queue.take(next, into: &group)
             }
         }
     }
 
     /// Runs `launch` in this task, unless the build was cancelled before it could start.
+    /// Inlined: a child task's frames must fit in its first allocation slab, or every child
+    /// costs a malloc that its parent then frees on another thread.
+    @inline(__always)
     private static func runHere(_ launch: NodeLaunch, of ticket: BuildTicket) async -> NodeResult {
         if Task.isCancelled { return .cancelledBeforeStart(launch.slot, at: ticket.tracer.now) }
         return await NodeRunner.run(launch, of: ticket)

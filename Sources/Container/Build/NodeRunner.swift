@@ -1,26 +1,51 @@
-/// A node the state machine starts: its slot and the values of its dependencies, in the order
-/// of its declaration (what its provider's context reads).
+/// A node the state machine starts (its dependencies' values are in its build's
+/// ``BuildValues``, read by its provider's context).
 struct NodeLaunch: Sendable {
     let slot: Int
-    /// The values of the node's dependencies, by position in ``ServiceGraph/Node/dependencies``.
-    let dependencies: [AnyServiceBox]
     /// Provider runs of the node in the generation's earlier builds.
     let earlierRuns: Int
 }
 
 /// What one node's run produced.
+///
+/// Small on purpose: a child task returns it, and the child's frames must fit in the task's
+/// first allocation slab (past it, every child costs a malloc that its parent frees on another
+/// thread, where the allocator's lock makes threads wait). The rare failure is boxed.
 struct NodeResult: Sendable {
+    /// A failure, out of line.
+    private indirect enum Boxed: Sendable {
+        case failure(NodeFailure)
+    }
+
     let slot: Int
     /// `.succeeded`, `.failed`, `.cancelledWhileRunning` or `.cancelledBeforeStart`.
     let status: BuildRecords.Status
     /// The value, when it succeeded.
     let box: AnyServiceBox?
-    /// The failure, when it failed.
-    let failure: NodeFailure?
+    private let boxedFailure: Boxed?
     let runs: Int
     /// When the provider first started, and when the node reached its outcome.
     let startedAt: Duration
     let endedAt: Duration
+
+    init(
+        slot: Int, status: BuildRecords.Status, box: AnyServiceBox?, failure: NodeFailure?, runs: Int,
+        startedAt: Duration, endedAt: Duration
+    ) {
+        self.slot = slot
+        self.status = status
+        self.box = box
+        boxedFailure = failure.map { .failure($0) }
+        self.runs = runs
+        self.startedAt = startedAt
+        self.endedAt = endedAt
+    }
+
+    /// The failure, when it failed.
+    var failure: NodeFailure? {
+        guard case .failure(let failure)? = boxedFailure else { return nil }
+        return failure
+    }
 
     /// A node that never started because its build was cancelled first.
     static func cancelledBeforeStart(_ slot: Int, at time: Duration) -> NodeResult {
@@ -37,14 +62,14 @@ enum NodeRunner {
         let slot = launch.slot
         let node = ticket.graph.nodes[slot]
         let startedAt = ticket.tracer.now
-        ticket.emit(.nodeStarted(node: node.name))
+        announce(node, of: ticket)
         guard node.timeout == nil else {
             return await runSlowly(launch, node: node, ticket: ticket, startedAt: startedAt, firstError: nil)
         }
         // The common case (no timeout, succeeds at once) is all this frame holds: a node's
         // frame outgrowing its task's first allocation slab costs a malloc per node.
         let context = ProviderContext(
-            node: node, dependencies: launch.dependencies, build: ticket.info, run: 1,
+            node: node, build: ticket.info, run: 1,
             runInGeneration: launch.earlierRuns + 1)
         let box: AnyServiceBox
         do {
@@ -55,6 +80,12 @@ enum NodeRunner {
         return NodeResult(
             slot: slot, status: .succeeded, box: box, failure: nil, runs: 1, startedAt: startedAt,
             endedAt: ticket.tracer.now)
+    }
+
+    /// Traces `node.started` (not inlined: a trace event is large, and kept out of the frame).
+    @inline(never)
+    private static func announce(_ node: ServiceGraph.Node, of ticket: BuildTicket) {
+        ticket.emit(.nodeStarted(node: node.name))
     }
 
     /// The rest of ``run(_:of:)``: the timeout, and what follows an error (`firstError`, thrown
@@ -81,7 +112,7 @@ enum NodeRunner {
                     throw error
                 }
                 let context = ProviderContext(
-                    node: node, dependencies: launch.dependencies, build: ticket.info, run: run,
+                    node: node, build: ticket.info, run: run,
                     runInGeneration: launch.earlierRuns + run)
                 return ended(.succeeded, try await invoke(node, context))
             } catch {

@@ -62,10 +62,13 @@ struct BuildState {
         unstarted += 1
     }
 
-    /// One dependency of member `slot` got a value; returns whether it can start now.
+    /// One dependency of member `slot` got a value; returns whether it can start now (it waited
+    /// for that one value only; a member that waits for nothing has started, or is ready).
     mutating func dependencyArrived(for slot: Int) -> Bool {
-        records[waiting: slot] -= 1
-        return records[waiting: slot] == 0
+        let waiting = records[waiting: slot]
+        guard waiting > 0 else { return false }
+        records[waiting: slot] = waiting - 1
+        return waiting == 1
     }
 
     /// The slots of the members, in the order they joined.

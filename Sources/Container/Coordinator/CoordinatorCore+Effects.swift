@@ -37,17 +37,18 @@ extension CoordinatorCore {
     /// Runs `orders` in the calling task (see ``BuildWorker``), each result a transition.
     func work(_ orders: WorkerOrders, of ticket: BuildTicket) async {
         guard !orders.launches.isEmpty else { return }
-        await BuildWorker.run(orders, of: ticket) { [self] result in nodeFinished(result, of: ticket) }
+        await BuildWorker.run(orders, of: ticket) { [self] result, next in nodeFinished(result, of: ticket, into: &next) }
     }
 
-    /// A node of `ticket`'s build ended: the transition, then what it asks; returns what the
+    /// A node of `ticket`'s build ended: the transition, then what it asks; `next` gets what the
     /// node's worker starts next.
-    func nodeFinished(_ result: NodeResult, of ticket: BuildTicket) -> WorkerOrders {
-        let action = transition { machine, now in machine.nodeFinished(build: ticket.id, result, now: now) }
-        resume(action.resume)
+    func nodeFinished(_ result: NodeResult, of ticket: BuildTicket, into next: inout WorkerOrders) {
+        var action = transition { machine, now in
+            machine.nodeFinished(build: ticket.id, result, launching: &next, now: now)
+        }
+        if !action.resume.isEmpty { resume(action.resume) }
         action.cancel?.cancel()
-        if let lifecycle = action.then { perform(lifecycle) }
-        return action.orders
+        if let lifecycle = action.then.take() { perform(lifecycle) }
     }
 
     // MARK: App values (a scope instance)

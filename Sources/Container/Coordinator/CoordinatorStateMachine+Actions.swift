@@ -83,8 +83,6 @@ extension CoordinatorStateMachine {
 
     /// The answer to `nodeFinished`.
     struct NodeAction {
-        /// What the worker that ran the node starts next.
-        let orders: WorkerOrders
         let resume: [Resumption]
         /// Cancel the build's tasks (it failed fast).
         let cancel: BuildTicket?

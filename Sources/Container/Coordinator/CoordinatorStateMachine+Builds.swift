@@ -73,7 +73,8 @@ extension CoordinatorStateMachine {
             return Start()
         }
         let ticket = tickets.ticket(
-            id: current.id, build: current.build, graph: graph, runTimes: state.runTimes, priority: current.priority)
+            id: current.id, build: current.build, graph: graph, values: state.values, runTimes: state.runTimes,
+            priority: current.priority)
         current.ticket = ticket
         current.launchedAt = now
         attempt = current.build.attempt
@@ -131,11 +132,7 @@ extension CoordinatorStateMachine {
 
     /// The launch of `slot`: its dependencies' values, in declaration order.
     private func launchOf(_ slot: Int) -> NodeLaunch {
-        let slots = graph.nodes[slot].dependencies
-        var dependencies: [AnyServiceBox] = []
-        dependencies.reserveCapacity(slots.count)
-        for dependency in slots { if let box = state.values[dependency] { dependencies.append(box) } }
-        return NodeLaunch(slot: slot, dependencies: dependencies, earlierRuns: state.runs(of: slot))
+        NodeLaunch(slot: slot, earlierRuns: state.runs(of: slot))
     }
 
     // MARK: Nodes ending
@@ -143,59 +140,71 @@ extension CoordinatorStateMachine {
     /// A node of build `id` ended with `result`: its value is kept, the dependents it was the
     /// last missing dependency of start (in the same worker), the requests it completes are
     /// answered; a failure of a fail-fast build cancels the rest.
-    mutating func nodeFinished(build id: Int, _ result: NodeResult, now: Duration) -> NodeAction {
+    ///
+    /// - Parameter orders: the worker's orders, emptied: the launches are appended to it (a
+    ///   buffer the worker reuses, so a node's end allocates nothing for them).
+    mutating func nodeFinished(
+        build id: Int, _ result: NodeResult, launching orders: inout WorkerOrders, now: Duration
+    ) -> NodeAction {
+        orders.unstarted = 0
         guard var current = build.take() else { return stoppingNodeFinished(result, now: now) }
         guard current.id == id else {
             build = current
             return stoppingNodeFinished(result, now: now)
         }
         let slot = result.slot
-        let name = graph.nodes[slot].name
+        // Names are read only when traced (a node's object is cold in a large graph).
+        let nodes = graph.nodes
         current.running -= 1
         current.records[slot] = .init(
             status: result.status, runs: result.runs, startedAt: result.startedAt, endedAt: result.endedAt)
         // Runs are read by a later run of the node in this generation: one that succeeded has none.
         if result.status != .succeeded { state.countRuns(result.runs, of: slot) }
         var completed: [Demands.Demand] = []
-        var ready: [Int] = []
         var cancel: BuildTicket?
         switch result.status {
         case .succeeded:
-            record(.nodeSucceeded(node: name, duration: result.endedAt - result.startedAt), current.build)
-            if let box = result.box { state.store(box, at: slot) }
+            record(.nodeSucceeded(node: nodes[slot].name, duration: result.endedAt - result.startedAt), current.build)
+            if let box = result.box {
+                state.store(box, at: slot)
+                current.ticket?.info.values.add(box, at: slot)
+            }
             completed = demands.settled(slot, failed: false)
-            for dependent in graph.dependents[slot] where current.isMember(dependent) && !current.isSettled(dependent) {
-                if current.dependencyArrived(for: dependent) && !current.stopped { ready.append(dependent) }
+            // A settled member waits for nothing: it is not started again.
+            for dependent in graph.dependents[slot] where current.isMember(dependent) {
+                if current.dependencyArrived(for: dependent) && !current.stopped {
+                    orders.launches.append(launchOf(dependent))
+                    current.unstarted -= 1
+                    current.running += 1
+                }
             }
         case .failed:
             guard let failure = result.failure else { preconditionFailure("a failed run carries its failure") }
             current.records.failed(slot, failure)
-            record(.nodeFailed(node: name, failure: failure.kind, error: failure.message), current.build)
+            record(.nodeFailed(node: nodes[slot].name, failure: failure.kind, error: failure.message), current.build)
             completed = demands.settled(slot, failed: true)
             if policy.failureMode == .failFast && !current.stopped {
                 current.stopped = true
                 cancel = current.ticket
             }
         case .cancelledWhileRunning:
-            record(.nodeCancelled(node: name, phase: .whileRunning), current.build)
+            record(.nodeCancelled(node: nodes[slot].name, phase: .whileRunning), current.build)
             completed = demands.settled(slot, failed: true)
         case .cancelledBeforeStart:
-            record(.nodeCancelled(node: name, phase: .beforeStart), current.build)
+            record(.nodeCancelled(node: nodes[slot].name, phase: .beforeStart), current.build)
             completed = demands.settled(slot, failed: true)
         case .pending, .reused, .skipped:
             preconditionFailure("a node run cannot end \(result.status)")
         }
-        let orders =
-            ready.isEmpty
-            ? WorkerOrders(launches: [], unstarted: current.unstarted) : self.orders(starting: ready, in: &current)
+        orders.unstarted = current.unstarted
         let isOver = current.isOver
         build = consume current
         guard isOver else {
             let resume = completed.isEmpty ? [] : answer(completed, now: now)
-            return NodeAction(orders: orders, resume: resume, cancel: cancel, then: nil)
+            return NodeAction(resume: resume, cancel: cancel, then: nil)
         }
         let (resume, lifecycle) = endBuild(answering: completed, now: now)
-        return NodeAction(orders: orders, resume: resume, cancel: cancel, then: lifecycle)
+        return NodeAction(resume: resume, cancel: cancel, then: lifecycle)
     }
 
     /// A node of a superseded build ended: its value goes to the teardown (reported by the
@@ -223,8 +232,8 @@ extension CoordinatorStateMachine {
         }
         let isOver = old.running == 0 && !old.awaitingApp
         stopping = consume old
-        guard isOver else { return NodeAction(orders: .none, resume: [], cancel: nil) }
-        return NodeAction(orders: .none, resume: [], cancel: nil, then: endStopping(now: now))
+        guard isOver else { return NodeAction(resume: [], cancel: nil) }
+        return NodeAction(resume: [], cancel: nil, then: endStopping(now: now))
     }
 
     /// The name of `slot` in the graph `old` was built on (a reload may have replaced it).
@@ -277,6 +286,7 @@ extension CoordinatorStateMachine {
                     continue
                 }
                 state.store(box, at: slot)
+                current.ticket?.info.values.add(box, at: slot)
                 completed += demands.settled(slot, failed: false)
                 for dependent in graph.dependents[slot] where current.isMember(dependent) {
                     if current.dependencyArrived(for: dependent) { ready.append(dependent) }

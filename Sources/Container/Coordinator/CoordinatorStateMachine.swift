@@ -254,6 +254,7 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
     func inspect(_ closure: SlotSet, now: Duration) -> ClosureNeed {
         if state.values.count == graph.nodes.count { return .built }
         var missing: [Int] = []
+        missing.reserveCapacity(graph.nodes.count - state.values.count)
         var unsettled = 0
         var failed = false
         var waiting: ContainerError?
@@ -347,13 +348,14 @@ struct TicketFactory: Sendable {
     let parameters: ScopeParameters
 
     func ticket(
-        id: Int, build: BuildAttempt, graph: ServiceGraph, runTimes: NodeRunTimes, priority: UInt8
+        id: Int, build: BuildAttempt, graph: ServiceGraph, values: SlotValues, runTimes: NodeRunTimes, priority: UInt8
     ) -> BuildTicket {
         BuildTicket(
             id: id, build: build, graph: graph,
             info: ProviderContext.BuildInfo(
                 generation: build.generation, attempt: build.attempt, scopeInstance: scopeInstance,
-                parameters: parameters, redactor: redactor),
+                parameters: parameters, redactor: redactor,
+                values: BuildValues(base: values, count: graph.nodes.count)),
             policy: policy, tracer: tracer, runTimes: runTimes, inlineBudget: tuning.budget(for: policy),
             priority: priority)
     }

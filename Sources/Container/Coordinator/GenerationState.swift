@@ -67,7 +67,7 @@ struct GenerationState {
     mutating func store(_ box: AnyServiceBox, at slot: Int) {
         if slot >= graph.builtCount && !values.hasValue(slot) { externalCount += 1 }
         values[slot] = box
-        blocks[slot] = nil
+        if !blocks.isEmpty { blocks[slot] = nil }
     }
 
     /// Counts `count` provider runs of `slot`.

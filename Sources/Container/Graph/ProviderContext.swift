@@ -9,7 +9,8 @@
 /// so a provider cannot depend on something the graph does not know about.
 public struct ProviderContext: Sendable {
     /// What every node run of one build shares: the generation, the attempt, the scope instance
-    /// and its parameters, and the redactor its errors go through. One object per build.
+    /// and its parameters, the redactor its errors go through, and the values its nodes read.
+    /// One object per build.
     final class BuildInfo: Sendable {
         let generation: Int
         let attempt: Int
@@ -17,20 +18,23 @@ public struct ProviderContext: Sendable {
         let scopeInstance: String?
         let parameters: ScopeParameters
         let redactor: Redactor
+        let values: BuildValues
 
-        init(generation: Int, attempt: Int, scopeInstance: String?, parameters: ScopeParameters, redactor: Redactor) {
+        init(
+            generation: Int, attempt: Int, scopeInstance: String?, parameters: ScopeParameters, redactor: Redactor,
+            values: BuildValues
+        ) {
             self.generation = generation
             self.attempt = attempt
             self.scopeInstance = scopeInstance
             self.parameters = parameters
             self.redactor = redactor
+            self.values = values
         }
     }
 
     /// The node being built.
     let node: ServiceGraph.Node
-    /// The values of the node's dependencies, by position in its ``ServiceGraph/Node/dependencies``.
-    let dependencies: [AnyServiceBox]
     /// The build running the node.
     let build: BuildInfo
     /// This provider run within the build's retries of this node (1-based).
@@ -42,9 +46,8 @@ public struct ProviderContext: Sendable {
     /// per read would make reading them all quadratic.
     private let positions: [String: Int]?
 
-    init(node: ServiceGraph.Node, dependencies: [AnyServiceBox], build: BuildInfo, run: Int, runInGeneration: Int) {
+    init(node: ServiceGraph.Node, build: BuildInfo, run: Int, runInGeneration: Int) {
         self.node = node
-        self.dependencies = dependencies
         self.build = build
         self.run = run
         self.runInGeneration = runInGeneration
@@ -113,10 +116,17 @@ public struct ProviderContext: Sendable {
         // a dictionary for every node run, and most providers read each dependency once.
         let declared = node.dependencyNames
         let index = if let positions { positions[name] } else { declared.firstIndex(of: name) }
-        guard let index, index < dependencies.count else {
-            throw .undeclared(name, reader: "service '\(serviceName)'", declared: declared)
+        guard let index else { throw .undeclared(name, reader: "service '\(serviceName)'", declared: declared) }
+        return dependency(at: index)
+    }
+
+    /// The value of the dependency at `position` in the node's declaration: it has one, since the
+    /// node started only once each of its dependencies had a value.
+    func dependency(at position: Int) -> AnyServiceBox {
+        guard let box = build.values[node.dependencies[position]] else {
+            preconditionFailure("'\(serviceName)' runs before its dependency '\(declared[position])' has a value")
         }
-        return dependencies[index]
+        return box
     }
 
     /// `box`'s value read as another type than its own (a protocol existential read as another,
@@ -139,10 +149,7 @@ public struct ProviderContext: Sendable {
         var values: [Value] = []
         values.reserveCapacity(positions.count)
         for position in positions {
-            guard position < dependencies.count else {
-                throw .undeclared(declared[position], reader: "service '\(serviceName)'", declared: declared)
-            }
-            let box = dependencies[position]
+            let box = dependency(at: position)
             guard let value = box.anyValue as? Value else {
                 throw .typeMismatch(declared[position], expected: Value.self, actual: box.valueType)
             }

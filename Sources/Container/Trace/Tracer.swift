@@ -56,13 +56,17 @@ final class Tracer: Sendable {
     }
 
     /// A tracer for the scope instance labelled `scope` (`"push#notification-42"`): its events
-    /// carry that label and take their place in this tracer's order.
+    /// carry that label and take their place in this tracer's order. Untraced, this tracer
+    /// itself (it only tells the time).
     func scoped(_ scope: String) -> Tracer {
-        Tracer(sharing: self, scope: scope)
+        isEnabled ? Tracer(sharing: self, scope: scope) : self
     }
 
-    /// Time since the container was created.
-    var now: Duration { ContinuousClock.now - origin }
+    /// Time since the container was created. Not inlined: inlined into an async function, the
+    /// clock's instant (a type of unknown size there) would take a task allocation each time.
+    var now: Duration {
+        @inline(never) get { ContinuousClock.now - origin }
+    }
 
     /// Gives events their sequence numbers and timestamps; every stamped event must then be
     /// passed to ``deliver(_:)``, or later events would wait for it forever.

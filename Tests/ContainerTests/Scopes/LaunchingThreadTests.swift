@@ -195,7 +195,8 @@ struct LaunchingThreadTests {
             let ticket = BuildTicket(
                 id: 1, build: BuildAttempt(generation: 1, attempt: 1), graph: graph,
                 info: ProviderContext.BuildInfo(
-                    generation: 1, attempt: 1, scopeInstance: nil, parameters: ScopeParameters(), redactor: Redactor()),
+                    generation: 1, attempt: 1, scopeInstance: nil, parameters: ScopeParameters(), redactor: Redactor(),
+                    values: BuildValues(base: SlotValues(), count: graph.nodes.count)),
                 policy: .default, tracer: Tracer(sinks: []), runTimes: NodeRunTimes(count: graph.nodes.count),
                 inlineBudget: 0, priority: TaskPriority.medium.rawValue)
             if cancelFirst { ticket.cancel() }
