@@ -48,7 +48,7 @@ let package = Package(
             swiftSettings: strictSettings),
         .executableTarget(name: "container-demo", dependencies: ["ContainerDemoKit"], swiftSettings: strictSettings),
         .executableTarget(
-            name: "container-bench", dependencies: ["Container", "ContainerTesting", "Plugins"],
+            name: "container-bench", dependencies: ["Container", "ContainerDemoKit", "ContainerTesting", "Plugins"],
             swiftSettings: strictSettings),
         // Swift Testing glue shared by the test targets (the JSON Lines and Chrome trace checks); not a product.
         .target(

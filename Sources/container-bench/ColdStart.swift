@@ -1,4 +1,5 @@
 import Container
+import ContainerDemoKit
 import Foundation
 import Plugins
 
@@ -18,7 +19,8 @@ func coldStartScenario(_ settings: BenchSettings) async throws -> [Row] {
 
         let loadStart = nanoseconds()
         // `$data` (the database's folder) is the fresh copy, as the demo's data folder would be.
-        let config = try ConfigLoader.load(path: directory + "/app.json", pathRoots: ["data": directory])
+        let config = try ConfigLoader.load(
+            path: directory + "/app.json", registry: .demo, pathRoots: ["data": directory])
         let container = ServiceContainer(graph: config.graph, policy: config.policy)
         let buildStart = nanoseconds()
         let services = try await container.start()
