@@ -37,7 +37,9 @@ extension CoordinatorCore {
     /// Runs `orders` in the calling task (see ``BuildWorker``), each result a transition.
     func work(_ orders: WorkerOrders, of ticket: BuildTicket) async {
         guard !orders.launches.isEmpty else { return }
-        await BuildWorker.run(orders, of: ticket) { [self] result, next in nodeFinished(result, of: ticket, into: &next) }
+        await BuildWorker.run(orders, of: ticket) { [self] result, next in
+            nodeFinished(result, of: ticket, into: &next)
+        }
     }
 
     /// A node of `ticket`'s build ended: the transition, then what it asks; `next` gets what the

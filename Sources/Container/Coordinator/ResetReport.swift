@@ -20,21 +20,8 @@ public struct ResetReport: Sendable {
         }
     }
 
-    /// Why the generation changed.
-    public struct Reason: Hashable, Sendable, CustomStringConvertible {
-        private enum Base: String, Hashable, Sendable { case reset, reload, shutdown }
-        private let base: Base
-        private init(_ base: Base) { self.base = base }
-
-        /// ``ServiceContainer/reset(invalidating:)``.
-        public static let reset = Reason(.reset)
-        /// ``ServiceContainer/reload(_:)``: a new version of the graph.
-        public static let reload = Reason(.reload)
-        /// ``ServiceContainer/shutdown(deadline:)`` or ``ServiceContainer/shutdown()``.
-        public static let shutdown = Reason(.shutdown)
-
-        public var description: String { base.rawValue }
-    }
+    /// Why the generation changed (the same reasons the trace gives).
+    public typealias Reason = GenerationChange.Reason
 
     /// Why the generation changed.
     public let reason: Reason

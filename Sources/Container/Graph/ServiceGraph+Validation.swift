@@ -1,23 +1,9 @@
 extension ServiceGraph {
-    /// Validates `specs` and builds the graph.
-    ///
-    /// Every problem is collected and reported together, in one ``GraphError``: duplicate
-    /// names, names that break ``NameRules`` (empty, over 256 bytes, control characters), unknown
-    /// providers (listing the known ones), missing dependencies (with a "did you mean"),
-    /// dependency cycles (as a path `a -> b -> c -> a`), requirements of readers that name
-    /// undeclared services or expect another type, and options a provider rejects. Runs in time
-    /// linear in services plus dependencies; "did you mean" suggestions share a fixed budget of
-    /// work (`NameSuggestion`), so even a graph where every dependency is unknown stays linear.
-    ///
-    /// - Parameters:
-    ///   - specs: the services, in declaration order (the order of their slots).
-    ///   - registry: resolves provider ids; inline providers need no registry.
-    ///   - requirements: what readers such as entry points will read, checked by name and type.
-    ///   - scopes: the scope names services and readers may live or run in (see <doc:Scopes>).
-    /// - Throws: ``GraphError`` listing every problem.
-    public convenience init(
-        _ specs: [ServiceSpec], registry: ProviderRegistry = ProviderRegistry(),
-        requirements: [ServiceRequirement] = [], scopes: [String] = []
+    /// Validates `specs` and builds the graph, resolving provider ids in `registered` (see
+    /// ``init(_:registry:requirements:scopes:)``, which the plugins layer adds).
+    convenience init(
+        _ specs: [ServiceSpec], resolving registered: [String: AnyServiceProvider], requirements: [ServiceRequirement],
+        scopes: [String]
     ) throws(GraphError) {
         var issues: [GraphError.Issue] = []
         var slotOfName: [String: Int] = [:]
@@ -67,7 +53,7 @@ extension ServiceGraph {
         var redaction = Redaction { accepted.flatMap { specs[$0].options.secretStrings } }
         for position in accepted {
             let (provider, read) = Self.resolveProvider(
-                of: specs[position], registry: registry, redaction: &redaction, issues: &issues)
+                of: specs[position], registered: registered, redaction: &redaction, issues: &issues)
             providers.append(provider)
             settings.append(read)
             dependencies.append(
@@ -111,7 +97,7 @@ extension ServiceGraph {
 
     /// The spec's provider, and the settings it read from the spec's options (`nil`: the options).
     private static func resolveProvider(
-        of spec: ServiceSpec, registry: ProviderRegistry, redaction: inout Redaction,
+        of spec: ServiceSpec, registered: [String: AnyServiceProvider], redaction: inout Redaction,
         issues: inout [GraphError.Issue]
     ) -> (AnyServiceProvider?, (any Sendable)?) {
         let provider: AnyServiceProvider
@@ -119,8 +105,8 @@ extension ServiceGraph {
         case .inline(let inline):
             provider = inline
         case .id(let id):
-            guard let registered = registry.provider(id) else {
-                let known = registry.providers.keys.sorted()
+            guard let found = registered[id] else {
+                let known = registered.keys.sorted()
                 var message = "service '\(spec.name)' uses unknown provider '\(NameRules.visible(id))'"
                 message += NameSuggestion.hint(for: id, among: known)
                 message +=
@@ -132,7 +118,7 @@ extension ServiceGraph {
                         location: spec.location?.appending("provider")))
                 return (nil, nil)
             }
-            provider = registered
+            provider = found
         }
         do {
             return (provider, try provider.settings(spec.options))

@@ -250,11 +250,4 @@ public struct ServiceRequirement: Sendable {
         self.scope = scope
         self.location = location
     }
-
-    /// The requirements of an entry point.
-    public init(_ entryPoint: some EntryPoint, location: ConfigLocation? = nil) {
-        self.init(
-            reader: "entry point '\(entryPoint.id)'", keys: entryPoint.requirements, scope: entryPoint.scope,
-            location: location)
-    }
 }

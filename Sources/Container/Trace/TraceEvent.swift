@@ -138,6 +138,22 @@ public struct TraceEvent: Sendable, Hashable, CustomStringConvertible {
 
 /// What a `generation.reset` event says changed.
 public struct GenerationChange: Sendable, Hashable {
+    /// Why the generation changed.
+    public struct Reason: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: String, Hashable, Sendable { case reset, reload, shutdown }
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+
+        /// ``ServiceContainer/reset(invalidating:)``.
+        public static let reset = Reason(.reset)
+        /// ``ServiceContainer/reload(_:)``: a new version of the graph.
+        public static let reload = Reason(.reload)
+        /// ``ServiceContainer/shutdown(deadline:)`` or ``ServiceContainer/shutdown()``.
+        public static let shutdown = Reason(.shutdown)
+
+        public var description: String { base.rawValue }
+    }
+
     /// The generation retired.
     public let from: Int
     /// The new generation.
@@ -145,7 +161,7 @@ public struct GenerationChange: Sendable, Hashable {
     /// The services invalidated (rebuilt in the new generation); `nil` when all were.
     public let invalidated: [String]?
     /// A reset or a reload.
-    public let reason: ResetReport.Reason
+    public let reason: Reason
     /// For a reload: services the new graph adds, removes, and changes (provider, options,
     /// dependencies, lifetime, timeout, retry or failure).
     public let added: [String]
@@ -156,7 +172,7 @@ public struct GenerationChange: Sendable, Hashable {
 
     /// Creates a change.
     public init(
-        from: Int, to: Int, invalidated: [String]?, reason: ResetReport.Reason = .reset, added: [String] = [],
+        from: Int, to: Int, invalidated: [String]?, reason: Reason = .reset, added: [String] = [],
         removed: [String] = [], changed: [String] = []
     ) {
         self.from = from

@@ -88,7 +88,8 @@ struct BuildRecords: Sendable {
     mutating func add(_ slot: Int, waiting: Int = 0) {
         guard entries[slot].position == 0 else { return }
         records.append(Record())
-        entries[slot] = Entry(position: Int32(truncatingIfNeeded: records.count), waiting: Int32(truncatingIfNeeded: waiting))
+        entries[slot] = Entry(
+            position: Int32(truncatingIfNeeded: records.count), waiting: Int32(truncatingIfNeeded: waiting))
         slots.append(slot)
     }
 
