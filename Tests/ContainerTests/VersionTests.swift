@@ -2,7 +2,7 @@ import Container
 import Foundation
 import Testing
 
-/// The version lives in `ContainerVersion.current`; the changelog's latest release and the
+/// The version lives in `ServiceContainer.Version.current`; the changelog's latest release and the
 /// README's `.package(..., from:)` line must say the same.
 @Suite("Version, changelog and license")
 struct VersionTests {
@@ -16,24 +16,24 @@ struct VersionTests {
 
     @Test("the version is major.minor.patch")
     func semanticVersion() {
-        #expect(ContainerVersion.current.wholeMatch(of: /\d+\.\d+\.\d+/) != nil)
+        #expect(ServiceContainer.Version.current.wholeMatch(of: /\d+\.\d+\.\d+/) != nil)
     }
 
-    @Test("CHANGELOG.md: an Unreleased section, then the latest release is ContainerVersion.current")
+    @Test("CHANGELOG.md: an Unreleased section, then the latest release is ServiceContainer.Version.current")
     func changelogAgrees() throws {
         let headings = try Self.read("CHANGELOG.md").split(separator: "\n").filter { $0.hasPrefix("## ") }
         #expect(headings.first == "## [Unreleased]")
         let release = try #require(headings.dropFirst().first)
         let version = try #require(release.firstMatch(of: /^## \[(\d+\.\d+\.\d+)\] - \d{4}-\d{2}-\d{2}$/))
-        #expect(String(version.1) == ContainerVersion.current)
+        #expect(String(version.1) == ServiceContainer.Version.current)
     }
 
-    @Test("the README's .package line pins ContainerVersion.current")
+    @Test("the README's .package line pins ServiceContainer.Version.current")
     func readmeAgrees() throws {
         let readme = try Self.read("README.md")
         let pins = readme.matches(of: /\.package\(url: "[^"]+", from: "([^"]+)"\)/).map { String($0.1) }
         #expect(!pins.isEmpty)
-        #expect(pins.allSatisfy { $0 == ContainerVersion.current }, "\(pins)")
+        #expect(pins.allSatisfy { $0 == ServiceContainer.Version.current }, "\(pins)")
     }
 
     @Test("LICENSE is the Apache License 2.0 with the authors' copyright")

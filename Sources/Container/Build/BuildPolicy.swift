@@ -4,7 +4,7 @@
 /// ```swift
 /// // At most 3 builds per generation, the second at least 1 s after the first failed,
 /// // the third 2 s after the second.
-/// let policy = BuildPolicy(maxAttempts: 3, retryAfter: Backoff(initialDelay: .seconds(1)))
+/// let policy = BuildPolicy(maxAttempts: 3, retryAfter: RetryPolicy.Backoff(initialDelay: .seconds(1)))
 /// ```
 public struct BuildPolicy: Sendable {
     /// What happens to the rest of the graph when a node fails.
@@ -24,8 +24,8 @@ public struct BuildPolicy: Sendable {
 
     /// What happens to the rest of the graph when a node fails.
     public var failureMode: FailureMode
-    /// The container-wide default classifier (see ``ErrorClassifier``).
-    public var classifier: ErrorClassifier
+    /// The container-wide default classifier (see ``BuildPolicy/ErrorClassifier``).
+    public var classifier: BuildPolicy.ErrorClassifier
     /// The most build attempts one generation may have (1 to ``maximumAttempts``); `nil`: no
     /// limit. When the last allowed attempt fails transiently, the generation fails with
     /// ``ContainerError/Code/attemptsExhausted``, sticky until `reset()`. However many callers
@@ -33,14 +33,14 @@ public struct BuildPolicy: Sendable {
     public var maxAttempts: Int?
     /// The least time between a failed attempt and the next one: a caller that arrives sooner
     /// gets the last failure at once, without a build (its `caller.joined` finds `waiting`).
-    /// The delay grows with each failed attempt of the generation. ``Backoff/none`` by default.
-    public var retryAfter: Backoff
+    /// The delay grows with each failed attempt of the generation. ``RetryPolicy/Backoff/none`` by default.
+    public var retryAfter: RetryPolicy.Backoff
     /// The largest ``maxAttempts``.
     public static let maximumAttempts = 1_000
     /// Creates a policy; `maxAttempts` is clamped to 1...``maximumAttempts``.
     public init(
-        failureMode: FailureMode = .continueIndependent, classifier: ErrorClassifier = .default,
-        maxAttempts: Int? = nil, retryAfter: Backoff = .none
+        failureMode: FailureMode = .continueIndependent, classifier: BuildPolicy.ErrorClassifier = .default,
+        maxAttempts: Int? = nil, retryAfter: RetryPolicy.Backoff = .none
     ) {
         self.failureMode = failureMode
         self.classifier = classifier

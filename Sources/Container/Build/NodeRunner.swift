@@ -158,7 +158,7 @@ enum NodeRunner {
                     // It honoured the cancellation: the timeout (or the build's cancellation) decides.
                 }
                 if Task.isCancelled { throw CancellationError() }
-                throw ServiceTimeoutError(service: node.name, timeout: timeout)
+                throw ServiceSpec.TimeoutError(service: node.name, timeout: timeout)
             } catch {
                 group.cancelAll()
                 throw error

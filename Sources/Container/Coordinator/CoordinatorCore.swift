@@ -206,7 +206,7 @@ final class CoordinatorCore: Sendable {
     /// their new parts, those of removed scopes closed. Returns the report and the instances it
     /// rebuilt and closed.
     func reload(
-        _ graph: ServiceGraph, changes: GraphChanges, from previous: ServiceGraph
+        _ graph: ServiceGraph, changes: ServiceGraph.Changes, from previous: ServiceGraph
     ) async throws(ContainerError) -> (report: ResetReport, reloaded: [String], closed: [String]) {
         let scoped = Locked<(reloaded: [String], closed: [String])>(([], []))
         let report = try await withOperation { done in

@@ -485,14 +485,14 @@ extension CoordinatorStateMachine {
 
     /// The waiters of `ended`, to resume with `outcome`, each traced as resumed with `result`.
     mutating func resumptions(
-        _ ended: [Demands.Demand], _ outcome: CallerOutcome, result: CallerResult, build: BuildAttempt
+        _ ended: [Demands.Demand], _ outcome: CallerOutcome, result: TraceEvent.CallerResult, build: BuildAttempt
     ) -> [Resumption] {
         ended.map { resumption($0, outcome, result: result, build: build) }
     }
 
     /// The waiters of `demand`, to resume with `outcome`, each traced as resumed with `result`.
     mutating func resumption(
-        _ demand: Demands.Demand, _ outcome: CallerOutcome, result: CallerResult, build: BuildAttempt
+        _ demand: Demands.Demand, _ outcome: CallerOutcome, result: TraceEvent.CallerResult, build: BuildAttempt
     ) -> Resumption {
         var callers = demand.callers
         let (waiters, labels) = callers.removeAll(named: trace.isEnabled)

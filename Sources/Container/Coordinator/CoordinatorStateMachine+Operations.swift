@@ -14,7 +14,8 @@ extension CoordinatorStateMachine {
         var supersession = supersede(by: operation, with: .superseded(generation: from, by: from + 1))
         let retired = state.advance(invalidating: invalidating)
         let invalidated = state.names(of: retired.invalidated.filter { $0 < graph.builtCount })
-        let change = GenerationChange(from: from, to: generation, invalidated: invalidating.map { _ in invalidated })
+        let change = TraceEvent.GenerationChange(
+            from: from, to: generation, invalidated: invalidating.map { _ in invalidated })
         supersession.children = childOrders(superseding: retired.values, operation: operation)
         return beganGeneration(
             change, retired: retired, supersession: supersession, operation: operation, waiter: waiter,
@@ -28,7 +29,8 @@ extension CoordinatorStateMachine {
     /// Starts a new generation on `declared` (a reload) whose app part moves as `plan` says;
     /// `changes` names what the new graph changes, for the trace and for the scopes.
     mutating func reloadRequested(
-        declared newDeclared: ServiceGraph, plan: ReloadPlan, changes: GraphChanges, runTimes: NodeRunTimes? = nil,
+        declared newDeclared: ServiceGraph, plan: ReloadPlan, changes: ServiceGraph.Changes,
+        runTimes: NodeRunTimes? = nil,
         waiter: OperationWaiter, now: Duration
     ) -> OperationAction {
         if let refusal = refusal() { return .refuse(waiter, refusal) }
@@ -56,7 +58,7 @@ extension CoordinatorStateMachine {
                 || (old.layout.slots[name].map { $0 < old.builtCount } ?? false)
         }
         let rebuilt = plan.rebuiltSlots.map { newGraph.serviceNames[$0] }
-        let change = GenerationChange(
+        let change = TraceEvent.GenerationChange(
             from: from, to: generation, invalidated: rebuilt, reason: .reload,
             added: changes.added.filter(own), removed: changes.removed.filter(own),
             changed: changes.changed.filter(own))
@@ -75,7 +77,7 @@ extension CoordinatorStateMachine {
     /// retired values, traces the change and the superseded callers, and makes `operation`'s
     /// waiter wait for the teardown of what it retired and for the scope instances it ended.
     private mutating func beganGeneration(
-        _ change: GenerationChange, retired: GenerationState.Retired, supersession: Supersession,
+        _ change: TraceEvent.GenerationChange, retired: GenerationState.Retired, supersession: Supersession,
         operation: Int, waiter: OperationWaiter, report: ResetReport, now: Duration
     ) -> OperationAction {
         teardowns.enqueue(retired.values, owner: operation)
@@ -176,7 +178,7 @@ extension CoordinatorStateMachine {
     }
 
     /// Traces the resumption of the callers `supersession` ended.
-    mutating func traceResumptions(_ supersession: Supersession, result: CallerResult) {
+    mutating func traceResumptions(_ supersession: Supersession, result: TraceEvent.CallerResult) {
         for label in supersession.labels { record(.callerResumed(caller: label, result: result), supersession.attempt) }
     }
 }

@@ -154,7 +154,7 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
             traceAnswer(label, found: found, result: .failure)
             return .answer(waiter, .failure(error))
         case .needed(let missing, let unsettled, let failed):
-            let found: CallerState = build == nil ? .idle : .running
+            let found: TraceEvent.CallerState = build == nil ? .idle : .running
             record(.callerJoined(caller: label, state: found))
             if isCancelled {
                 record(.callerCancelled(caller: label))
@@ -244,7 +244,7 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
         /// Every node has a value.
         case built
         /// A node is blocked: sticky (`found` `.failed`) or until its next attempt (`.waiting`).
-        case blocked(ContainerError, found: CallerState)
+        case blocked(ContainerError, found: TraceEvent.CallerState)
         /// The build must make `missing` (in topological order); `unsettled` nodes are in the
         /// build in flight already, and `failed` tells whether one of them settled without a value.
         case needed(missing: [Int], unsettled: Int, failed: Bool)
@@ -316,7 +316,7 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
     }
 
     /// Traces a caller answered at once.
-    mutating func traceAnswer(_ label: String, found: CallerState, result: CallerResult) {
+    mutating func traceAnswer(_ label: String, found: TraceEvent.CallerState, result: TraceEvent.CallerResult) {
         record(.callerJoined(caller: label, state: found))
         record(.callerResumed(caller: label, result: result))
     }

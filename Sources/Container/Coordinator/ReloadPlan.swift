@@ -26,7 +26,7 @@ struct ReloadPlan: Sendable {
 
     /// Plans the move from `old` to `graph`, whose difference is `changes`; `inPlace` when the
     /// graphs the changes were computed from are `old` and `graph` themselves (not parts of them).
-    init(from old: ServiceGraph, to graph: ServiceGraph, changes: GraphChanges, inPlace: Bool) {
+    init(from old: ServiceGraph, to graph: ServiceGraph, changes: ServiceGraph.Changes, inPlace: Bool) {
         if inPlace && changes.inPlace && old.builtCount == graph.builtCount && old.nodes.count == graph.nodes.count {
             self.init(inPlace: changes.rebuiltSlots.filter { $0 < graph.builtCount }, carried: changes.carried)
             return

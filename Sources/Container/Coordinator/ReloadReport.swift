@@ -5,7 +5,7 @@ public struct ReloadReport: Sendable {
     /// See ``from``.
     public let to: Int
     /// What the new graph changes: added, removed, changed, rebuilt and carried-over services.
-    public let changes: GraphChanges
+    public let changes: ServiceGraph.Changes
     /// The teardowns of the removed and replaced values (and of a build the reload cancelled),
     /// in the order they ran.
     public let tornDown: [ResetReport.Teardown]

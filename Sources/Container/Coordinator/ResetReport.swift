@@ -21,7 +21,7 @@ public struct ResetReport: Sendable {
     }
 
     /// Why the generation changed (the same reasons the trace gives).
-    public typealias Reason = GenerationChange.Reason
+    public typealias Reason = TraceEvent.GenerationChange.Reason
 
     /// Why the generation changed.
     public let reason: Reason

@@ -19,7 +19,7 @@ extension ServiceContainer {
     ///   - trace: sinks that receive every trace event.
     /// - Throws: ``GraphError`` listing every problem of the overrides.
     public convenience init(
-        graph: ServiceGraph, overrides: [ServiceOverride], policy: BuildPolicy = .default,
+        graph: ServiceGraph, overrides: [ServiceGraph.Override], policy: BuildPolicy = .default,
         trace: [any TraceSink] = []
     ) throws(GraphError) {
         self.init(graph: try graph.overriding(overrides), policy: policy, trace: trace)

@@ -121,7 +121,7 @@ public final class ServiceContainer: Sendable {
                     + "or run(_:scopeID:parameters:)")
         }
         let requirements = entryPoint.requirements
-        try graph.check(ServiceRequirement(reader: "entry point '\(entryPoint.id)'", keys: requirements))
+        try graph.check(ServiceGraph.Requirement(reader: "entry point '\(entryPoint.id)'", keys: requirements))
         let snapshot = try await start(as: entryPoint.id)
         return try await RunningEntryPoint.run(
             entryPoint, with: ScopedServices(snapshot, reader: entryPoint.id, requirements: requirements))

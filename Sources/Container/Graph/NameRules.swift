@@ -6,9 +6,9 @@
 /// traces, errors and terminals, where a control character could rewrite what a person reads;
 /// validation (``ServiceGraph/init(_:registry:requirements:scopes:)``) rejects such names with
 /// ``GraphError/Code/invalidName``, for services declared in code as well as in config files.
-public enum NameRules {
+package enum NameRules {
     /// The longest name, in UTF-8 bytes.
-    public static let maxBytes = 256
+    package static let maxBytes = 256
 
     /// Why `name` breaks the rules (to follow "service name 'x' "), or `nil` when it is valid.
     package static func problem(with name: String) -> String? {

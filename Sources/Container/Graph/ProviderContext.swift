@@ -164,9 +164,9 @@ public struct ProviderContext: Sendable {
     }
 
     /// Reads a parameter of the scope instance the node is built in (see <doc:Scopes>).
-    /// - Throws: ``ScopeParameterError`` (permanent) when the instance was opened without it, with
+    /// - Throws: ``ScopeParameters/LookupError`` (permanent) when the instance was opened without it, with
     ///   another type, or the node is an app service.
-    public func parameter<Value>(_ key: ScopeParameter<Value>) throws(ScopeParameterError) -> Value {
+    public func parameter<Value>(_ key: ScopeParameters.Key<Value>) throws(ScopeParameters.LookupError) -> Value {
         guard let instance = scopeInstance else { throw .notInScope(key.name, service: serviceName) }
         guard let value = parameters.anyValue(key.name) else {
             throw .missing(

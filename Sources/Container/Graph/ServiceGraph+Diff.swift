@@ -1,37 +1,39 @@
-/// What a new version of a graph changes (see <doc:Reload>): the services it adds, removes and
-/// changes, and those it must rebuild (the changed and added ones and everything depending on
-/// them); every other service's value carries over.
-///
-/// A service is changed when its declaration's fingerprint differs; equal fingerprints are
-/// trusted (a false "unchanged" has a probability of about 2^-128; see
-/// ``ServiceGraph/changes(from:)``).
-public struct GraphChanges: Sendable, Hashable {
-    /// Services the new graph declares and the old one did not.
-    public let added: [String]
-    /// Services the old graph declared and the new one does not.
-    public let removed: [String]
-    /// Services in both whose provider, options, dependencies (or the groups read from them),
-    /// lifetime, timeout, retry or failure classification differ.
-    public let changed: [String]
-    /// Services of the new graph that are built again: added, changed, and their dependents.
-    public let rebuilt: [String]
-    /// Services of the new graph whose values carry over unchanged.
-    public var carriedOver: [String] { carried.names }
-    /// See ``carriedOver``: slots of the new graph, made into names when read (nearly every
-    /// service of a large graph, for a reload that changed one).
-    let carried: SlotNames
-    /// See ``rebuilt``: their slots in the new graph, ascending.
-    let rebuiltSlots: [Int]
-    /// Whether both graphs have the same names in the same slots (every value that carries
-    /// over keeps its slot).
-    let inPlace: Bool
-    /// Scopes whose services (or the app services they use) changed: their open instances are rebuilt.
-    public let changedScopes: [String]
-    /// Scopes the new graph no longer declares: their open instances are closed.
-    public let removedScopes: [String]
+extension ServiceGraph {
+    /// What a new version of a graph changes (see <doc:Reload>): the services it adds, removes and
+    /// changes, and those it must rebuild (the changed and added ones and everything depending on
+    /// them); every other service's value carries over.
+    ///
+    /// A service is changed when its declaration's fingerprint differs; equal fingerprints are
+    /// trusted (a false "unchanged" has a probability of about 2^-128; see
+    /// ``ServiceGraph/changes(from:)``).
+    public struct Changes: Sendable, Hashable {
+        /// Services the new graph declares and the old one did not.
+        public let added: [String]
+        /// Services the old graph declared and the new one does not.
+        public let removed: [String]
+        /// Services in both whose provider, options, dependencies (or the groups read from them),
+        /// lifetime, timeout, retry or failure classification differ.
+        public let changed: [String]
+        /// Services of the new graph that are built again: added, changed, and their dependents.
+        public let rebuilt: [String]
+        /// Services of the new graph whose values carry over unchanged.
+        public var carriedOver: [String] { carried.names }
+        /// See ``carriedOver``: slots of the new graph, made into names when read (nearly every
+        /// service of a large graph, for a reload that changed one).
+        let carried: SlotNames
+        /// See ``rebuilt``: their slots in the new graph, ascending.
+        let rebuiltSlots: [Int]
+        /// Whether both graphs have the same names in the same slots (every value that carries
+        /// over keeps its slot).
+        let inPlace: Bool
+        /// Scopes whose services (or the app services they use) changed: their open instances are rebuilt.
+        public let changedScopes: [String]
+        /// Scopes the new graph no longer declares: their open instances are closed.
+        public let removedScopes: [String]
 
-    /// Whether the new graph is the same as the old one.
-    public var isEmpty: Bool { added.isEmpty && removed.isEmpty && changed.isEmpty && changedScopes.isEmpty }
+        /// Whether the new graph is the same as the old one.
+        public var isEmpty: Bool { added.isEmpty && removed.isEmpty && changed.isEmpty && changedScopes.isEmpty }
+    }
 }
 
 extension ServiceGraph {
@@ -50,7 +52,7 @@ extension ServiceGraph {
     ///
     /// Providers are compared by id and value type: a service declared in code whose closure
     /// changed under the same id is not seen as changed (give it other options or another id).
-    public func changes(from old: ServiceGraph) -> GraphChanges {
+    public func changes(from old: ServiceGraph) -> ServiceGraph.Changes {
         // A reload usually keeps the services in place: each node is first compared with the
         // old node in the same slot, and the names are hashed only for those that moved.
         var added: [String] = []
@@ -105,7 +107,7 @@ extension ServiceGraph {
                 if touched || oldPart.serviceNames != newPart.serviceNames { changedScopes.append(scope) }
             }
         }
-        return GraphChanges(
+        return ServiceGraph.Changes(
             added: added, removed: removed, changed: changedSlots.map { names[$0] },
             rebuilt: rebuiltSlots.map { names[$0] }, carried: SlotNames(allBut: rebuiltSlots, of: names),
             rebuiltSlots: rebuiltSlots, inPlace: inPlace, changedScopes: changedScopes,

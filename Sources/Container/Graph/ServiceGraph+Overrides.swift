@@ -14,7 +14,7 @@ extension ServiceGraph {
     /// - Parameter overrides: the replacements; later overrides of an overridden graph add to it.
     /// - Returns: the new graph; ``overriddenServices`` names the replaced services.
     /// - Throws: ``GraphError`` listing every problem.
-    public func overriding(_ overrides: [ServiceOverride]) throws(GraphError) -> ServiceGraph {
+    public func overriding(_ overrides: [ServiceGraph.Override]) throws(GraphError) -> ServiceGraph {
         guard !overrides.isEmpty else { return self }
         let replacements = try checked(overrides)
         // Each service is declared again as it was (groups, typed edges and all), with what its
@@ -26,13 +26,13 @@ extension ServiceGraph {
         // The app services each scope's readers require were checked when this graph was
         // validated; they are kept, as the requirements of each scope.
         var reads: [String: Set<String>] = [:]
-        var requirements: [ServiceRequirement] = []
+        var requirements: [ServiceGraph.Requirement] = []
         for scope in scopeNames {
             guard let part = scopeParts[scope] else { continue }
             let external = part.nodes[part.builtCount...]
             reads[scope] = Set(external.map(\.name))
             requirements.append(
-                ServiceRequirement(
+                ServiceGraph.Requirement(
                     reader: "scope '\(scope)'",
                     keys: external.map { AnyServiceKey(name: $0.name, valueType: $0.provider.valueType) },
                     scope: scope))
@@ -51,9 +51,9 @@ extension ServiceGraph {
 
     /// The overrides by service, or every problem with them: unknown services, services
     /// overridden twice, replacements of another type.
-    private func checked(_ overrides: [ServiceOverride]) throws(GraphError) -> [String: ServiceOverride] {
+    private func checked(_ overrides: [ServiceGraph.Override]) throws(GraphError) -> [String: ServiceGraph.Override] {
         var issues: [GraphError.Issue] = []
-        var accepted: [String: ServiceOverride] = [:]
+        var accepted: [String: ServiceGraph.Override] = [:]
         for override in overrides {
             let name = override.service
             guard let slot = layout.slots[name] else {

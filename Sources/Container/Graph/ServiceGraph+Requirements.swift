@@ -6,7 +6,7 @@ extension ServiceGraph {
     ///
     /// A graph validated with the entry point among its `requirements` never has a problem here;
     /// one declared in code without them gets the same issues at the first run instead.
-    func problems(with requirement: ServiceRequirement) -> [GraphError.Issue] {
+    func problems(with requirement: ServiceGraph.Requirement) -> [GraphError.Issue] {
         var issues: [GraphError.Issue] = []
         for key in requirement.keys {
             guard let slot = layout.slots[key.name] else {
@@ -45,7 +45,7 @@ extension ServiceGraph {
 
 extension ServiceGraph {
     /// Throws the ``problems(with:)`` of `requirement`, if it has any.
-    func check(_ requirement: ServiceRequirement) throws(GraphError) {
+    func check(_ requirement: ServiceGraph.Requirement) throws(GraphError) {
         let issues = problems(with: requirement)
         if !issues.isEmpty { throw GraphError(issues: issues) }
     }

@@ -4,7 +4,7 @@ extension ServiceGraph {
     /// per scope, the app services its readers require (they join the scope's part).
     static func checkScopes(
         declared: [String], specs: [ServiceSpec], accepted: [Int], dependencies: [[Int]],
-        requirements: [ServiceRequirement], slots: [String: Int], issues: inout [GraphError.Issue]
+        requirements: [ServiceGraph.Requirement], slots: [String: Int], issues: inout [GraphError.Issue]
     ) -> (names: [String], reads: [String: Set<String>]) {
         var names: [String] = []
         for (index, name) in declared.enumerated() {

@@ -2,7 +2,8 @@ extension ServiceGraph {
     /// Validates `specs` and builds the graph, resolving provider ids in `registered` (see
     /// ``init(_:registry:requirements:scopes:)``, which the plugins layer adds).
     convenience init(
-        _ specs: [ServiceSpec], resolving registered: [String: AnyServiceProvider], requirements: [ServiceRequirement],
+        _ specs: [ServiceSpec], resolving registered: [String: AnyServiceProvider],
+        requirements: [ServiceGraph.Requirement],
         scopes: [String]
     ) throws(GraphError) {
         var issues: [GraphError.Issue] = []
@@ -245,7 +246,7 @@ extension ServiceGraph {
     }
 
     private static func check(
-        _ requirement: ServiceRequirement, slots: [String: Int], providers: [AnyServiceProvider?],
+        _ requirement: ServiceGraph.Requirement, slots: [String: Int], providers: [AnyServiceProvider?],
         suggestions: inout Suggestions, issues: inout [GraphError.Issue]
     ) {
         for key in requirement.keys {

@@ -232,22 +232,24 @@ public final class ServiceGraph: Sendable {
 
 }
 
-/// The services a reader (an entry point) needs, checked when the graph is validated.
-public struct ServiceRequirement: Sendable {
-    /// Who needs the services, e.g. `entry point 'push'`.
-    public var reader: String
-    /// The services, with the types the reader expects.
-    public var keys: [AnyServiceKey]
-    /// The scope the reader runs in (it may then read that scope's services), or `nil`.
-    public var scope: String?
-    /// Where the reader was named, for error messages.
-    public var location: ConfigLocation?
+extension ServiceGraph {
+    /// The services a reader (an entry point) needs, checked when the graph is validated.
+    public struct Requirement: Sendable {
+        /// Who needs the services, e.g. `entry point 'push'`.
+        public var reader: String
+        /// The services, with the types the reader expects.
+        public var keys: [AnyServiceKey]
+        /// The scope the reader runs in (it may then read that scope's services), or `nil`.
+        public var scope: String?
+        /// Where the reader was named, for error messages.
+        public var location: ConfigLocation?
 
-    /// Creates a requirement.
-    public init(reader: String, keys: [AnyServiceKey], scope: String? = nil, location: ConfigLocation? = nil) {
-        self.reader = reader
-        self.keys = keys
-        self.scope = scope
-        self.location = location
+        /// Creates a requirement.
+        public init(reader: String, keys: [AnyServiceKey], scope: String? = nil, location: ConfigLocation? = nil) {
+            self.reader = reader
+            self.keys = keys
+            self.scope = scope
+            self.location = location
+        }
     }
 }

@@ -43,7 +43,7 @@ public protocol ServiceProvider<Value>: Sendable {
     /// Makes the value.
     ///
     /// - Parameter context: the node's name, options and declared dependencies.
-    /// - Throws: any error; see ``ErrorClassifier`` for how it is classified.
+    /// - Throws: any error; see ``BuildPolicy/ErrorClassifier`` for how it is classified.
     func make(_ context: ProviderContext) async throws -> Value
 
     /// Releases what ``make(_:)`` acquired, or `nil` when the value needs no teardown (the default).
@@ -101,7 +101,7 @@ extension ServiceProvider where Settings == ServiceOptions {
 }
 
 /// A provider made from closures, for services declared in code.
-public struct ClosureProvider<Value: Sendable>: ServiceProvider {
+struct ClosureProvider<Value: Sendable>: ServiceProvider {
     /// The provider's id (`"closure"` for services declared in code with a closure: ``ServiceSpec``).
     public let id: String
     private let makeValue: @Sendable (ProviderContext) async throws -> Value

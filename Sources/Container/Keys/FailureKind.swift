@@ -10,22 +10,8 @@ public enum FailureKind: String, Sendable, Hashable, CustomStringConvertible {
 
 /// An error that says itself whether it is transient or permanent.
 ///
-/// This is the first thing the runtime asks when a provider throws (the order: ``ErrorClassifier``).
+/// This is the first thing the runtime asks when a provider throws (the order: ``BuildPolicy/ErrorClassifier``).
 public protocol ClassifiedError: Error {
     /// How the runtime should treat this error.
     var failureKind: FailureKind { get }
-}
-
-/// A node's provider did not finish within the node's `timeout`; always transient.
-public struct ServiceTimeoutError: ClassifiedError, Sendable, CustomStringConvertible {
-    /// The node that timed out.
-    public let service: String
-    /// The timeout that was exceeded.
-    public let timeout: Duration
-
-    public var failureKind: FailureKind { .transient }
-
-    public var description: String {
-        "service '\(service)' did not finish within its timeout of \(timeout.formattedMilliseconds)"
-    }
 }

@@ -15,26 +15,28 @@ public struct ProviderRegistry: Sendable {
     public init() {}
 
     /// Adds a provider.
-    /// - Throws: ``RegistryError`` when a provider with the same id is already registered.
-    public mutating func register<Provider: ServiceProvider>(_ provider: Provider) throws(RegistryError) {
+    /// - Throws: ``ProviderRegistry/RegistrationError`` when a provider with the same id is already registered.
+    public mutating func register<Provider: ServiceProvider>(_ provider: Provider) throws(ProviderRegistry
+        .RegistrationError)
+    {
         try register(AnyServiceProvider(provider))
     }
 
     /// Adds an erased provider.
-    /// - Throws: ``RegistryError`` when a provider with the same id is already registered.
-    public mutating func register(_ provider: AnyServiceProvider) throws(RegistryError) {
+    /// - Throws: ``ProviderRegistry/RegistrationError`` when a provider with the same id is already registered.
+    public mutating func register(_ provider: AnyServiceProvider) throws(ProviderRegistry.RegistrationError) {
         guard providers[provider.id] == nil else {
-            throw RegistryError(
+            throw ProviderRegistry.RegistrationError(
                 message: "a provider with id '\(provider.id)' is already registered; give the new one another id")
         }
         providers[provider.id] = provider
     }
 
     /// Adds an entry point.
-    /// - Throws: ``RegistryError`` when an entry point with the same id is already registered.
-    public mutating func register(entryPoint: some EntryPoint) throws(RegistryError) {
+    /// - Throws: ``ProviderRegistry/RegistrationError`` when an entry point with the same id is already registered.
+    public mutating func register(entryPoint: some EntryPoint) throws(ProviderRegistry.RegistrationError) {
         guard entryPoints[entryPoint.id] == nil else {
-            throw RegistryError(
+            throw ProviderRegistry.RegistrationError(
                 message: "an entry point with id '\(entryPoint.id)' is already registered; give the new one another id")
         }
         entryPoints[entryPoint.id] = entryPoint
@@ -47,9 +49,11 @@ public struct ProviderRegistry: Sendable {
     public func entryPoint(_ id: String) -> (any EntryPoint)? { entryPoints[id] }
 }
 
-/// Registering a plugin failed.
-public struct RegistryError: Error, Sendable, CustomStringConvertible {
-    /// What happened and how to fix it.
-    public let message: String
-    public var description: String { message }
+extension ProviderRegistry {
+    /// Registering a plugin failed.
+    public struct RegistrationError: Error, Sendable, CustomStringConvertible {
+        /// What happened and how to fix it.
+        public let message: String
+        public var description: String { message }
+    }
 }

@@ -2,7 +2,7 @@ extension ServiceGraph {
     /// Validates `specs` and builds the graph.
     ///
     /// Every problem is collected and reported together, in one ``GraphError``: duplicate
-    /// names, names that break ``NameRules`` (empty, over 256 bytes, control characters), unknown
+    /// names, names that break the naming rules (empty, over 256 bytes, control characters), unknown
     /// providers (listing the known ones), missing dependencies (with a "did you mean"),
     /// dependency cycles (as a path `a -> b -> c -> a`), requirements of readers that name
     /// undeclared services or expect another type, and options a provider rejects. Runs in time
@@ -17,13 +17,13 @@ extension ServiceGraph {
     /// - Throws: ``GraphError`` listing every problem.
     public convenience init(
         _ specs: [ServiceSpec], registry: ProviderRegistry = ProviderRegistry(),
-        requirements: [ServiceRequirement] = [], scopes: [String] = []
+        requirements: [ServiceGraph.Requirement] = [], scopes: [String] = []
     ) throws(GraphError) {
         try self.init(specs, resolving: registry.providers, requirements: requirements, scopes: scopes)
     }
 }
 
-extension ServiceRequirement {
+extension ServiceGraph.Requirement {
     /// The requirements of an entry point.
     public init(_ entryPoint: some EntryPoint, location: ConfigLocation? = nil) {
         self.init(

@@ -9,7 +9,7 @@ public enum NodeOutcome: Sendable, Hashable, CustomStringConvertible {
     /// The provider never ran because these upstream nodes failed.
     case skipped(because: [String])
     /// The build was cancelled (a reset, or fail-fast after another node failed).
-    case cancelled(CancellationPhase)
+    case cancelled(NodeOutcome.CancellationPhase)
 
     /// Whether the node has a value (it succeeded now or earlier).
     public var hasValue: Bool {
@@ -41,14 +41,16 @@ public enum NodeOutcome: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// When a node was cancelled.
-public enum CancellationPhase: String, Sendable, Hashable, CustomStringConvertible {
-    /// The node had not started.
-    case beforeStart
-    /// The node's provider was running.
-    case whileRunning
+extension NodeOutcome {
+    /// When a node was cancelled.
+    public enum CancellationPhase: String, Sendable, Hashable, CustomStringConvertible {
+        /// The node had not started.
+        case beforeStart
+        /// The node's provider was running.
+        case whileRunning
 
-    public var description: String { rawValue }
+        public var description: String { rawValue }
+    }
 }
 
 /// A node's failure: its classification and its (redacted) error.

@@ -95,7 +95,7 @@ public final class ScopeInstance: Sendable {
         }
         let requirements = entryPoint.requirements
         try link.parent.declared.check(
-            ServiceRequirement(reader: "entry point '\(entryPoint.id)'", keys: requirements, scope: scope))
+            ServiceGraph.Requirement(reader: "entry point '\(entryPoint.id)'", keys: requirements, scope: scope))
         let services = try await services(for: entryPoint.id, requirements: requirements)
         return try await RunningEntryPoint.run(entryPoint, with: services)
     }

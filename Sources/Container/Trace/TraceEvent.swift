@@ -39,7 +39,7 @@ public struct TraceEvent: Sendable, Hashable, CustomStringConvertible {
     public enum Kind: Sendable, Hashable {
         /// `build.started`
         case buildStarted
-        /// `node.started`: `overridden` when the service was replaced by a ``ServiceOverride``
+        /// `node.started`: `overridden` when the service was replaced by a ``ServiceGraph/Override``
         /// (`"override": true` in JSON Lines).
         case nodeStarted(node: String, overridden: Bool = false)
         /// `node.succeeded`
@@ -51,7 +51,7 @@ public struct TraceEvent: Sendable, Hashable, CustomStringConvertible {
         /// `node.skipped`
         case nodeSkipped(node: String, because: [String])
         /// `node.cancelled`
-        case nodeCancelled(node: String, phase: CancellationPhase)
+        case nodeCancelled(node: String, phase: NodeOutcome.CancellationPhase)
         /// `node.reused`
         case nodeReused(node: String)
         /// `snapshot.published`
@@ -61,13 +61,13 @@ public struct TraceEvent: Sendable, Hashable, CustomStringConvertible {
         /// `build.cancelled`: a reset or shutdown stopped the build; it will never publish.
         case buildCancelled
         /// `caller.joined`: a caller asked for the services and found the container in `state`.
-        case callerJoined(caller: String, state: CallerState)
+        case callerJoined(caller: String, state: TraceEvent.CallerState)
         /// `caller.resumed`
-        case callerResumed(caller: String, result: CallerResult)
+        case callerResumed(caller: String, result: TraceEvent.CallerResult)
         /// `caller.cancelled`
         case callerCancelled(caller: String)
         /// `generation.reset`: a reset or a reload started a new generation.
-        case generationReset(GenerationChange)
+        case generationReset(TraceEvent.GenerationChange)
         /// `node.tornDown`: `error` is set when the teardown failed.
         case nodeTornDown(node: String, error: String?)
         /// `container.shutdown`
@@ -136,79 +136,85 @@ public struct TraceEvent: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// What a `generation.reset` event says changed.
-public struct GenerationChange: Sendable, Hashable {
-    /// Why the generation changed.
-    public struct Reason: Hashable, Sendable, CustomStringConvertible {
-        private enum Base: String, Hashable, Sendable { case reset, reload, shutdown }
-        private let base: Base
-        private init(_ base: Base) { self.base = base }
+extension TraceEvent {
+    /// What a `generation.reset` event says changed.
+    public struct GenerationChange: Sendable, Hashable {
+        /// Why the generation changed.
+        public struct Reason: Hashable, Sendable, CustomStringConvertible {
+            private enum Base: String, Hashable, Sendable { case reset, reload, shutdown }
+            private let base: Base
+            private init(_ base: Base) { self.base = base }
 
-        /// ``ServiceContainer/reset(invalidating:)``.
-        public static let reset = Reason(.reset)
-        /// ``ServiceContainer/reload(_:)``: a new version of the graph.
-        public static let reload = Reason(.reload)
-        /// ``ServiceContainer/shutdown(deadline:)`` or ``ServiceContainer/shutdown()``.
-        public static let shutdown = Reason(.shutdown)
+            /// ``ServiceContainer/reset(invalidating:)``.
+            public static let reset = Reason(.reset)
+            /// ``ServiceContainer/reload(_:)``: a new version of the graph.
+            public static let reload = Reason(.reload)
+            /// ``ServiceContainer/shutdown(deadline:)`` or ``ServiceContainer/shutdown()``.
+            public static let shutdown = Reason(.shutdown)
 
-        public var description: String { base.rawValue }
-    }
+            public var description: String { base.rawValue }
+        }
 
-    /// The generation retired.
-    public let from: Int
-    /// The new generation.
-    public let to: Int
-    /// The services invalidated (rebuilt in the new generation); `nil` when all were.
-    public let invalidated: [String]?
-    /// A reset or a reload.
-    public let reason: Reason
-    /// For a reload: services the new graph adds, removes, and changes (provider, options,
-    /// dependencies, lifetime, timeout, retry or failure).
-    public let added: [String]
-    /// See ``added``.
-    public let removed: [String]
-    /// See ``added``.
-    public let changed: [String]
+        /// The generation retired.
+        public let from: Int
+        /// The new generation.
+        public let to: Int
+        /// The services invalidated (rebuilt in the new generation); `nil` when all were.
+        public let invalidated: [String]?
+        /// A reset or a reload.
+        public let reason: Reason
+        /// For a reload: services the new graph adds, removes, and changes (provider, options,
+        /// dependencies, lifetime, timeout, retry or failure).
+        public let added: [String]
+        /// See ``added``.
+        public let removed: [String]
+        /// See ``added``.
+        public let changed: [String]
 
-    /// Creates a change.
-    public init(
-        from: Int, to: Int, invalidated: [String]?, reason: Reason = .reset, added: [String] = [],
-        removed: [String] = [], changed: [String] = []
-    ) {
-        self.from = from
-        self.to = to
-        self.invalidated = invalidated
-        self.reason = reason
-        self.added = added
-        self.removed = removed
-        self.changed = changed
+        /// Creates a change.
+        public init(
+            from: Int, to: Int, invalidated: [String]?, reason: Reason = .reset, added: [String] = [],
+            removed: [String] = [], changed: [String] = []
+        ) {
+            self.from = from
+            self.to = to
+            self.invalidated = invalidated
+            self.reason = reason
+            self.added = added
+            self.removed = removed
+            self.changed = changed
+        }
     }
 }
 
-/// The state a caller found the container in when it called `start()`.
-public enum CallerState: String, Sendable, Hashable {
-    /// Nothing was running: this caller started the build.
-    case idle
-    /// A build was running (or waiting for a reset's teardown): the caller joined it.
-    case running
-    /// A snapshot was ready: returned at once.
-    case ready
-    /// The container had failed permanently (or used every attempt of its budget): the
-    /// failure was returned at once.
-    case failed
-    /// The last attempt failed and the next is not allowed yet (``BuildPolicy/retryAfter``):
-    /// the last failure was returned at once, without a build.
-    case waiting
-    /// The container was shut down.
-    case shutDown
+extension TraceEvent {
+    /// The state a caller found the container in when it called `start()`.
+    public enum CallerState: String, Sendable, Hashable {
+        /// Nothing was running: this caller started the build.
+        case idle
+        /// A build was running (or waiting for a reset's teardown): the caller joined it.
+        case running
+        /// A snapshot was ready: returned at once.
+        case ready
+        /// The container had failed permanently (or used every attempt of its budget): the
+        /// failure was returned at once.
+        case failed
+        /// The last attempt failed and the next is not allowed yet (``BuildPolicy/retryAfter``):
+        /// the last failure was returned at once, without a build.
+        case waiting
+        /// The container was shut down.
+        case shutDown
+    }
 }
 
-/// What a caller received.
-public enum CallerResult: String, Sendable, Hashable {
-    /// The snapshot.
-    case snapshot
-    /// The build's failure (or the container's shutdown).
-    case failure
-    /// A reset superseded the generation the caller was waiting for.
-    case superseded
+extension TraceEvent {
+    /// What a caller received.
+    public enum CallerResult: String, Sendable, Hashable {
+        /// The snapshot.
+        case snapshot
+        /// The build's failure (or the container's shutdown).
+        case failure
+        /// A reset superseded the generation the caller was waiting for.
+        case superseded
+    }
 }

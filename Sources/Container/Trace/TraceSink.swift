@@ -29,7 +29,7 @@ public final class TraceRecorder: TraceSink {
 }
 
 /// Calls a closure for every event.
-public struct ClosureTraceSink: TraceSink {
+struct ClosureTraceSink: TraceSink {
     private let handler: @Sendable (TraceEvent) -> Void
 
     /// A sink that hands each event to `handler`.

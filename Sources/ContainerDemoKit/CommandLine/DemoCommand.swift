@@ -75,7 +75,7 @@ public enum DemoCommand {
           --no-color         No ANSI colours (they are used only on a terminal, and never
                              when NO_COLOR is set).
           -h, --help         Show this help.
-          --version          Print the version (container-demo \(ContainerVersion.current)) and exit.
+          --version          Print the version (container-demo \(ServiceContainer.Version.current)) and exit.
 
         SIGNALS:
           SIGINT, SIGTERM    Shut down gracefully: new callers are refused, a running build

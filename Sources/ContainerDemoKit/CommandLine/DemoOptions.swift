@@ -29,7 +29,7 @@ public struct DemoOptions: Sendable, Hashable {
     public var noColor: Bool
     /// `--help`: print the usage and exit.
     public var showHelp: Bool
-    /// `--version`: print ``ContainerVersion/current`` and exit.
+    /// `--version`: print ``ServiceContainer/Version/current`` and exit.
     public var showVersion: Bool
     /// `--reload PATH`: after the config's cold start, reload this new version of it (Reload article)
     /// and start again; `nil`: no reload (`--scenario reload` uses `Configs/reload/`).

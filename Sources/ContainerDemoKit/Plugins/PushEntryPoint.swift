@@ -2,7 +2,7 @@ public import Container
 import Plugins
 
 /// The demo's `push` entry point: a push notification arrives. It runs in its own instance of the
-/// `push` scope, opened with the notification's item (`ScopeParameter.itemID`), and shows the
+/// `push` scope, opened with the notification's item (`ScopeParameters.Key.itemID`), and shows the
 /// item's detail to the signed-in user: the notification's data is a parameter of its scope,
 /// built only on top of a ready app snapshot (Container's Scopes article), never a fallback.
 ///

@@ -2,7 +2,7 @@ public import Container
 import Plugins
 
 /// The demo's `scene` entry point: a new window or scene connects. It runs in its own instance of the
-/// `scene` scope, opened with the window's id (`ScopeParameter.windowID`), and shows what the
+/// `scene` scope, opened with the window's id (`ScopeParameters.Key.windowID`), and shows what the
 /// window's router (`sceneRouter`, built per window) picked.
 ///
 /// Requires `configuration` (app) and `sceneRouter` (scope `scene`).

@@ -97,7 +97,8 @@ enum CallerRace {
     ///
     /// - Parameter retryAfter: the container policy's spacing of attempts: a caller waits that
     ///   long after a failed attempt before it asks again (asking sooner only returns the same failure).
-    static func run(_ callers: [RaceCaller], on container: ServiceContainer, retryAfter: Backoff = .none) async
+    static func run(_ callers: [RaceCaller], on container: ServiceContainer, retryAfter: RetryPolicy.Backoff = .none)
+        async
         -> [RaceResult]
     {
         await withTaskGroup(of: (Int, RaceResult).self) { group in
@@ -116,7 +117,8 @@ enum CallerRace {
     /// demo always sets, `--retries N` giving 1 + N) ends it, with `.attemptsExhausted`, when the
     /// last allowed attempt fails. However many callers retry, the generation (or the caller's
     /// scope instance) never gets more builds than that (Container's AttemptBudget article).
-    static func attempt(_ caller: RaceCaller, on container: ServiceContainer, retryAfter: Backoff = .none) async
+    static func attempt(_ caller: RaceCaller, on container: ServiceContainer, retryAfter: RetryPolicy.Backoff = .none)
+        async
         -> RaceResult
     {
         var instance: ScopeInstance?
@@ -133,7 +135,8 @@ enum CallerRace {
     }
 
     private static func loop(
-        _ caller: RaceCaller, on container: ServiceContainer, in instance: ScopeInstance?, retryAfter: Backoff
+        _ caller: RaceCaller, on container: ServiceContainer, in instance: ScopeInstance?,
+        retryAfter: RetryPolicy.Backoff
     ) async -> RaceResult {
         var failed: [BuildReport] = []
         var calls = 0

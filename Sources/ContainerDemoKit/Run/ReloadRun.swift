@@ -145,7 +145,7 @@ enum ReloadRun {
                 detail: [before.detail.map { "before the reload: \($0)" }, after.detail.map { "after it: \($0)" }]
                     .compactMap { $0 }.joined(separator: "; "))
         }
-        let change = outcome.resetIndex.flatMap { index -> GenerationChange? in
+        let change = outcome.resetIndex.flatMap { index -> TraceEvent.GenerationChange? in
             if case .generationReset(let change) = events[index].kind { return change }
             return nil
         }

@@ -34,7 +34,7 @@ public func runDemo(_ options: DemoOptions, output: DemoOutput, interrupt: DemoI
         return 0
     }
     if options.showVersion {
-        output.write("container-demo \(ContainerVersion.current)\n")
+        output.write("container-demo \(ServiceContainer.Version.current)\n")
         return 0
     }
     let scenarios = options.scenario == .all ? DemoScenario.stories : [options.scenario]

@@ -177,7 +177,7 @@ enum ScopesStory {
     /// started the cold start; `running`: it joined it; `ready`: it came after it).
     static func found(_ events: [TraceEvent]) -> [String] {
         arrivals.map { arrival in
-            let state = events.lazy.compactMap { event -> CallerState? in
+            let state = events.lazy.compactMap { event -> TraceEvent.CallerState? in
                 guard event.scope == nil, event.generation == 1,
                     case .callerJoined(arrival.label, let state) = event.kind
                 else { return nil }

@@ -165,7 +165,7 @@ struct StoryApp: Sendable {
         ]
         let entryPoints = Self.makeEntryPoints()
         self.entryPoints = entryPoints
-        graph = try ServiceGraph(specs, requirements: entryPoints.map { ServiceRequirement($0) })
+        graph = try ServiceGraph(specs, requirements: entryPoints.map { ServiceGraph.Requirement($0) })
     }
 
     private static func makeEntryPoints() -> [StoryEntryPoint] {

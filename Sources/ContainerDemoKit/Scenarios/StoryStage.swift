@@ -56,7 +56,7 @@ struct StoryStage: Sendable {
 /// A query over a trace for the stories' checks (the others are ContainerTesting's).
 extension [TraceEvent] {
     /// The states callers found, by caller, for `caller.joined` events.
-    var joinStates: [(caller: String, state: CallerState)] {
+    var joinStates: [(caller: String, state: TraceEvent.CallerState)] {
         compactMap { if case .callerJoined(let caller, let state) = $0.kind { (caller, state) } else { nil } }
     }
 }

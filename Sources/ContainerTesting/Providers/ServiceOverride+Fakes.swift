@@ -1,6 +1,6 @@
 public import Container
 
-extension ServiceOverride {
+extension ServiceGraph.Override {
     /// The service of `key` is made by a fake provider, for a test.
     ///
     /// ```swift
@@ -18,7 +18,7 @@ extension ServiceOverride {
     public static func fake<Value: Sendable>(
         _ key: ServiceKey<Value>, dependsOn: [String]? = nil, fileID: String = #fileID, line: Int = #line,
         _ provider: FakeProvider<Value>
-    ) -> ServiceOverride {
+    ) -> ServiceGraph.Override {
         .provider(key, provider, dependsOn: dependsOn, fileID: fileID, line: line)
     }
 }

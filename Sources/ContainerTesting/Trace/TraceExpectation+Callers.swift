@@ -7,7 +7,7 @@ extension TraceExpectation {
     }
 
     /// The caller was resumed with `result` (the snapshot, the failure, or superseded by a reset).
-    public static func resumed(_ caller: String, with result: CallerResult) -> TraceExpectation {
+    public static func resumed(_ caller: String, with result: TraceEvent.CallerResult) -> TraceExpectation {
         TraceExpectation("\(caller) resumed with \(describe(result))") { events in
             if events.contains(where: { $0.kind == .callerResumed(caller: caller, result: result) }) { return nil }
             return answers(of: caller, in: events)
@@ -15,7 +15,7 @@ extension TraceExpectation {
     }
 
     /// The caller joined and found the container in `state` (idle: it started the build; running: it joined one).
-    public static func joined(_ caller: String, finding state: CallerState) -> TraceExpectation {
+    public static func joined(_ caller: String, finding state: TraceEvent.CallerState) -> TraceExpectation {
         TraceExpectation("\(caller) joined finding the container \(state)") { events in
             if events.contains(where: { $0.kind == .callerJoined(caller: caller, state: state) }) { return nil }
             return answers(of: caller, in: events)
@@ -42,7 +42,7 @@ extension TraceExpectation {
         return seen.isEmpty ? "no events for caller \(caller)" : "\(caller): " + seen.joined(separator: ", ")
     }
 
-    private static func describe(_ result: CallerResult) -> String {
+    private static func describe(_ result: TraceEvent.CallerResult) -> String {
         switch result {
         case .snapshot: "the snapshot"
         case .failure: "the failure"

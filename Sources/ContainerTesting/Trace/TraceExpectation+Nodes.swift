@@ -68,7 +68,7 @@ extension TraceExpectation {
         }
     }
 
-    /// The node was replaced by a `ServiceOverride`: it started, and every `node.started` of it
+    /// The node was replaced by a `ServiceGraph.Override`: it started, and every `node.started` of it
     /// is marked as an override.
     public static func overridden(_ node: String) -> TraceExpectation {
         TraceExpectation("\(node) started as an override") { events in

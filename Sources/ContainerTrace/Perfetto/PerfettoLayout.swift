@@ -15,7 +15,7 @@ struct PerfettoLayout {
 
     private struct Wait {
         let start: Duration
-        let state: CallerState
+        let state: TraceEvent.CallerState
         let build: BuildAttempt
     }
 

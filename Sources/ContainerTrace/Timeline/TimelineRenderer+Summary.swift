@@ -39,7 +39,7 @@ extension TimelineRenderer {
         var buildEnd: Duration?
         var result: String?
         var resultTone: Tone = .plain
-        var joined: [(caller: String, state: CallerState)] = []
+        var joined: [(caller: String, state: TraceEvent.CallerState)] = []
         var cancelled: [String] = []
         var nodes: [String] = []
         var nodeStart: [String: Duration] = [:]
@@ -75,7 +75,7 @@ extension TimelineRenderer {
             header += ": no build"
         }
         lines.append(header)
-        let groups: [(CallerState, String)] = [
+        let groups: [(TraceEvent.CallerState, String)] = [
             (.idle, "started the build (found idle)"), (.running, "joined it (found running)"),
             (.ready, "found it ready"), (.failed, "found it failed"),
             (.waiting, "found it waiting (next attempt not allowed yet)"), (.shutDown, "found it shut down"),

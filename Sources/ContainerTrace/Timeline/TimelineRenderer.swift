@@ -146,7 +146,7 @@ public struct TimelineRenderer: Sendable {
     }
 
     /// `added a, b; removed c; changed d; rebuilt d, e`, leaving out empty lists.
-    static func describe(_ change: GenerationChange) -> String {
+    static func describe(_ change: TraceEvent.GenerationChange) -> String {
         var parts: [String] = []
         if !change.added.isEmpty { parts.append("added " + change.added.joined(separator: ", ")) }
         if !change.removed.isEmpty { parts.append("removed " + change.removed.joined(separator: ", ")) }

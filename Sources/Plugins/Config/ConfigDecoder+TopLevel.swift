@@ -68,11 +68,11 @@ extension ConfigDecoder {
         }
     }
 
-    mutating func decodeEntryPoints(_ field: Field) -> ([any EntryPoint], [ServiceRequirement]) {
+    mutating func decodeEntryPoints(_ field: Field) -> ([any EntryPoint], [ServiceGraph.Requirement]) {
         guard let ids = strings(field, what: "a list of entry point ids") else { return ([], []) }
         let items = field.node.elements
         var entryPoints: [any EntryPoint] = []
-        var requirements: [ServiceRequirement] = []
+        var requirements: [ServiceGraph.Requirement] = []
         let known = registry.entryPoints.keys.sorted()
         guard ids.count <= ConfigLimits.maxEntryPoints else {
             report(
@@ -106,7 +106,7 @@ extension ConfigDecoder {
             // The id's own node: the value the key path `entryPoints[index]` names.
             let position = items[index].position
             requirements.append(
-                ServiceRequirement(
+                ServiceGraph.Requirement(
                     entryPoint,
                     location: ConfigLocation(file: file, keyPath: path, line: position.line, column: position.column)))
         }
@@ -120,14 +120,14 @@ struct RetryAfter {
     var initialMs: Double?
     var maxMs: Double?
 
-    /// The longest delay when only `retryAfterMs` is given: Backoff's default, 30 s.
+    /// The longest delay when only `retryAfterMs` is given: RetryPolicy.Backoff's default, 30 s.
     static let defaultMaxMs = 30_000.0
 
     /// The delay before the second attempt is `retryAfterMs`, doubling after each failed
     /// attempt up to `retryAfterMaxMs` (default 30 s, or `retryAfterMs` when that is longer).
-    var backoff: Backoff {
+    var backoff: RetryPolicy.Backoff {
         guard let initialMs, initialMs > 0 else { return .none }
-        return Backoff(
+        return RetryPolicy.Backoff(
             initialDelay: .milliseconds(initialMs), multiplier: 2,
             maxDelay: .milliseconds(maxMs ?? max(initialMs, Self.defaultMaxMs)))
     }

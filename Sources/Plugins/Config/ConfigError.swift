@@ -95,7 +95,7 @@ public struct ConfigError: Error, Sendable, CustomStringConvertible {
         public static let typeMismatch = graph(.typeMismatch)
         /// A provider rejected a service's options: `.graph(.invalidOptions)`.
         public static let invalidOptions = graph(.invalidOptions)
-        /// A name is empty, too long or holds a control character (``/Container/NameRules``):
+        /// A name is empty, too long or holds a control character:
         /// `.graph(.invalidName)`, for names of the file (provider and entry point ids) too.
         public static let invalidName = graph(.invalidName)
         /// An overlay changes or removes a service the config does not declare (a typo, or a new

@@ -18,7 +18,7 @@ public enum ConfigLimits {
     /// The most `entryPoints` entries.
     public static let maxEntryPoints = 1_000
     /// The longest name (service, `dependsOn` entry, provider or entry point id, `secretOptions`
-    /// entry), in UTF-8 bytes: ``/Container/NameRules/maxBytes``.
+    /// entry), in UTF-8 bytes: 256.
     public static let maxNameBytes = NameRules.maxBytes
     /// The longest string anywhere in the file (keys and values), in UTF-8 bytes: 1 MiB.
     public static let maxStringBytes = 1 << 20

@@ -178,7 +178,7 @@ extension PositionedValue {
         return nil
     }
 
-    /// A name (a provider id, a scope or group name): a string that follows ``Container/NameRules``.
+    /// A name (a provider id, a scope or group name): a string that follows the naming rules (not empty, at most 256 bytes, no control characters).
     func identifier(what: String, _ problems: inout [ReadProblem]) -> String? {
         guard let value = string(&problems) else { return nil }
         if let problem = NameRules.problem(with: value) {

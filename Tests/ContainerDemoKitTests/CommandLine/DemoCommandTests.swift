@@ -77,7 +77,7 @@ struct DemoCommandTests {
     func version() async {
         let capture = CapturedOutput()
         #expect(await DemoCommand.main(["--version"], output: capture.output()) == 0)
-        #expect(capture.standardOutput == "container-demo \(ContainerVersion.current)\n")
+        #expect(capture.standardOutput == "container-demo \(ServiceContainer.Version.current)\n")
         #expect(capture.standardError.isEmpty)
         #expect(DemoCommand.usage.contains("--version          Print the version"))
         #expect(DemoCommand.usage.contains("--data-dir PATH"))

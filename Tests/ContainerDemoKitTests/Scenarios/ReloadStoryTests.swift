@@ -30,7 +30,7 @@ struct ReloadStoryTests {
         let before = try #require(outcome.publishedBefore)
         let after = try #require(outcome.publishedAfter)
         #expect(try before.anyValue(named: "database") as AnyObject === after.anyValue(named: "database") as AnyObject)
-        let reset = outcome.events.compactMap { event -> GenerationChange? in
+        let reset = outcome.events.compactMap { event -> TraceEvent.GenerationChange? in
             if case .generationReset(let change) = event.kind { change } else { nil }
         }
         #expect(reset.map(\.reason) == [.reload])

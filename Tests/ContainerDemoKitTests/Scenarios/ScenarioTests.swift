@@ -73,7 +73,7 @@ struct ScenarioTests {
         #expect(events.contains { $0.kind == .buildFailed(failure: .permanent, roots: ["database"], exhausted: false) })
         let failedJoin = events.firstIndex { $0.kind == .callerJoined(caller: "retry-button", state: .failed) }
         let reset = events.firstIndex {
-            $0.kind == .generationReset(GenerationChange(from: 1, to: 2, invalidated: nil))
+            $0.kind == .generationReset(TraceEvent.GenerationChange(from: 1, to: 2, invalidated: nil))
         }
         #expect(failedJoin != nil)
         #expect(reset != nil)
@@ -97,7 +97,8 @@ struct ScenarioTests {
         let events = report.events
         #expect(
             events.contains {
-                $0.kind == .generationReset(GenerationChange(from: 1, to: 2, invalidated: ["session", "feed"]))
+                $0.kind
+                    == .generationReset(TraceEvent.GenerationChange(from: 1, to: 2, invalidated: ["session", "feed"]))
             })
         let torn = events.nodes("node.tornDown")
         #expect(torn == ["feed", "session"])

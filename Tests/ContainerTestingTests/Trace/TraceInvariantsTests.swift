@@ -101,7 +101,7 @@ struct TraceInvariantsTests {
     @Test("a snapshot published after its generation was reset")
     func publishAfterReset() {
         var script = TraceScript()
-        script.add(.generationReset(GenerationChange(from: 1, to: 2, invalidated: nil)), g: 2, a: 1)
+        script.add(.generationReset(TraceEvent.GenerationChange(from: 1, to: 2, invalidated: nil)), g: 2, a: 1)
         script.add(.snapshotPublished(services: 2), g: 1, a: 1)
         #expect(failing(script.events) == ["no snapshot is published after a reset of its generation"])
     }

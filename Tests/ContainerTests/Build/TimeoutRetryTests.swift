@@ -26,7 +26,7 @@ struct TimeoutRetryTests {
             return
         }
         #expect(failure.kind == .transient)
-        #expect(failure.error is ServiceTimeoutError)
+        #expect(failure.error is ServiceSpec.TimeoutError)
         #expect(failure.message == "service 'hangs' did not finish within its timeout of 20ms")
         #expect(sawCancellation.count == 1)
         #expect(error?.failure == .transient)
@@ -106,7 +106,7 @@ struct TimeoutRetryTests {
         #expect(error?.failure == .permanent)
     }
 
-    @Test("Backoff delays grow by the multiplier and are capped")
+    @Test("RetryPolicy.Backoff delays grow by the multiplier and are capped")
     func backoff() {
         let policy = RetryPolicy(
             maxAttempts: 6, initialDelay: .milliseconds(10), multiplier: 3, maxDelay: .milliseconds(200))

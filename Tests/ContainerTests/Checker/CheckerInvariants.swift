@@ -156,7 +156,7 @@ struct CheckerInvariants {
         // Per coordinator: the app's, and each scope instance's (events carry its label).
         var retired = Set<String>()
         var builds: [String: Int] = [:]
-        var joined: [String: CallerState] = [:]
+        var joined: [String: TraceEvent.CallerState] = [:]
         // An id may be opened again once closed: each opening is a new instance (incarnation).
         var incarnations: [String: Int] = [:]
         // Once the app shut down, nothing builds or publishes, the app or a scope instance.

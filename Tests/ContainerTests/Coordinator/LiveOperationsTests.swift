@@ -183,7 +183,7 @@ struct LiveOperationsTests {
                     calls.increment()
                     throw Classified(failureKind: .transient)
                 }
-            ], policy: BuildPolicy(retryAfter: Backoff(initialDelay: .seconds(3_600))), trace: [recorder])
+            ], policy: BuildPolicy(retryAfter: RetryPolicy.Backoff(initialDelay: .seconds(3_600))), trace: [recorder])
         let first = await #expect(throws: ContainerError.self) { try await container.start() }
         for _ in 0..<10 {
             let again = await #expect(throws: ContainerError.self) { try await container.start() }

@@ -46,7 +46,7 @@ struct SharedBuildTests {
             events.count { $0.kind.name == "caller.joined" } == callers
         }
         // While the gate is closed: one caller found the container idle, all others joined the running build.
-        let joined = watcher.events.compactMap { event -> CallerState? in
+        let joined = watcher.events.compactMap { event -> TraceEvent.CallerState? in
             if case .callerJoined(_, let state) = event.kind { return state }
             return nil
         }

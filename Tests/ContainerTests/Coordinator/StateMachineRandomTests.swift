@@ -71,7 +71,7 @@ struct MachineDriver: SeededDriver {
         let policy = BuildPolicy(
             failureMode: Int.random(in: 0..<4, using: &random) == 0 ? .failFast : .continueIndependent,
             maxAttempts: Bool.random(using: &random) ? Int.random(in: 1...4, using: &random) : nil,
-            retryAfter: Bool.random(using: &random) ? Backoff(initialDelay: .seconds(1)) : .none)
+            retryAfter: Bool.random(using: &random) ? RetryPolicy.Backoff(initialDelay: .seconds(1)) : .none)
         let tickets = TicketFactory(
             policy: policy, tuning: .default, tracer: Tracer(sinks: []), redactor: Redactor(), scopeInstance: nil,
             parameters: ScopeParameters())

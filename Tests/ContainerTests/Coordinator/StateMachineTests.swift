@@ -171,7 +171,7 @@ struct StateMachineTests {
 
     @Test("retryAfter: a request before the next allowed attempt gets the last failure; after it, a build")
     func backoff() throws {
-        var machine = try Self.machine(policy: BuildPolicy(retryAfter: Backoff(initialDelay: .seconds(1))))
+        var machine = try Self.machine(policy: BuildPolicy(retryAfter: RetryPolicy.Backoff(initialDelay: .seconds(1))))
         guard let launch = Self.launched(Self.request(&machine, 1, .roots([Self.a]))) else { return }
         _ = machine.nodeFinished(build: launch.ticket.id, Self.failed(Self.a, .transient), now: .zero)
         guard case .answer(_, .failure) = Self.request(&machine, 2, .roots([Self.a]), now: .milliseconds(500)) else {

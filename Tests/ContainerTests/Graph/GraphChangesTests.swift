@@ -63,7 +63,7 @@ enum DeclarationChange: String, CaseIterable, Sendable, CustomTestStringConverti
     }
 }
 
-@Suite("GraphChanges: what a new version of a graph changes (Reload)")
+@Suite("ServiceGraph.Changes: what a new version of a graph changes (Reload)")
 struct GraphChangesTests {
     @Test(
         "Each kind of declaration change is detected as changed; its dependents are rebuilt",

@@ -56,7 +56,7 @@ struct OverrideFormsTests {
             ("router", "console(settings)+remote(settings) | fake"),
         ])
     func everyForm(service: String, expected: String) async throws {
-        let forms: [ServiceOverride] = [
+        let forms: [ServiceGraph.Override] = [
             .value(ServiceKey<String>(service), "fake"),
             .provider(ServiceKey<String>(service), FakeProvider.succeeding("fake")),
             .make(ServiceKey<String>(service)) { _ in "fake" },

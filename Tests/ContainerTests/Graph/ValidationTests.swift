@@ -84,8 +84,8 @@ struct ValidationTests {
             try ServiceGraph(
                 [spec("count")], registry: registry,
                 requirements: [
-                    ServiceRequirement(reader: "entry point 'push'", keys: [ServiceKey<Int>("sesion").erased]),
-                    ServiceRequirement(reader: "entry point 'scene'", keys: [ServiceKey<String>("count").erased]),
+                    ServiceGraph.Requirement(reader: "entry point 'push'", keys: [ServiceKey<Int>("sesion").erased]),
+                    ServiceGraph.Requirement(reader: "entry point 'scene'", keys: [ServiceKey<String>("count").erased]),
                 ])
         }
         let issues = error?.issues ?? []

@@ -5,8 +5,8 @@ import Testing
 
 @testable import Container
 
-extension ScopeParameter where Value == String {
-    static let itemID = ScopeParameter("itemID")
+extension ScopeParameters.Key where Value == String {
+    static let itemID = Self("itemID")
 }
 
 /// A value that knows its service, generation and (for scoped values) its scope instance.
@@ -106,7 +106,8 @@ struct ScopeTests {
                     spec("typo", [], .scope("scen")),
                 ],
                 requirements: [
-                    ServiceRequirement(reader: "entry point 'deeplink'", keys: Reader().requirements, location: here)
+                    ServiceGraph.Requirement(
+                        reader: "entry point 'deeplink'", keys: Reader().requirements, location: here)
                 ],
                 scopes: ["scene", "push", "bad#name"])
         } throws: { error in

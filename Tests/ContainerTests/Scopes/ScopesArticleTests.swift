@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 // The Scopes article's example (Sources/Container/Documentation.docc/Scopes.md), compiled and run
-// as it is printed there. `ScopeParameter.itemID` is the one ScopeTests.swift declares.
+// as it is printed there. `ScopeParameters.Key.itemID` is the one ScopeTests.swift declares.
 private struct Settings: Sendable {
     var databasePath = ":memory:"
     static func load() throws -> Settings { Settings() }

@@ -57,7 +57,7 @@ enum SyntheticTraces {
             ], a: 2)
         script.add(
             .generationReset(
-                GenerationChange(
+                TraceEvent.GenerationChange(
                     from: 1, to: 2, invalidated: ["session", "feed"], reason: .reload, added: ["feed"], removed: [],
                     changed: ["session"])), g: 2)
         script.add(.nodeTornDown(node: "feed", error: nil))
@@ -67,7 +67,7 @@ enum SyntheticTraces {
         script.add([.nodeReused(node: "configuration"), .nodeReused(node: "database")], g: 2)
         script.add(.nodeStarted(node: "session"), g: 2)
         script.add(.callerCancelled(caller: "push"), g: 2)
-        script.add(.generationReset(GenerationChange(from: 2, to: 3, invalidated: nil)), g: 3)
+        script.add(.generationReset(TraceEvent.GenerationChange(from: 2, to: 3, invalidated: nil)), g: 3)
         script.add(.nodeCancelled(node: "session", phase: .whileRunning), g: 2)
         script.add(.nodeCancelled(node: "feed", phase: .beforeStart), g: 2)
         script.add(.buildCancelled, g: 2)

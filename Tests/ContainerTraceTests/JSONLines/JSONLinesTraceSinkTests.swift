@@ -23,14 +23,14 @@ struct JSONLinesTraceSinkTests {
         .callerJoined(caller: "launch", state: .running),
         .callerResumed(caller: "launch", result: .superseded),
         .callerCancelled(caller: "push"),
-        .generationReset(GenerationChange(from: 1, to: 2, invalidated: ["session", "feed"])),
-        .generationReset(GenerationChange(from: 2, to: 3, invalidated: nil)),
+        .generationReset(TraceEvent.GenerationChange(from: 1, to: 2, invalidated: ["session", "feed"])),
+        .generationReset(TraceEvent.GenerationChange(from: 2, to: 3, invalidated: nil)),
         .nodeTornDown(node: "session", error: nil),
         .nodeTornDown(node: "session", error: "close failed"),
         .containerShutdown,
         .buildFailed(failure: .transient, roots: ["a"], exhausted: true),
         .generationReset(
-            GenerationChange(
+            TraceEvent.GenerationChange(
                 from: 3, to: 4, invalidated: ["b"], reason: .reload, added: ["c"], removed: ["d"], changed: ["b"])),
         .scopeOpened,
         .scopeClosed,

@@ -51,9 +51,11 @@ struct EntryPointTests {
 
     @Test func standardRegistryRejectsADuplicatePlugin() {
         var registry = ProviderRegistry.standard
-        #expect(throws: RegistryError.self) { try registry.register(SimulatedProvider()) }
+        #expect(throws: ProviderRegistry.RegistrationError.self) { try registry.register(SimulatedProvider()) }
         try? registry.register(entryPoint: DeepLinkEntryPoint(url: "demo://a"))
-        #expect(throws: RegistryError.self) { try registry.register(entryPoint: DeepLinkEntryPoint(url: "demo://b")) }
+        #expect(throws: ProviderRegistry.RegistrationError.self) {
+            try registry.register(entryPoint: DeepLinkEntryPoint(url: "demo://b"))
+        }
     }
 
     @Test func deepLinksAreRoutedThroughTheConfiguration() async throws {

@@ -46,7 +46,7 @@ struct SQLiteRaceTests {
         #expect(log.count(of: "make:database") == 1)
         #expect(log.count(of: "make:session") == 1)
         #expect(log.count(of: "make:sceneRouter") == 1 && log.count(of: "make:pushDetail") == 1)
-        let joinStates = watcher.events.compactMap { event -> CallerState? in
+        let joinStates = watcher.events.compactMap { event -> TraceEvent.CallerState? in
             if case .callerJoined(_, let state) = event.kind, event.scope == nil { return state }
             return nil
         }
