@@ -80,10 +80,14 @@ extension CoordinatorCore {
         _ slots: [Int], of part: ServiceGraph
     ) async -> Result<(values: [(slot: Int, box: AnyServiceBox)], generation: Int), ContainerError> {
         guard let link else { preconditionFailure("only a scope instance fetches app values") }
+        // The app builds what they need of its graph, whatever their start policy (in a graph
+        // without start policies, every eager service, as start() does).
+        let names: Machine.Demands.Key =
+            link.parent.declared.declaresStartPolicies ? .names(slots.map { part.nodes[$0].name }) : .eager
         while true {
             let app: AppServices
             do {
-                app = try await link.parent.start(label: link.label)
+                app = try await link.parent.start(names, label: link.label)
             } catch let error as ContainerError where error.code == .superseded && !Task.isCancelled {
                 continue
             } catch let error as ContainerError {
@@ -115,10 +119,10 @@ extension CoordinatorCore {
         }
     }
 
-    /// For a scope instance whose app has a published snapshot of every service: the app values
-    /// of its part, leased; `nil` otherwise (the build fetches them).
+    /// For a scope instance whose app has a published snapshot holding every app service of its
+    /// part: those values, leased; `nil` otherwise (the build fetches them).
     func readyAppValues() -> Machine.AppValues? {
-        guard let link, let app = link.parent.current, app.isComplete else { return nil }
+        guard let link, let app = link.parent.current else { return nil }
         let part = declared
         // By the part's slots in the app's layout when it was made for this layout; by name otherwise.
         let known = part.appSlots.flatMap { $0.layoutID == app.layout.id ? $0.slots : nil }

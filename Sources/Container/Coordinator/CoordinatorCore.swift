@@ -126,8 +126,11 @@ final class CoordinatorCore: Sendable {
     @usableFromInline
     func start(label: String?) async throws -> AppServices { try await start(.eager, label: label) }
 
-    /// The snapshot holding every service of `key`'s closure, building what it lacks.
-    func start(_ key: Machine.Demands.Key, label: String?) async throws -> AppServices {
+    /// The snapshot holding every service of `key`'s closure, building what it lacks; a build
+    /// this request starts runs at no higher priority than `priorityLimit`, when given.
+    func start(
+        _ key: Machine.Demands.Key, label: String?, priorityLimit: TaskPriority? = nil
+    ) async throws -> AppServices {
         // Untraced, a ready snapshot is returned at once. Traced, every caller goes through the
         // state machine, so its `caller.joined` is stamped in the same critical section as the
         // state it found (never after a reset it raced with).
@@ -141,7 +144,7 @@ final class CoordinatorCore: Sendable {
         return try await TaskFeatures.withEscalationHandler {
             try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (waiter: Waiter) in
-                    let priority = Task.currentPriority.rawValue
+                    let priority = min(Task.currentPriority.rawValue, priorityLimit?.rawValue ?? .max)
                     let action = transition { machine, now in
                         // Read in the critical section: a cancellation that comes later finds
                         // the caller parked (its handler runs after the flag is set).
@@ -373,8 +376,11 @@ extension AppServices {
     /// Whether this snapshot holds every service `key` asks for (what `start` may return at once).
     func holds(_ key: CoordinatorCore.Machine.Demands.Key) -> Bool {
         switch key {
-        case .eager: isComplete
+        case .eager: holdsEager
+        case .deferred: isComplete
+        // A root with a value had its dependencies' values when it was built.
         case .roots(let slots): slots.allSatisfy { values.hasValue($0) }
+        case .names(let names): names.allSatisfy(contains)
         }
     }
 }

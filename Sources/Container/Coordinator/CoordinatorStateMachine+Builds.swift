@@ -369,15 +369,18 @@ extension CoordinatorStateMachine {
         build = nil
         let wasSticky = eagerIsSticky
         let exhausted = blockFailed(current, report: report, now: now)
-        if !wasSticky && eagerIsSticky {
-            // `start()` can never succeed in this generation: what it built goes now (nobody's
-            // report owns it; the next operation's lists it).
+        if !wasSticky && eagerIsSticky && published == nil
+            && (completed + demands.demands).allSatisfy({ $0.key == .eager })
+        {
+            // `start()` can never succeed in this generation and nothing else asked for or holds
+            // a value: what it built goes now (nobody's report owns it; the next operation's
+            // lists it). A request that needs only what succeeded keeps it instead.
             teardowns.enqueue(state.retireBuiltInThisGeneration(), owner: nil)
         }
         if let failure = report.failure {
             record(.buildFailed(failure: failure, roots: report.failedNodes, exhausted: exhausted), current.build)
         }
-        attempt = state.isComplete || eagerIsSticky ? current.build.attempt : current.build.attempt + 1
+        attempt = eagerIsBuilt || eagerIsSticky ? current.build.attempt : current.build.attempt + 1
         if case .draining(let shutdown) = phase {
             // A graceful shutdown let the build finish: its callers get its outcome (nothing is
             // published), then it all goes.
@@ -424,7 +427,10 @@ extension CoordinatorStateMachine {
 
     /// Whether the eager services can never be built in this generation (a sticky block).
     var eagerIsSticky: Bool {
-        for slot in 0..<graph.builtCount where state.block(of: slot)?.sticky == true { return true }
+        let eager = eagerClosure
+        for slot in 0..<graph.builtCount where state.block(of: slot)?.sticky == true && eager.contains(slot) {
+            return true
+        }
         return false
     }
 
@@ -446,7 +452,8 @@ extension CoordinatorStateMachine {
                     ? publishedHolding(demand.closure, build: ended)
                     : AppServices(
                         generation: generation, report: lastReport ?? report(now: now), layout: graph.layout,
-                        values: state.values, scope: scopeInstance, appGeneration: appGeneration)
+                        values: state.values, scope: scopeInstance, appGeneration: appGeneration,
+                        holdsEager: eagerIsBuilt)
                 resume.append(resumption(demand, .snapshot(snapshot), result: .snapshot, build: build))
             } else {
                 let error = failure(of: demand.closure, report: lastReport ?? report(now: now))

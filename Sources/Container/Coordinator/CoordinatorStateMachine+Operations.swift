@@ -42,7 +42,6 @@ extension CoordinatorStateMachine {
         let retired = state.advance(
             to: newGraph, plan: plan,
             runTimes: runTimes ?? NodeRunTimes.carrying(state.runTimes, from: old, to: newGraph))
-        eagerClosure = newGraph.allSlots
         declared = newDeclared
         var partTimes: [String: NodeRunTimes] = [:]
         for scope in newDeclared.scopeNames {

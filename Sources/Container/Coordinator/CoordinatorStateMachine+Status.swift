@@ -15,7 +15,7 @@ extension CoordinatorStateMachine {
         case .open:
             if build != nil {
                 state = .running
-            } else if self.state.isComplete {
+            } else if eagerIsBuilt {
                 state = .ready
             } else if blocks.contains(where: \.sticky) {
                 state = .failed

@@ -60,8 +60,6 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
     var declared: ServiceGraph
     /// The run times of each scope part, shared by its instances.
     var scopeRunTimes: [String: NodeRunTimes] = [:]
-    /// The slots `start()` asks for: every service of the graph, and the app values they use.
-    var eagerClosure: SlotSet
     var nextBuildID = 1
     var nextOperationID = 1
     /// The attempt the current events belong to: the build in flight's, the published one's,
@@ -84,7 +82,6 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
         self.tickets = tickets
         let graph = declared.appPart
         state = GenerationState(graph: graph, runTimes: runTimes)
-        eagerClosure = graph.allSlots
         trace = TraceBuffer(isEnabled: tickets.tracer.isEnabled)
         for scope in declared.scopeNames {
             scopeRunTimes[scope] = NodeRunTimes(count: declared.scopeParts[scope]?.nodes.count ?? 0)
@@ -99,8 +96,19 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
 
     /// The published snapshot, when it holds every service `start()` asks for.
     var snapshot: AppServices? {
-        guard let published, state.isComplete else { return nil }
+        guard let published, published.holdsEager else { return nil }
         return published
+    }
+
+    /// The slots `start()` asks for: the eager services (every service when no other policy is
+    /// declared) and the app values they use.
+    var eagerClosure: SlotSet { graph.eagerSlots }
+
+    /// Whether every slot `start()` asks for has a value.
+    var eagerIsBuilt: Bool {
+        let eager = eagerClosure
+        if eager.count == graph.nodes.count { return state.values.count == graph.nodes.count }
+        return eager.slots.allSatisfy(state.hasValue)
     }
 
     /// The attempt the current phase's events belong to.
@@ -130,6 +138,7 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
         _ key: Demands.Key, caller: Int, label: String, waiter: Waiter, priority: UInt8, isCancelled: Bool,
         now: Duration, given: AppValues? = nil
     ) -> RequestAction {
+        let key = resolved(key)
         if let given { take(given) }
         if let refusal = refusal() {
             traceAnswer(label, found: .shutDown, result: .failure)
@@ -223,19 +232,20 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
 
     // MARK: Closures
 
+    /// `key` with names made slots of the current graph.
+    func resolved(_ key: Demands.Key) -> Demands.Key {
+        guard case .names(let names) = key else { return key }
+        let slots = graph.layout.slots
+        return .roots(Set(names.compactMap { slots[$0] }).sorted())
+    }
+
     /// The slots `key` needs: its roots and everything they depend on.
     func closure(of key: Demands.Key) -> SlotSet {
         switch key {
         case .eager: return eagerClosure
-        case .roots(let roots):
-            let nodes = graph.nodes
-            var closure = SlotSet(capacity: nodes.count)
-            var stack = roots
-            while let slot = stack.popLast() {
-                guard closure.insert(slot) else { continue }
-                stack.append(contentsOf: nodes[slot].dependencies)
-            }
-            return closure
+        case .deferred: return graph.deferredSlots
+        case .roots(let roots): return graph.closure(of: roots)
+        case .names: return closure(of: resolved(key))
         }
     }
 
@@ -288,7 +298,7 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
         if let published, published.values.count == state.values.count { return published }
         let snapshot = AppServices(
             generation: generation, report: lastReport ?? emptyReport, layout: graph.layout, values: state.values,
-            scope: scopeInstance, appGeneration: appGeneration)
+            scope: scopeInstance, appGeneration: appGeneration, holdsEager: eagerIsBuilt)
         published = snapshot
         snapshotChange = .publish(snapshot)
         record(.snapshotPublished(services: snapshot.values.count), build)

@@ -10,8 +10,13 @@ struct DemandBook<Waiter> {
     enum Key: Hashable {
         /// The eager services (`start()`).
         case eager
+        /// The eager and the deferred services (`startDeferred()`).
+        case deferred
         /// These slots and their dependencies, ascending.
         case roots([Int])
+        /// The services of these names and their dependencies: made `roots` in the critical
+        /// section of the request (a name the graph lacks is left out), never kept in the book.
+        case names([String])
     }
 
     /// Callers waiting for one closure.

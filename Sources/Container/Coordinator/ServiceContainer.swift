@@ -103,13 +103,16 @@ public final class ServiceContainer: Sendable {
     @inlinable
     public func start(as label: String? = nil) async throws -> AppServices {
         // Ready (the common case): answered inline in the caller, without an async call.
-        if published.answersReadyInline, let snapshot = published.load(), snapshot.isComplete { return snapshot }
+        if published.answersReadyInline, let snapshot = published.load(), snapshot.holdsEager { return snapshot }
         return try await core.start(label: label)
     }
 
     /// Runs `entryPoint` with a view of the snapshot that holds only the services it declared.
     ///
-    /// The entry point does not assume anything is ready: this joins the build if needed. Its
+    /// The entry point does not assume anything is ready: this builds what its requirements'
+    /// dependency closure lacks, joining the build in flight if there is one, and never waits
+    /// for services it does not need. In a graph that declares no start policy (every service
+    /// eager), or for an entry point that declares nothing, it waits for ``start(as:)``. Its
     /// requirements are checked against the graph first, so its `@Needs` properties always hold
     /// a value: a service the graph lacks, or of another type, is a ``GraphError`` before the
     /// entry point runs (validate the graph with `requirements:` to see it sooner).
@@ -122,7 +125,11 @@ public final class ServiceContainer: Sendable {
         }
         let requirements = entryPoint.requirements
         try graph.check(ServiceGraph.Requirement(reader: "entry point '\(entryPoint.id)'", keys: requirements))
-        let snapshot = try await start(as: entryPoint.id)
+        let byClosure = !requirements.isEmpty && core.declared.declaresStartPolicies
+        let snapshot =
+            byClosure
+            ? try await core.start(.names(requirements.map(\.name)), label: entryPoint.id)
+            : try await start(as: entryPoint.id)
         return try await RunningEntryPoint.run(
             entryPoint, with: ScopedServices(snapshot, reader: entryPoint.id, requirements: requirements))
     }

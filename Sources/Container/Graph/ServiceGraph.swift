@@ -41,6 +41,10 @@ public final class ServiceGraph: Sendable {
         /// dependencies as written): what ``ServiceGraph/overriding(_:)`` declares again.
         let declaration: ServiceSpec
 
+        /// When the node is built. Not in the fingerprint: it says when the value is made, not
+        /// what it is, so a reload that changes only a policy keeps the value.
+        var start: StartPolicy { declaration.start }
+
         /// `fingerprint`: the declaration's, when known (a scope part's copy of a node); computed otherwise.
         init(
             name: String, provider: AnyServiceProvider, dependencies: [Int], dependencyNames: [String],
@@ -94,9 +98,18 @@ public final class ServiceGraph: Sendable {
     /// external value and nothing kept waits for, made once per graph.
     let builtDependencyCounts: [Int32]
     let layout: ServiceLayout
-    /// Every slot: what `start()` asks of a coordinator of this graph (made once per graph, not
-    /// per scope instance).
+    /// Every slot (made once per graph, not per scope instance).
     let allSlots: SlotSet
+    /// What `start()` asks of a coordinator of this graph: the eager services and everything
+    /// they depend on (for a scope part, also the app services its entry points read); every
+    /// slot when no service declares another ``StartPolicy``.
+    let eagerSlots: SlotSet
+    /// What `startDeferred()` asks: the eager and the deferred services, with their dependencies.
+    let deferredSlots: SlotSet
+    /// Whether a service declares a start policy other than eager. Then an entry point (or a
+    /// scope instance) asks only for what it needs; otherwise for every eager service, as
+    /// `start()` does (see <doc:DemandDrivenStartUp>).
+    public let declaresStartPolicies: Bool
     /// Secret option values of every node, redacted from traces and errors.
     let secrets: [String]
     /// Hides the graph's secrets (the values of every option marked secret, and their fragments)
@@ -166,8 +179,23 @@ public final class ServiceGraph: Sendable {
         builtDependencyCounts = nodes.map { node in
             Int32(truncatingIfNeeded: node.dependencies.count { $0 < builtCount })
         }
-        self.layout = ServiceLayout(names: nodes.map(\.name))
-        self.allSlots = .all(nodes.count)
+        let allSlots = SlotSet.all(nodes.count)
+        self.allSlots = allSlots
+        declaresStartPolicies = nodes.contains { $0.start != .eager }
+        if !declaresStartPolicies {
+            self.layout = ServiceLayout(names: nodes.map(\.name))
+            eagerSlots = allSlots
+            deferredSlots = allSlots
+        } else {
+            self.layout = ServiceLayout(names: nodes.map(\.name), policies: nodes.map(\.start))
+            // A part's external nodes that none of its own depends on are read by its entry points.
+            let read = (builtCount..<nodes.count).filter { slot in dependents[slot].isEmpty }
+            func roots(_ policies: Set<StartPolicy>) -> [Int] {
+                (0..<builtCount).filter { policies.contains(nodes[$0].start) } + read
+            }
+            eagerSlots = Self.closure(of: roots([.eager]), in: nodes, capacity: nodes.count)
+            deferredSlots = Self.closure(of: roots([.eager, .deferred]), in: nodes, capacity: nodes.count)
+        }
         self.secrets = nodes.flatMap { $0.options.secretStrings }
         self.redactor = Redactor(secrets: secrets)
     }
@@ -210,6 +238,24 @@ public final class ServiceGraph: Sendable {
             stack.append(contentsOf: dependents[slot])
         }
         return result
+    }
+
+    /// The slots `roots` need: the roots and everything they depend on, transitively.
+    func closure(of roots: [Int]) -> SlotSet { Self.closure(of: roots, in: nodes, capacity: nodes.count) }
+
+    private static func closure(of roots: [Int], in nodes: [Node], capacity: Int) -> SlotSet {
+        var closure = SlotSet(capacity: capacity)
+        var stack = roots
+        while let slot = stack.popLast() {
+            guard closure.insert(slot) else { continue }
+            stack.append(contentsOf: nodes[slot].dependencies)
+        }
+        return closure
+    }
+
+    /// When the service called `name` is built, or `nil` when there is no such service.
+    public func startPolicy(of name: String) -> StartPolicy? {
+        layout.slots[name].map { nodes[$0].start }
     }
 
     /// Kahn's algorithm; returns fewer nodes than the graph has when there is a cycle.

@@ -45,6 +45,9 @@ public struct ServiceSpec: Sendable {
     public var lifetime: Lifetime = .app
     /// The group this service contributes its value to (see <doc:TypedDependencies>), if any.
     public var group: String?
+    /// When the service is built: by `start()` (``StartPolicy/eager``, the default), after the
+    /// first frame (``StartPolicy/deferred``), or only when a request needs it (``StartPolicy/lazy``).
+    public var start: StartPolicy = .eager
     /// Dependencies declared with typed keys: validation checks that each service's provider
     /// makes the key's type. Their names are in ``dependsOn`` too.
     public var typedDependencies: [AnyServiceKey] = []
@@ -90,6 +93,7 @@ public struct ServiceSpec: Sendable {
     ///   - defaultFailure: how errors that do not classify themselves count (see ``defaultFailure``).
     ///   - lifetime: the app (default) or a scope.
     ///   - group: the group the value is contributed to, if any.
+    ///   - start: when the service is built (see ``StartPolicy``); eager by default.
     ///   - tearDown: releases the value when its generation is retired.
     ///   - fileID: where the spec is declared, for error messages; leave the default.
     ///   - line: where the spec is declared, for error messages; leave the default.
@@ -97,8 +101,8 @@ public struct ServiceSpec: Sendable {
     public init<Value: Sendable>(
         _ key: ServiceKey<Value>, dependsOn: [String] = [], options: ServiceOptions = ServiceOptions(),
         timeout: Duration? = nil, retry: RetryPolicy = .none, defaultFailure: FailureKind? = nil,
-        lifetime: Lifetime = .app, group: String? = nil, tearDown: (@Sendable (Value) async throws -> Void)? = nil,
-        fileID: String = #fileID, line: Int = #line,
+        lifetime: Lifetime = .app, group: String? = nil, start: StartPolicy = .eager,
+        tearDown: (@Sendable (Value) async throws -> Void)? = nil, fileID: String = #fileID, line: Int = #line,
         make: @escaping @Sendable (ProviderContext) async throws -> Value
     ) {
         self.init(
@@ -107,6 +111,7 @@ public struct ServiceSpec: Sendable {
             location: ConfigLocation(file: fileID, line: line))
         self.lifetime = lifetime
         self.group = group
+        self.start = start
     }
 
     /// Declares the service of `key` in code with **typed** dependencies: a typo or a changed
@@ -125,15 +130,16 @@ public struct ServiceSpec: Sendable {
         _ key: ServiceKey<Value>, dependsOn dependencies: repeat ServiceKey<each Dependency>,
         options: ServiceOptions = ServiceOptions(), timeout: Duration? = nil, retry: RetryPolicy = .none,
         defaultFailure: FailureKind? = nil, lifetime: Lifetime = .app, group: String? = nil,
-        tearDown: (@Sendable (Value) async throws -> Void)? = nil, fileID: String = #fileID, line: Int = #line,
+        start: StartPolicy = .eager, tearDown: (@Sendable (Value) async throws -> Void)? = nil,
+        fileID: String = #fileID, line: Int = #line,
         make: @escaping @Sendable (ProviderContext) async throws -> Value
     ) {
         var typed: [AnyServiceKey] = []
         for dependency in repeat each dependencies { typed.append(dependency.erased) }
         self.init(
             key, dependsOn: typed.map(\.name), options: options, timeout: timeout, retry: retry,
-            defaultFailure: defaultFailure, lifetime: lifetime, group: group, tearDown: tearDown, fileID: fileID,
-            line: line, make: make)
+            defaultFailure: defaultFailure, lifetime: lifetime, group: group, start: start, tearDown: tearDown,
+            fileID: fileID, line: line, make: make)
         self.typedDependencies = typed
     }
 }

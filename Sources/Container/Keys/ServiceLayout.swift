@@ -12,6 +12,8 @@ final class ServiceLayout: Sendable {
     let names: [String]
     /// Slot of each name.
     @usableFromInline let slots: [String: Int]
+    /// Each service's start policy, by slot; empty when every service is eager.
+    let policies: [StartPolicy]
 
     /// The id of layouts made after the 2³²−2 cacheable ids were used up: lookups in them
     /// always take the (correct, slower) lookup by name.
@@ -20,18 +22,24 @@ final class ServiceLayout: Sendable {
     static let lastID = UInt32.max - 1
     private static let issued = Atomic<UInt64>(0)
 
-    convenience init(names: [String]) {
-        self.init(names: names, id: Self.id(forLayoutNumber: Self.issued.add(1, ordering: .relaxed).newValue))
+    convenience init(names: [String], policies: [StartPolicy] = []) {
+        self.init(
+            names: names, id: Self.id(forLayoutNumber: Self.issued.add(1, ordering: .relaxed).newValue),
+            policies: policies)
     }
 
-    init(names: [String], id: UInt32) {
+    init(names: [String], id: UInt32, policies: [StartPolicy] = []) {
         self.id = id
         self.names = names
+        self.policies = policies
         var slots: [String: Int] = [:]
         slots.reserveCapacity(names.count)
         for (slot, name) in names.enumerated() { slots[name] = slot }
         self.slots = slots
     }
+
+    /// The start policy of the service in `slot`.
+    func policy(at slot: Int) -> StartPolicy { slot < policies.count ? policies[slot] : .eager }
 
     /// The slot of `key`'s service, using and refreshing the key's cache.
     @inlinable

@@ -5,7 +5,7 @@
 public struct ServiceLookupError: ClassifiedError, Sendable, Equatable, CustomStringConvertible {
     /// What kind of lookup failure this is.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Base: String, Hashable, Sendable { case notFound, typeMismatch, undeclared }
+        private enum Base: String, Hashable, Sendable { case notFound, typeMismatch, undeclared, notBuilt }
         private let base: Base
         private init(_ base: Base) { self.base = base }
 
@@ -15,6 +15,9 @@ public struct ServiceLookupError: ClassifiedError, Sendable, Equatable, CustomSt
         public static let typeMismatch = Code(.typeMismatch)
         /// The service exists but the reader (an entry point or a provider) did not declare it.
         public static let undeclared = Code(.undeclared)
+        /// The service exists but the snapshot does not hold it: the request it answered did
+        /// not need it (a lazy or deferred service, see <doc:DemandDrivenStartUp>).
+        public static let notBuilt = Code(.notBuilt)
 
         public var description: String { base.rawValue }
     }
@@ -49,6 +52,27 @@ public struct ServiceLookupError: ClassifiedError, Sendable, Equatable, CustomSt
             code: .typeMismatch, service: name,
             message: "service '\(name)' holds a \(actual), but the key reads it as \(expected); "
                 + "declare the key as \(SwiftRemedy.key(name, type: actual)) or change the service's provider")
+    }
+
+    /// A lookup of a service that the snapshot does not hold: the request it answered did not
+    /// need it; `policy` says when the service is built, `type` is the type it was read as,
+    /// when known (the remedy then shows the call to make).
+    public static func notBuilt(
+        _ name: String, policy: StartPolicy, generation: Int, type: Any.Type? = nil
+    ) -> ServiceLookupError {
+        let when =
+            switch policy {
+            case .eager: "is eager"
+            case .deferred: "is deferred (built by startDeferred() or by a request that needs it)"
+            case .lazy: "is lazy (built only when a request needs it)"
+            }
+        let ask =
+            type.map { "try await container.service(\(SwiftRemedy.key(name, type: $0)))" }
+            ?? "container.service(_:)"
+        return ServiceLookupError(
+            code: .notBuilt, service: name,
+            message: "service '\(name)' \(when) and this snapshot (generation \(generation)) answered a request "
+                + "that did not need it; ask for it: \(ask), start(needs:), or an entry point's @Needs")
     }
 
     /// A lookup of a service the reader did not declare; `type` is the type it was read as,

@@ -78,7 +78,7 @@ public final class ScopeInstance: Sendable {
     ///   or `CancellationError`.
     @inlinable
     public func start(as label: String? = nil) async throws -> AppServices {
-        if published.answersReadyInline, let snapshot = published.load(), snapshot.isComplete { return snapshot }
+        if published.answersReadyInline, let snapshot = published.load(), snapshot.holdsEager { return snapshot }
         return try await core.start(label: label)
     }
 
@@ -109,18 +109,20 @@ public final class ScopeInstance: Sendable {
     /// entry point among its `requirements`), an app snapshot holding the same values of every
     /// app service the instance was built on, so the view is of one app generation.
     func services(for reader: String, requirements: [AnyServiceKey]) async throws -> ScopedServices {
-        var snapshot = try await start(as: reader)
-        guard requirements.contains(where: { !snapshot.contains($0.name) }) else {
-            return ScopedServices(snapshot, reader: reader, requirements: requirements)
-        }
+        // Without start policies (or requirements) an entry point waits for the eager services.
+        let byClosure = !requirements.isEmpty && link.parent.declared.declaresStartPolicies
+        let needs: CoordinatorCore.Machine.Demands.Key = byClosure ? .names(requirements.map(\.name)) : .eager
+        var snapshot = try await core.start(needs, label: reader)
+        let fromApp = requirements.filter { !snapshot.contains($0.name) }.map(\.name)
+        guard !fromApp.isEmpty else { return ScopedServices(snapshot, reader: reader, requirements: requirements) }
         for _ in 0..<Self.consistentViewAttempts {
-            let app = try await link.parent.start(label: label)
+            let app = try await link.parent.start(byClosure ? .names(fromApp) : .eager, label: label)
             if snapshot.isBuilt(on: app) {
                 return ScopedServices(snapshot, reader: reader, requirements: requirements, app: app)
             }
             // A reset of the app retired a service the instance uses: it was superseded, and its
             // next snapshot is built on the new generation.
-            snapshot = try await start(as: reader)
+            snapshot = try await core.start(needs, label: reader)
         }
         throw ContainerError.superseded(
             generation: snapshot.appGeneration ?? 0, by: link.parent.generation,

@@ -1,8 +1,10 @@
 /// The immutable snapshot of one generation's services.
 ///
-/// A snapshot exists only when every node of the graph succeeded: it is assembled
-/// locally by the build and published once, so it is complete by construction.
-/// Reading a service is synchronous and typed:
+/// A snapshot answers a request (see <doc:DemandDrivenStartUp>): it holds every service of the
+/// request's dependency closure (for ``ServiceContainer/start(as:)``, every eager service, which
+/// is every service unless some are declared deferred or lazy), never part of one. A later
+/// request of the same generation publishes a newer snapshot that holds more; this one never
+/// changes. Reading a service is synchronous and typed:
 ///
 /// ```swift
 /// let services = try await container.start()
@@ -25,10 +27,12 @@ public final class AppServices: Sendable {
     @usableFromInline let layout: ServiceLayout
     /// Every service's value, by slot of `layout` (chunks shared with the generations before).
     @usableFromInline let values: SlotValues
+    /// Whether it holds every service `start()` asks for (what `start()` may return at once).
+    @usableFromInline let holdsEager: Bool
 
     init(
         generation: Int, report: BuildReport, layout: ServiceLayout, values: SlotValues,
-        scope: String? = nil, appGeneration: Int? = nil
+        scope: String? = nil, appGeneration: Int? = nil, holdsEager: Bool = true
     ) {
         precondition(values.count <= layout.names.count, "a snapshot holds at most every service of its layout")
         self.generation = generation
@@ -37,16 +41,19 @@ public final class AppServices: Sendable {
         self.values = values
         self.scope = scope
         self.appGeneration = appGeneration
+        self.holdsEager = holdsEager
     }
 
     /// Whether the snapshot holds a value of every service of its graph.
-    @usableFromInline var isComplete: Bool { values.count == layout.names.count }
+    var isComplete: Bool { values.count == layout.names.count }
 
-    /// The names of every service in the snapshot, in graph order.
-    public var serviceNames: [String] { layout.names }
+    /// The names of the services the snapshot holds, in graph order.
+    public var serviceNames: [String] {
+        isComplete ? layout.names : layout.names.indices.filter(values.hasValue).map { layout.names[$0] }
+    }
 
-    /// Whether the snapshot holds a service called `name`.
-    public func contains(_ name: String) -> Bool { layout.slots[name] != nil }
+    /// Whether the snapshot holds the service called `name`.
+    public func contains(_ name: String) -> Bool { layout.slots[name].map(values.hasValue) ?? false }
 
     /// Reads the service of `key`.
     ///
@@ -68,7 +75,8 @@ public final class AppServices: Sendable {
     /// The lookup by name, which refreshes the key's slot cache, and the errors.
     @usableFromInline @inline(never)
     func resolveSlowly<Value>(_ key: ServiceKey<Value>) throws(ServiceLookupError) -> Value {
-        guard let slot = layout.slot(of: key), let box = values.value(at: slot) else { throw missing(key.name) }
+        guard let slot = layout.slot(of: key) else { throw missing(key.name) }
+        guard let box = values.value(at: slot) else { throw notHeld(key.name, slot: slot, type: Value.self) }
         guard box.typeID == ObjectIdentifier(Value.self) else { throw mismatch(key.name, expected: Value.self) }
         return unsafeDowncast(box, to: ServiceBox<Value>.self).value
     }
@@ -82,7 +90,8 @@ public final class AppServices: Sendable {
 
     /// The value of the service called `name`, untyped; for diagnostics and generic tools.
     public func anyValue(named name: String) throws(ServiceLookupError) -> any Sendable {
-        guard let slot = layout.slots[name], let box = values.value(at: slot) else { throw missing(name) }
+        guard let slot = layout.slots[name] else { throw missing(name) }
+        guard let box = values.value(at: slot) else { throw notHeld(name, slot: slot) }
         return box.anyValue
     }
 
@@ -101,6 +110,11 @@ public final class AppServices: Sendable {
     @usableFromInline
     func missing(_ name: String) -> ServiceLookupError {
         .notFound(name, known: layout.names)
+    }
+
+    /// A service of the graph this snapshot does not hold (its request's closure lacks it).
+    func notHeld(_ name: String, slot: Int, type: Any.Type? = nil) -> ServiceLookupError {
+        .notBuilt(name, policy: layout.policy(at: slot), generation: generation, type: type)
     }
 
     @usableFromInline

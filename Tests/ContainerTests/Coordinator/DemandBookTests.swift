@@ -270,7 +270,9 @@ struct DemandBookDriver: SeededDriver {
     static func name(_ key: Book.Key) -> String {
         switch key {
         case .eager: "eager"
+        case .deferred: "deferred"
         case .roots(let roots): "roots " + roots.map(String.init).joined(separator: ",")
+        case .names(let names): "names " + names.joined(separator: ",")
         }
     }
 
