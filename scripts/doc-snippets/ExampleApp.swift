@@ -67,3 +67,9 @@ public enum MyApp {
         ServiceSpec(.session, dependsOn: ["database"]) { try await Session.restore(from: $0[.database]) },
     ]
 }
+
+/// A search index the app builds on first use (the demand-driven start-up article's lazy service).
+public struct SearchIndex: Sendable {
+    public init(database: Database) {}
+}
+extension ServiceKey where Value == SearchIndex { public static let searchIndex = ServiceKey("searchIndex") }

@@ -68,7 +68,8 @@ extension ServiceContainer {
     }
 
     /// The request for `keys`, once they are checked against the graph.
-    func requestKey(for keys: [AnyServiceKey], reader: String) throws(GraphError) -> CoordinatorCore.Machine.Demands.Key {
+    func requestKey(for keys: [AnyServiceKey], reader: String) throws(GraphError) -> CoordinatorCore.Machine.Demands.Key
+    {
         try core.graph.check(ServiceGraph.Requirement(reader: reader, keys: keys))
         return .names(keys.map(\.name))
     }
