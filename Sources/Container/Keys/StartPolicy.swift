@@ -8,7 +8,7 @@ public enum StartPolicy: String, Sendable, Hashable, CaseIterable, CustomStringC
     /// Not built by `start()`; built at background priority by ``ServiceContainer/startDeferred(as:)``
     /// (typically after the first frame), or sooner by a request that needs it.
     case deferred
-    /// Built only when a request needs it (``ServiceContainer/start(needs:as:)``, an entry point
+    /// Built only when a request needs it (``ServiceContainer/start(needs:as:)-([AnyServiceKey],_)``, an entry point
     /// that declares it, ``ServiceContainer/service(_:as:)``, or a service that depends on it).
     case lazy
 
