@@ -1,5 +1,6 @@
-/// A build's life: what a request adds to it, its launch, each node's end, the app values a
-/// scope instance's build fetches, its end; and the teardown jobs between builds.
+/// A build's life: what a request adds to it, its launch, each node's end, its end; and the
+/// teardown jobs between builds (the app values a scope instance's build fetches are in
+/// `+AppValues`, the answers of its requests in `+Answers`).
 extension CoordinatorStateMachine {
     // MARK: Growing the build
 
@@ -121,7 +122,7 @@ extension CoordinatorStateMachine {
     }
 
     /// The launches of `slots` (whose dependencies all have values), counted as running.
-    private func orders(starting slots: [Int], in current: inout BuildState) -> WorkerOrders {
+    func orders(starting slots: [Int], in current: inout BuildState) -> WorkerOrders {
         var launches: [NodeLaunch] = []
         launches.reserveCapacity(slots.count)
         for slot in slots { launches.append(launchOf(slot)) }
@@ -254,75 +255,6 @@ extension CoordinatorStateMachine {
         return continueLifecycle(now: now)
     }
 
-    // MARK: App values (a scope instance)
-
-    /// The app values build `id` fetched arrived (leased already), or the app's failure.
-    mutating func appValuesArrived(
-        build id: Int, _ result: Result<(values: [(slot: Int, box: AnyServiceBox)], generation: Int), ContainerError>,
-        now: Duration
-    ) -> AppValuesAction {
-        guard build?.id == id, var current = build.take() else {
-            // Superseded (or closed) meanwhile: nothing uses the values; they go back at once.
-            let unused = (try? result.get().values.map(\.box)) ?? []
-            var lifecycle: Lifecycle?
-            if var old = stopping, old.id == id {
-                old.awaitingApp = false
-                stopping = old
-                if old.running == 0 { lifecycle = endStopping(now: now) }
-            }
-            return AppValuesAction(launch: nil, fetch: nil, resume: [], release: unused, then: lifecycle)
-        }
-        current.awaitingApp = false
-        switch result {
-        case .success(let arrived):
-            appGeneration = arrived.generation
-            var completed: [Demands.Demand] = []
-            var ready = current.ready
-            current.ready = []
-            for (slot, box) in arrived.values {
-                // A value stored meanwhile (given with a request) leaves this one unused: it goes back.
-                guard !state.hasValue(slot) else {
-                    releasing.append(box)
-                    continue
-                }
-                state.store(box, at: slot)
-                current.ticket?.info.values.add(box, at: slot)
-                completed += demands.settled(slot, failed: false)
-                for dependent in graph.dependents[slot] where current.isMember(dependent) {
-                    if current.dependencyArrived(for: dependent) { ready.append(dependent) }
-                }
-            }
-            var fetch: Fetch?
-            if !current.toFetch.isEmpty, let ticket = current.ticket {
-                current.awaitingApp = true
-                fetch = Fetch(ticket: ticket, slots: current.toFetch, startsHere: false)
-                current.toFetch = []
-            }
-            var launch: Launch?
-            if let ticket = current.ticket, !current.stopped, !ready.isEmpty {
-                launch = Launch(ticket: ticket, orders: orders(starting: ready, in: &current))
-            }
-            let isOver = current.isOver
-            build = current
-            let resume = completed.isEmpty ? [] : answer(completed, now: now)
-            guard isOver else {
-                return AppValuesAction(launch: launch, fetch: fetch, resume: resume, release: [], then: nil)
-            }
-            let (more, lifecycle) = endBuild(answering: [], now: now)
-            return AppValuesAction(launch: launch, fetch: fetch, resume: resume + more, release: [], then: lifecycle)
-        case .failure(let error):
-            // The app's build failed (or the app shut down): this build's callers get the app's
-            // error. Nothing was built, so no node used an attempt.
-            record(.buildFailed(failure: error.failure ?? .transient, roots: [], exhausted: false), current.build)
-            let ended = demands.removeAll()
-            attempt = current.build.attempt + 1
-            build = nil
-            let resume = resumptions(ended, .failure(error), result: .failure, build: current.build)
-            return AppValuesAction(
-                launch: nil, fetch: nil, resume: resume, release: [], then: continueLifecycle(now: now))
-        }
-    }
-
     // MARK: The end of a build
 
     /// The build in flight has nothing running and nothing it can start: its members that never
@@ -432,79 +364,6 @@ extension CoordinatorStateMachine {
             return true
         }
         return false
-    }
-
-    // MARK: Answers
-
-    /// The answers of demands whose closures settled: the snapshot (published first) when every
-    /// node has a value, the failure otherwise.
-    mutating func answer(
-        _ completed: [Demands.Demand], now: Duration, publishing: Bool = true, of ended: BuildAttempt? = nil
-    ) -> [Resumption] {
-        var resume: [Resumption] = []
-        resume.reserveCapacity(completed.count)
-        for demand in completed {
-            let build = ended ?? currentAttempt
-            // A closure that settled without a failure has every value.
-            if !demand.failed {
-                let snapshot =
-                    publishing
-                    ? publishedHolding(demand.closure, build: ended)
-                    : AppServices(
-                        generation: generation, report: lastReport ?? report(now: now), layout: graph.layout,
-                        values: state.values, scope: scopeInstance, appGeneration: appGeneration,
-                        holdsEager: eagerIsBuilt)
-                resume.append(resumption(demand, .snapshot(snapshot), result: .snapshot, build: build))
-            } else {
-                let error = failure(of: demand.closure, report: lastReport ?? report(now: now))
-                resume.append(resumption(demand, .failure(error), result: .failure, build: build))
-            }
-        }
-        return resume
-    }
-
-    /// The error of a request whose closure has a node without a value: a permanent failure
-    /// before used-up attempts before a transient failure.
-    func failure(of closure: SlotSet, report: BuildReport) -> ContainerError {
-        var chosen: (rank: Int, error: ContainerError)?
-        for slot in closure.slots {
-            guard let block = state.block(of: slot) else { continue }
-            let rank =
-                block.error.code == .attemptsExhausted ? 1 : block.sticky ? 2 : 0
-            if rank > (chosen?.rank ?? -1) { chosen = (rank, block.error) }
-        }
-        return chosen?.error ?? .buildFailed(report)
-    }
-
-    /// The report of the build in flight so far (or of the last one).
-    func report(now: Duration) -> BuildReport {
-        guard let current = build else {
-            return lastReport
-                ?? BuildReport(
-                    generation: generation, attempt: attempt, nodes: [], startedAt: now, endedAt: now,
-                    wasCancelled: false)
-        }
-        return BuildReport(
-            generation: generation, attempt: current.build.attempt, records: current.records,
-            names: graph.serviceNames[..<graph.builtCount], built: current.members.filter(current.isSettled),
-            startedAt: current.launchedAt ?? now, endedAt: now, wasCancelled: false)
-    }
-
-    /// The waiters of `ended`, to resume with `outcome`, each traced as resumed with `result`.
-    mutating func resumptions(
-        _ ended: [Demands.Demand], _ outcome: CallerOutcome, result: TraceEvent.CallerResult, build: BuildAttempt
-    ) -> [Resumption] {
-        ended.map { resumption($0, outcome, result: result, build: build) }
-    }
-
-    /// The waiters of `demand`, to resume with `outcome`, each traced as resumed with `result`.
-    mutating func resumption(
-        _ demand: Demands.Demand, _ outcome: CallerOutcome, result: TraceEvent.CallerResult, build: BuildAttempt
-    ) -> Resumption {
-        var callers = demand.callers
-        let (waiters, labels) = callers.removeAll(named: trace.isEnabled)
-        for label in labels { record(.callerResumed(caller: label, result: result), build) }
-        return Resumption(waiters: waiters, outcome: outcome)
     }
 
     // MARK: Teardowns and the next job

@@ -11,7 +11,8 @@
 /// machine runs the app and every scope instance.
 ///
 /// One file per concern: this one holds the state and the callers' events; `+Builds` a
-/// build's life, `+Operations` reset, reload and shutdown, `+Children` the scope instances,
+/// build's life, `+AppValues` the app values a scope instance's build fetches, `+Answers` what
+/// the callers get, `+Operations` reset, reload and shutdown, `+Children` the scope instances,
 /// `+Status` the status and the invariants, `+Actions` what each event returns.
 ///
 ///     open ──shutdown(graceful), a build in flight──▶ draining ──build ends, or the deadline──▶ shutDown

@@ -49,9 +49,8 @@ extension ServiceContainer {
     ///
     /// - Throws: what ``start(needs:as:)-([AnyServiceKey],_)`` throws.
     public func service<Value>(_ key: ServiceKey<Value>, as label: String? = nil) async throws -> Value {
-        if published.answersReadyInline, let snapshot = published.load(), snapshot.contains(key.name) {
-            return try snapshot.resolve(key)
-        }
+        // Held already: one lookup (a miss, or a wrong type, takes the request, which says why).
+        if published.answersReadyInline, let value = try? published.load()?.resolve(key) { return value }
         return try await start(needs: [key.erased], as: label).resolve(key)
     }
 

@@ -193,8 +193,8 @@ public final class ServiceGraph: Sendable {
             func roots(_ policies: Set<StartPolicy>) -> [Int] {
                 (0..<builtCount).filter { policies.contains(nodes[$0].start) } + read
             }
-            eagerSlots = Self.closure(of: roots([.eager]), in: nodes, capacity: nodes.count)
-            deferredSlots = Self.closure(of: roots([.eager, .deferred]), in: nodes, capacity: nodes.count)
+            eagerSlots = Self.closure(of: roots([.eager]), in: nodes)
+            deferredSlots = Self.closure(of: roots([.eager, .deferred]), in: nodes)
         }
         self.secrets = nodes.flatMap { $0.options.secretStrings }
         self.redactor = Redactor(secrets: secrets)
@@ -241,10 +241,10 @@ public final class ServiceGraph: Sendable {
     }
 
     /// The slots `roots` need: the roots and everything they depend on, transitively.
-    func closure(of roots: [Int]) -> SlotSet { Self.closure(of: roots, in: nodes, capacity: nodes.count) }
+    func closure(of roots: [Int]) -> SlotSet { Self.closure(of: roots, in: nodes) }
 
-    private static func closure(of roots: [Int], in nodes: [Node], capacity: Int) -> SlotSet {
-        var closure = SlotSet(capacity: capacity)
+    private static func closure(of roots: [Int], in nodes: [Node]) -> SlotSet {
+        var closure = SlotSet(capacity: nodes.count)
         var stack = roots
         while let slot = stack.popLast() {
             guard closure.insert(slot) else { continue }

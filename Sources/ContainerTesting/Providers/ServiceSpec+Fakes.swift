@@ -41,6 +41,7 @@ extension ServiceSpec {
     ///   - retry: retries of transient failures within one build.
     ///   - defaultFailure: how errors that do not classify themselves are classified.
     ///   - lifetime: the app (default) or a scope.
+    ///   - start: when the service is built (eager by default).
     ///   - log: receives the service's name on every call.
     ///   - tearDown: releases the value when its generation is retired.
     ///   - fileID: the caller's file, for the location of errors about the service (default: the call site).
@@ -48,14 +49,14 @@ extension ServiceSpec {
     ///   - make: makes the value.
     public static func counting<Value: Sendable>(
         _ key: ServiceKey<Value>, dependsOn: [String] = [], timeout: Duration? = nil, retry: RetryPolicy = .none,
-        defaultFailure: FailureKind? = nil, lifetime: Lifetime = .app, log: OrderLog,
+        defaultFailure: FailureKind? = nil, lifetime: Lifetime = .app, start: StartPolicy = .eager, log: OrderLog,
         tearDown: (@Sendable (Value) async throws -> Void)? = nil, fileID: String = #fileID, line: Int = #line,
         make: @escaping @Sendable (ProviderContext) async throws -> Value
     ) -> ServiceSpec {
         let name = key.name
         return ServiceSpec(
             key, dependsOn: dependsOn, timeout: timeout, retry: retry, defaultFailure: defaultFailure,
-            lifetime: lifetime, tearDown: tearDown, fileID: fileID, line: line
+            lifetime: lifetime, start: start, tearDown: tearDown, fileID: fileID, line: line
         ) { context in
             log.append(name)
             return try await make(context)

@@ -31,13 +31,13 @@ extension ServiceKey where Value == Made {
 /// then runs `body` (default: nothing) and makes a ``Made``.
 func countedSpec(
     _ name: String, dependsOn: [String] = [], log: OrderLog, timeout: Duration? = nil, retry: RetryPolicy = .none,
-    defaultFailure: FailureKind? = nil,
+    defaultFailure: FailureKind? = nil, start: StartPolicy = .eager,
     body: @escaping @Sendable (ProviderContext) async throws -> Void = { _ in },
     tearDown: (@Sendable (Made) async throws -> Void)? = nil
 ) -> ServiceSpec {
     .counting(
-        .made(name), dependsOn: dependsOn, timeout: timeout, retry: retry, defaultFailure: defaultFailure, log: log,
-        tearDown: tearDown
+        .made(name), dependsOn: dependsOn, timeout: timeout, retry: retry, defaultFailure: defaultFailure,
+        start: start, log: log, tearDown: tearDown
     ) { context in
         try await body(context)
         return Made(name: name, generation: context.generation)

@@ -1,0 +1,74 @@
+/// The answers of a build's requests: the snapshot or the failure each settled closure gets,
+/// and the resumption of its callers.
+extension CoordinatorStateMachine {
+    /// The answers of demands whose closures settled: the snapshot (published first) when every
+    /// node has a value, the failure otherwise.
+    mutating func answer(
+        _ completed: [Demands.Demand], now: Duration, publishing: Bool = true, of ended: BuildAttempt? = nil
+    ) -> [Resumption] {
+        var resume: [Resumption] = []
+        resume.reserveCapacity(completed.count)
+        for demand in completed {
+            let build = ended ?? currentAttempt
+            // A closure that settled without a failure has every value.
+            if !demand.failed {
+                let snapshot =
+                    publishing
+                    ? publishedHolding(demand.closure, build: ended)
+                    : AppServices(
+                        generation: generation, report: lastReport ?? report(now: now), layout: graph.layout,
+                        values: state.values, scope: scopeInstance, appGeneration: appGeneration,
+                        holdsEager: eagerIsBuilt)
+                resume.append(resumption(demand, .snapshot(snapshot), result: .snapshot, build: build))
+            } else {
+                let error = failure(of: demand.closure, report: lastReport ?? report(now: now))
+                resume.append(resumption(demand, .failure(error), result: .failure, build: build))
+            }
+        }
+        return resume
+    }
+
+    /// The error of a request whose closure has a node without a value: a permanent failure
+    /// before used-up attempts before a transient failure.
+    func failure(of closure: SlotSet, report: BuildReport) -> ContainerError {
+        var chosen: (rank: Int, error: ContainerError)?
+        for slot in closure.slots {
+            guard let block = state.block(of: slot) else { continue }
+            let rank =
+                block.error.code == .attemptsExhausted ? 1 : block.sticky ? 2 : 0
+            if rank > (chosen?.rank ?? -1) { chosen = (rank, block.error) }
+        }
+        return chosen?.error ?? .buildFailed(report)
+    }
+
+    /// The report of the build in flight so far (or of the last one).
+    func report(now: Duration) -> BuildReport {
+        guard let current = build else {
+            return lastReport
+                ?? BuildReport(
+                    generation: generation, attempt: attempt, nodes: [], startedAt: now, endedAt: now,
+                    wasCancelled: false)
+        }
+        return BuildReport(
+            generation: generation, attempt: current.build.attempt, records: current.records,
+            names: graph.serviceNames[..<graph.builtCount], built: current.members.filter(current.isSettled),
+            startedAt: current.launchedAt ?? now, endedAt: now, wasCancelled: false)
+    }
+
+    /// The waiters of `ended`, to resume with `outcome`, each traced as resumed with `result`.
+    mutating func resumptions(
+        _ ended: [Demands.Demand], _ outcome: CallerOutcome, result: TraceEvent.CallerResult, build: BuildAttempt
+    ) -> [Resumption] {
+        ended.map { resumption($0, outcome, result: result, build: build) }
+    }
+
+    /// The waiters of `demand`, to resume with `outcome`, each traced as resumed with `result`.
+    mutating func resumption(
+        _ demand: Demands.Demand, _ outcome: CallerOutcome, result: TraceEvent.CallerResult, build: BuildAttempt
+    ) -> Resumption {
+        var callers = demand.callers
+        let (waiters, labels) = callers.removeAll(named: trace.isEnabled)
+        for label in labels { record(.callerResumed(caller: label, result: result), build) }
+        return Resumption(waiters: waiters, outcome: outcome)
+    }
+}

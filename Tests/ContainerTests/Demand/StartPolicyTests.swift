@@ -1,0 +1,83 @@
+import ContainerTesting
+import Testing
+
+@testable import Container
+
+@Suite("Start policies: each request builds only its closure (Demand-driven start-up)")
+struct StartPolicyTests {
+    @Test("start() builds the eager closure only; a lazy service is built by the first request that needs it")
+    func eagerThenLazy() async throws {
+        let log = OrderLog()
+        let container = try ServiceContainer([
+            countedSpec("configuration", log: log, start: .eager),
+            countedSpec("database", dependsOn: ["configuration"], log: log, start: .lazy),
+            countedSpec("search", dependsOn: ["database"], log: log, start: .lazy),
+            countedSpec("analytics", log: log, start: .deferred),
+        ])
+        let launch = try await withTimeout(.seconds(30), "start()") { try await container.start() }
+        #expect(log.count(of: "configuration") == 1)
+        #expect(log.count(of: "database") == 0 && log.count(of: "search") == 0 && log.count(of: "analytics") == 0)
+        #expect(launch.serviceNames == ["configuration"])
+        #expect(container.status.state == .ready)
+        // Reading what the snapshot does not hold names the service and its policy.
+        let error = #expect(throws: ServiceLookupError.self) { try launch[.made("search")] }
+        #expect(error?.code == .notBuilt)
+        #expect(error?.message.contains("lazy") == true)
+
+        let search = try await withTimeout(.seconds(30), "service(search)") {
+            try await container.service(.made("search"))
+        }
+        #expect(search.name == "search")
+        #expect(log.count(of: "configuration") == 1, "the eager value is reused, not rebuilt")
+        #expect(log.count(of: "database") == 1 && log.count(of: "search") == 1)
+        #expect(log.count(of: "analytics") == 0)
+        // The earlier snapshot never changes; the newer one holds more.
+        #expect(launch.serviceNames == ["configuration"])
+        #expect(container.current?.contains("search") == true)
+
+        let all = try await withTimeout(.seconds(30), "startDeferred()") { try await container.startDeferred() }
+        #expect(all.contains("analytics"))
+        for name in ["configuration", "database", "search", "analytics"] {
+            #expect(log.count(of: name) == 1, "provider of \(name) ran \(log.count(of: name)) times")
+        }
+    }
+
+    @Test("A failing lazy service fails only the requests whose closure holds it")
+    func failureScopedToClosure() async throws {
+        let log = OrderLog()
+        var broken = ServiceSpec(.made("analytics"), defaultFailure: .permanent) { _ -> Made in
+            log.append("analytics")
+            throw TestError("the SDK failed")
+        }
+        broken.start = .lazy
+        let container = try ServiceContainer([
+            countedSpec("configuration", log: log, start: .eager),
+            countedSpec("session", dependsOn: ["configuration"], log: log, start: .lazy),
+            broken,
+            countedSpec("feed", dependsOn: ["analytics", "session"], log: log, start: .lazy),
+        ])
+        await #expect(throws: ContainerError.self) {
+            try await withTimeout(.seconds(30), "feed") {
+                try await container.start(needs: [ServiceKey<Made>.made("feed").erased])
+            }
+        }
+        let session = try await withTimeout(.seconds(30), "session") { try await container.service(.made("session")) }
+        #expect(session.name == "session")
+        let ready = try await withTimeout(.seconds(30), "start()") { try await container.start() }
+        #expect(ready.contains("configuration"))
+        #expect(log.count(of: "analytics") == 1)
+        #expect(log.count(of: "configuration") == 1 && log.count(of: "session") == 1 && log.count(of: "feed") == 0)
+    }
+
+    @Test("start(needs:) with a key the graph lacks is a graph error naming it; nothing is built")
+    func unknownKey() async throws {
+        let log = OrderLog()
+        let container = try ServiceContainer([countedSpec("configuration", log: log, start: .lazy)])
+        let error = await #expect(throws: GraphError.self) {
+            try await container.start(needs: [ServiceKey<Made>.made("configuratoin").erased])
+        }
+        #expect(error?.description.contains("configuratoin") == true)
+        #expect(log.count(of: "configuration") == 0)
+        #expect(container.current == nil)
+    }
+}
