@@ -1,8 +1,8 @@
 /// When a service is built: with `start()`, after the first frame, or only when something needs it.
 ///
 /// A service's dependencies are built whenever it is, whatever their own policy (see
-/// <doc:DemandDrivenStartUp>). Declared in code (``ServiceSpec/start``); config files declare
-/// every service eager for now.
+/// <doc:DemandDrivenStartUp>). Declared in code (``ServiceSpec/start``) or in a config file
+/// (`"start": "lazy"`).
 public enum StartPolicy: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// Built by ``ServiceContainer/start(as:)`` (the default).
     case eager

@@ -67,4 +67,5 @@ extension ConfigDecoder {
     }
 
     mutating func failureKind(_ field: Field) -> FailureKind? { read(field) { $0.failureKind(&$1) } }
+    mutating func startPolicy(_ field: Field) -> StartPolicy? { read(field) { $0.startPolicy(&$1) } }
 }

@@ -108,6 +108,7 @@ extension ConfigDecoder {
         // Scope names are checked against the declared `scopes` by the graph validator.
         let scope = declaration.value("scope").flatMap { identifier($0, what: "scope name") }
         let group = declaration.value("group").flatMap { identifier($0, what: "group name") }
+        let start = declaration.value("start").flatMap { startPolicy($0) } ?? .eager
 
         var spec: ServiceSpec
         if let providerID {
@@ -122,6 +123,7 @@ extension ConfigDecoder {
         }
         spec.lifetime = scope.map { .scope($0) } ?? .app
         spec.group = group
+        spec.start = start
         return spec
     }
 

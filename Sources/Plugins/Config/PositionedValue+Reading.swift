@@ -205,6 +205,21 @@ extension PositionedValue {
         return nil
     }
 
+    /// `"eager"`, `"deferred"` or `"lazy"`.
+    func startPolicy(_ problems: inout [ReadProblem]) -> StartPolicy? {
+        guard let word = string(&problems) else { return nil }
+        if let policy = StartPolicy(rawValue: word) { return policy }
+        let words = StartPolicy.allCases.map(\.rawValue)
+        var message = "unknown start policy '\(NameRules.visible(word))'"
+        if let suggestion = NameSuggestion.closest(to: word, among: words) {
+            message += "; did you mean '\(suggestion)'?"
+        } else {
+            message += "; use \"eager\" (the default), \"deferred\" or \"lazy\""
+        }
+        problems.append(ReadProblem(code: .invalidValue, message: message, position: position))
+        return nil
+    }
+
     var isInt: Bool {
         if case .int = value { return true }
         return false
