@@ -44,4 +44,10 @@ public struct ContainerStatus: Sendable {
     public let waitingCallers: Int
     /// Teardowns no reset or shutdown has reported yet (e.g. those of a permanent failure).
     public let unreportedTeardowns: [ResetReport.Teardown]
+    /// Every service of the app graph, in declaration order, with its start policy and state
+    /// (scoped services live in scope instances and are not listed).
+    public let services: [ServiceStatus]
+
+    /// The service named `name`, if the app graph declares it.
+    public func service(_ name: String) -> ServiceStatus? { services.first { $0.name == name } }
 }

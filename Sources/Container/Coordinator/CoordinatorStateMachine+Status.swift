@@ -36,7 +36,38 @@ extension CoordinatorStateMachine {
         return ContainerStatus(
             state: state, generation: generation, attempt: currentAttempt.attempt, lastBuild: lastReport,
             lastFailure: lastFailure, nextAttemptAt: nextAttemptAt, openScopes: openScopes,
-            waitingCallers: demands.waitingCallers, unreportedTeardowns: teardowns.unreported)
+            waitingCallers: demands.waitingCallers, unreportedTeardowns: teardowns.unreported,
+            services: serviceStates())
+    }
+
+    /// Each app service's state, in declaration order.
+    private func serviceStates() -> [ServiceStatus] {
+        let lastBuild = lastReport?.generation == generation ? lastReport : nil
+        // The last build's word on the services it left without a value.
+        var unbuilt: [String: ServiceStatus.State] = [:]
+        for node in lastBuild?.nodes ?? [] {
+            switch node.outcome {
+            case .failed: unbuilt[node.name] = .failed
+            case .skipped, .cancelled: unbuilt[node.name] = .skipped
+            case .succeeded, .reused: break
+            }
+        }
+        return (0..<graph.builtCount).map { slot in
+            let node = graph.nodes[slot]
+            let state: ServiceStatus.State
+            if self.state.hasValue(slot) {
+                state = .built
+            } else if let build, build.isMember(slot), !build.isSettled(slot) {
+                state = .building
+            } else if let outcome = unbuilt[node.name] {
+                state = outcome
+            } else if self.state.block(of: slot) != nil {
+                state = .failed
+            } else {
+                state = .notRequested
+            }
+            return ServiceStatus(name: node.name, start: node.start, state: state)
+        }
     }
 
     // MARK: Invariants

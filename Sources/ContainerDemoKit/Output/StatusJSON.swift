@@ -8,7 +8,8 @@ import Foundation
 ///   "lastBuild": { "generation": 1, "attempt": 1, "result": "succeeded", "durationMs": 12.5,
 ///                  "nodes": [ { "name": "database", "outcome": "succeeded", "runs": 1, "durationMs": 4.1 } ] },
 ///   "lastFailure": null, "nextAttemptAtMs": null, "openScopes": [], "waitingCallers": 0,
-///   "unreportedTeardowns": [] }
+///   "unreportedTeardowns": [],
+///   "services": [ { "name": "database", "start": "eager", "state": "built" } ] }
 /// ```
 ///
 /// Times are milliseconds since the container was created. Messages are the container's
@@ -40,6 +41,9 @@ enum StatusJSON {
                     "service": teardown.service, "generation": teardown.generation,
                     "error": teardown.error.map(redactor.redact) ?? NSNull(),
                 ] as [String: Any]
+            },
+            "services": status.services.map { service in
+                ["name": service.name, "start": service.start.rawValue, "state": service.state.description]
             },
         ]
     }

@@ -42,6 +42,11 @@ struct StatusTests {
         let nodes = try #require(build["nodes"] as? [[String: Any]])
         #expect(nodes.map { $0["name"] as? String } == ["a", "b"])
         #expect(nodes.allSatisfy { $0["outcome"] as? String == "succeeded" && $0["runs"] as? Int == 1 })
+        let services = try #require(status["services"] as? [[String: String]])
+        #expect(
+            services == [
+                ["name": "a", "start": "eager", "state": "built"], ["name": "b", "start": "eager", "state": "built"],
+            ])
     }
 
     @Test("a budget used up: state failed, attemptsExhausted, the failed and skipped nodes; jsonl: standard error")
@@ -73,6 +78,9 @@ struct StatusTests {
         #expect(byName["b"]?["outcome"] as? String == "failed")
         #expect(byName["b"]?["failure"] as? String == "transient")
         #expect(byName["c"]?["outcome"] as? String == "skipped")
+        let services = try #require(status["services"] as? [[String: String]])
+        // `a`'s value was let go: start() can never succeed in this generation.
+        #expect(services.map { $0["state"] } == ["notRequested", "failed", "skipped"])
         #expect(byName["c"]?["because"] as? [String] == ["b"])
     }
 

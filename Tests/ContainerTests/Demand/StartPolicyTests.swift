@@ -19,6 +19,13 @@ struct StartPolicyTests {
         #expect(log.count(of: "database") == 0 && log.count(of: "search") == 0 && log.count(of: "analytics") == 0)
         #expect(launch.serviceNames == ["configuration"])
         #expect(container.status.state == .ready)
+        #expect(
+            container.status.services == [
+                ServiceStatus(name: "configuration", start: .eager, state: .built),
+                ServiceStatus(name: "database", start: .lazy, state: .notRequested),
+                ServiceStatus(name: "search", start: .lazy, state: .notRequested),
+                ServiceStatus(name: "analytics", start: .deferred, state: .notRequested),
+            ])
         // Reading what the snapshot does not hold names the service and its policy.
         let error = #expect(throws: ServiceLookupError.self) { try launch[.made("search")] }
         #expect(error?.code == .notBuilt)
@@ -31,6 +38,7 @@ struct StartPolicyTests {
         #expect(log.count(of: "configuration") == 1, "the eager value is reused, not rebuilt")
         #expect(log.count(of: "database") == 1 && log.count(of: "search") == 1)
         #expect(log.count(of: "analytics") == 0)
+        #expect(container.status.services.map(\.state) == [.built, .built, .built, .notRequested])
         // The earlier snapshot never changes; the newer one holds more.
         #expect(launch.serviceNames == ["configuration"])
         #expect(container.current?.contains("search") == true)
@@ -61,6 +69,10 @@ struct StartPolicyTests {
                 try await container.start(needs: [ServiceKey<Made>.made("feed").erased])
             }
         }
+        let failed = container.status
+        #expect(failed.service("analytics")?.state == .failed)
+        #expect(failed.service("feed")?.state == .skipped)
+        #expect(failed.service("configuration")?.state == .built)
         let session = try await withTimeout(.seconds(30), "session") { try await container.service(.made("session")) }
         #expect(session.name == "session")
         let ready = try await withTimeout(.seconds(30), "start()") { try await container.start() }
