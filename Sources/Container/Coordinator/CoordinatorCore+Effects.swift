@@ -4,7 +4,9 @@
 extension CoordinatorCore {
     // MARK: Callers
 
+    /// Resumes a caller's continuation with `outcome` (the only way a `Waiter` is resumed).
     func resume(_ waiter: Waiter, with outcome: Machine.CallerOutcome) {
+        handingOverToCaller()
         switch outcome {
         case .snapshot(let snapshot): waiter.resume(returning: snapshot)
         case .failure(let error): waiter.resume(throwing: error)

@@ -143,7 +143,8 @@ final class CoordinatorCore: Sendable {
         let given = published.answersReadyInline && current == nil ? readyAppValues() : nil
         return try await TaskFeatures.withEscalationHandler {
             try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { (waiter: Waiter) in
+                defer { tookOverFromResumer() }
+                return try await withCheckedThrowingContinuation { (waiter: Waiter) in
                     let priority = min(Task.currentPriority.rawValue, priorityLimit?.rawValue ?? .max)
                     let action = transition { machine, now in
                         // Read in the critical section: a cancellation that comes later finds
@@ -161,7 +162,7 @@ final class CoordinatorCore: Sendable {
                 }
             } onCancel: {
                 if case .resume(let waiter) = transition({ machine, _ in machine.waiterCancelled(caller: caller) }) {
-                    waiter.resume(throwing: CancellationError())
+                    resume(waiter, with: .cancelled)
                 }
             }
         } onEscalated: { [self] new in
@@ -299,9 +300,38 @@ final class CoordinatorCore: Sendable {
     /// Runs `begin` with a completion that resumes this call.
     func withOperation(_ begin: (@escaping OperationWaiter) -> Void) async throws(ContainerError) -> ResetReport {
         let result = await withCheckedContinuation { continuation in
-            begin { continuation.resume(returning: $0) }
+            begin { [self] in
+                handingOverToCaller()
+                continuation.resume(returning: $0)
+            }
         }
+        tookOverFromResumer()
         return try result.get()
+    }
+
+    // MARK: Hand-offs through a continuation, for ThreadSanitizer
+
+    /// Tells ThreadSanitizer (a no-op without it) that everything this thread did happens before
+    /// the caller it is about to resume runs on (see ``tookOverFromResumer()``); called right
+    /// before every resumption of a caller's continuation (a `Waiter` or an operation's).
+    ///
+    /// The Swift runtime tells ThreadSanitizer about a resumption only when the awaiting task
+    /// had suspended (the run of its job acquires). A caller parks under the state lock and
+    /// suspends a little later, after unlocking; a node ending on another thread in between
+    /// resumes its continuation before it suspended, and the task then runs on with no acquire
+    /// at all (`swift_continuation_await` finds it resumed). The atomic status makes that a real
+    /// happens-before edge, but the runtime is not instrumented: without these annotations
+    /// ThreadSanitizer reports the caller's reads of its snapshot (made at the node's end) as a
+    /// race with the snapshot's initialization.
+    func handingOverToCaller() {
+        ThreadSanitizerHooks.release?(UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque()))
+    }
+
+    /// Tells ThreadSanitizer (a no-op without it) that what the resumer did before
+    /// ``handingOverToCaller()`` happens before what this caller does next; called once a
+    /// caller's continuation returned or threw.
+    func tookOverFromResumer() {
+        ThreadSanitizerHooks.acquire?(UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque()))
     }
 
     // MARK: Scope instances
