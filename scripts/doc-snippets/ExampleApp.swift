@@ -73,3 +73,16 @@ public struct SearchIndex: Sendable {
     public init(database: Database) {}
 }
 extension ServiceKey where Value == SearchIndex { public static let searchIndex = ServiceKey("searchIndex") }
+
+/// An analytics SDK the app can start without (the demand-driven start-up article's optional service).
+public struct Telemetry: Sendable {
+    public init() async throws {}
+    public func record(_ event: String) {}
+}
+extension ServiceKey where Value == Telemetry { public static let telemetry = ServiceKey("telemetry") }
+
+/// A feed that records to telemetry when it has it.
+public struct Feed: Sendable {
+    public init(session: Session, telemetry: Telemetry?) {}
+}
+extension ServiceKey where Value == Feed { public static let feed = ServiceKey("feed") }

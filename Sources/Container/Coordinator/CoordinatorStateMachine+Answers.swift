@@ -21,18 +21,18 @@ extension CoordinatorStateMachine {
                         holdsEager: eagerIsBuilt)
                 resume.append(resumption(demand, .snapshot(snapshot), result: .snapshot, build: build))
             } else {
-                let error = failure(of: demand.closure, report: lastReport ?? report(now: now))
+                let error = failure(of: demand.required, report: lastReport ?? report(now: now))
                 resume.append(resumption(demand, .failure(error), result: .failure, build: build))
             }
         }
         return resume
     }
 
-    /// The error of a request whose closure has a node without a value: a permanent failure
-    /// before used-up attempts before a transient failure.
-    func failure(of closure: SlotSet, report: BuildReport) -> ContainerError {
+    /// The error of a request whose required nodes include one without a value: a permanent
+    /// failure before used-up attempts before a transient failure.
+    func failure(of required: SlotSet, report: BuildReport) -> ContainerError {
         var chosen: (rank: Int, error: ContainerError)?
-        for slot in closure.slots {
+        for slot in required.slots {
             guard let block = state.block(of: slot) else { continue }
             let rank =
                 block.error.code == .attemptsExhausted ? 1 : block.sticky ? 2 : 0

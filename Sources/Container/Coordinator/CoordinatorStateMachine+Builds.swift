@@ -24,7 +24,7 @@ extension CoordinatorStateMachine {
                 continue
             }
             guard !current.isMember(slot) else { continue }
-            let waiting = graph.nodes[slot].dependencies.count { !state.hasValue($0) }
+            let waiting = waitingCount(of: slot, in: current)
             current.add(slot, waitingFor: waiting)
             if waiting == 0 { ready.append(slot) }
         }
@@ -55,6 +55,18 @@ extension CoordinatorStateMachine {
         }
         build = current
         return start
+    }
+
+    /// How many dependencies of `slot` it waits for: those without a value, but an optional one
+    /// only while the build runs it (one that cannot be built is not waited for).
+    private func waitingCount(of slot: Int, in current: BuildState) -> Int {
+        let dependencies = graph.nodes[slot].dependencies
+        guard graph.hasOptionalServices else { return dependencies.count { !state.hasValue($0) } }
+        return dependencies.count { dependency in
+            guard !state.hasValue(dependency) else { return false }
+            guard graph.nodes[dependency].isOptional else { return true }
+            return current.isMember(dependency) && !current.isSettled(dependency)
+        }
     }
 
     /// A build of the generation, not launched, with room for `members` members.
@@ -184,7 +196,11 @@ extension CoordinatorStateMachine {
             current.records.failed(slot, failure)
             record(.nodeFailed(node: nodes[slot].name, failure: failure.kind, error: failure.message), current.build)
             completed = demands.settled(slot, failed: true)
-            if policy.failureMode == .failFast && !current.stopped {
+            if graph.hasOptionalServices {
+                if nodes[slot].isOptional { state.noteAbsence(of: slot, "\(nodes[slot].name) failed: \(failure)") }
+                settleAbsence(from: slot, in: &current, launching: &orders, completed: &completed, now: now)
+            }
+            if policy.failureMode == .failFast && !current.stopped && !nodes[slot].isOptional {
                 current.stopped = true
                 cancel = current.ticket
             }
@@ -206,6 +222,42 @@ extension CoordinatorStateMachine {
         }
         let (resume, lifecycle) = endBuild(answering: completed, now: now)
         return NodeAction(resume: resume, cancel: cancel, then: lifecycle)
+    }
+
+    /// `slot` ended without a value: the optional members that can no longer be built because
+    /// of it settle as skipped now (not at the build's end), and the members that waited only
+    /// for such an optional dependency (or for `slot`, when it is optional) start without it.
+    private mutating func settleAbsence(
+        from slot: Int, in current: inout BuildState, launching orders: inout WorkerOrders,
+        completed: inout [Demands.Demand], now: Duration
+    ) {
+        let nodes = graph.nodes
+        let root = nodes[slot].name
+        var stack = [slot]
+        var doomed = Set<Int>()
+        while let absent = stack.popLast() {
+            for dependent in graph.dependents[absent]
+            where current.isMember(dependent) && current.records[dependent].status == .pending {
+                if nodes[absent].isOptional {
+                    // An optional edge: the dependent starts without the value.
+                    if current.dependencyArrived(for: dependent) && !current.stopped {
+                        orders.launches.append(launchOf(dependent))
+                        current.unstarted -= 1
+                        current.running += 1
+                    }
+                } else if doomed.insert(dependent).inserted {
+                    if nodes[dependent].isOptional {
+                        current.records[dependent].endedAt = now
+                        current.records.skipped(dependent, because: [root])
+                        record(.nodeSkipped(node: nodes[dependent].name, because: [root]), current.build)
+                        completed += demands.settled(dependent, failed: true)
+                        current.unstarted -= 1
+                        state.noteAbsence(of: dependent, "\(nodes[dependent].name) skipped: \(root) failed")
+                    }
+                    stack.append(dependent)
+                }
+            }
+        }
     }
 
     /// A node of a superseded build ended: its value goes to the teardown (reported by the
@@ -272,7 +324,8 @@ extension CoordinatorStateMachine {
         let pending = current.unstarted > 0 ? current.members.filter { current.records[$0].status == .pending } : []
         for slot in pending.isEmpty ? [] : pending.sorted(by: { rank[$0] < rank[$1] }) {
             var roots = Set<Int>()
-            for dependency in graph.nodes[slot].dependencies where current.isMember(dependency) {
+            for dependency in graph.nodes[slot].dependencies
+            where current.isMember(dependency) && !graph.nodes[dependency].isOptional {
                 switch current.records[dependency].status {
                 case .failed: roots.insert(dependency)
                 case .skipped: roots.formUnion(failedUpstream[dependency, default: []])
@@ -346,7 +399,9 @@ extension CoordinatorStateMachine {
                 state.block(slot, .init(error: error, sticky: true, allowedAt: .zero))
                 continue
             }
-            guard ended.records[slot].status == .failed else { continue }
+            let isOptional = graph.hasOptionalServices && graph.nodes[slot].isOptional
+            guard ended.records[slot].status == .failed || (isOptional && ended.records[slot].status == .skipped)
+            else { continue }
             let error = failedError ?? .buildFailed(report)
             failedError = error
             let delay = policy.retryAfter.delay(beforeRetry: attempts)
@@ -357,9 +412,10 @@ extension CoordinatorStateMachine {
         return exhausted
     }
 
-    /// Whether the eager services can never be built in this generation (a sticky block).
+    /// Whether the eager services can never be built in this generation (a sticky block of a
+    /// node whose failure fails `start()`).
     var eagerIsSticky: Bool {
-        let eager = eagerClosure
+        let eager = graph.eagerRequired
         for slot in 0..<graph.builtCount where state.block(of: slot)?.sticky == true && eager.contains(slot) {
             return true
         }

@@ -19,7 +19,7 @@ extension CoordinatorStateMachine {
                 state = .ready
             } else if blocks.contains(where: \.sticky) {
                 state = .failed
-                lastFailure = failure(of: eagerClosure, report: lastReport ?? report(now: .zero))
+                lastFailure = failure(of: graph.eagerRequired, report: lastReport ?? report(now: .zero))
             } else if let delayed = blocks.filter({ $0.allowedAt > (lastReport?.endedAt ?? .zero) }).max(by: {
                 $0.allowedAt < $1.allowedAt
             }) {

@@ -105,9 +105,13 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
     /// declared) and the app values they use.
     var eagerClosure: SlotSet { graph.eagerSlots }
 
-    /// Whether every slot `start()` asks for has a value.
+    /// Whether every slot `start()` asks for has a value (an optional one: or cannot be built now).
     var eagerIsBuilt: Bool {
         let eager = eagerClosure
+        if graph.hasOptionalServices {
+            if case .built = inspect(eager, required: graph.eagerRequired, now: .zero) { return true }
+            return false
+        }
         if eager.count == graph.nodes.count { return state.values.count == graph.nodes.count }
         return eager.slots.allSatisfy(state.hasValue)
     }
@@ -155,15 +159,18 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
             let raised = demands.park(entry, at: index, priority: priority)
             return .park(raise: raised ? raise(to: priority) : nil, start: Start())
         }
-        let closure = closure(of: key)
-        switch inspect(closure, now: now) {
+        var closure = closure(of: key)
+        let required = graph.hasOptionalServices ? required(of: key) : closure
+        switch inspect(closure, required: required, now: now) {
         case .built:
             traceAnswer(label, found: .ready, result: .snapshot)
             return .answer(waiter, .snapshot(publishedHolding(closure)))
         case .blocked(let error, let found):
             traceAnswer(label, found: found, result: .failure)
             return .answer(waiter, .failure(error))
-        case .needed(let missing, let unsettled, let failed):
+        case .needed(let missing, let unsettled, let failed, let absent):
+            // Optional nodes that cannot be built now are not waited for.
+            for slot in absent { closure.remove(slot) }
             let found: TraceEvent.CallerState = build == nil ? .idle : .running
             record(.callerJoined(caller: label, state: found))
             if isCancelled {
@@ -171,13 +178,13 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
                 return .answer(waiter, .cancelled)
             }
             var demand = Demands.Demand(
-                key: key, closure: closure, pending: missing.count + unsettled, priority: priority)
+                key: key, closure: closure, required: required, pending: missing.count + unsettled, priority: priority)
             demand.failed = failed
             demand.callers.park(entry)
             let start = add(missing, closure: closure, priority: priority, fromCaller: true, now: now)
             if demand.pending == 0 {
                 // Every node it needs has settled in the build in flight, not all with a value.
-                return .answer(waiter, .failure(failure(of: demand.closure, report: report(now: now))))
+                return .answer(waiter, .failure(failure(of: demand.required, report: report(now: now))))
             }
             _ = demands.add(demand)
             return .park(raise: raise(to: priority), start: start)
@@ -250,6 +257,17 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
         }
     }
 
+    /// The part of the closure of `key` whose failure fails the request (see
+    /// ``ServiceGraph/required(from:)``).
+    func required(of key: Demands.Key) -> SlotSet {
+        switch key {
+        case .eager: return graph.eagerRequired
+        case .deferred: return graph.deferredRequired
+        case .roots(let roots): return graph.required(from: roots)
+        case .names: return required(of: resolved(key))
+        }
+    }
+
     /// What a closure needs now.
     enum ClosureNeed {
         /// Every node has a value.
@@ -257,13 +275,17 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
         /// A node is blocked: sticky (`found` `.failed`) or until its next attempt (`.waiting`).
         case blocked(ContainerError, found: TraceEvent.CallerState)
         /// The build must make `missing` (in topological order); `unsettled` nodes are in the
-        /// build in flight already, and `failed` tells whether one of them settled without a value.
-        case needed(missing: [Int], unsettled: Int, failed: Bool)
+        /// build in flight already, and `failed` tells whether a required one settled without a
+        /// value. `absent`: nodes outside `required` that cannot be built now (blocked, settled
+        /// without a value, or needing such a node), which the request does not wait for.
+        case needed(missing: [Int], unsettled: Int, failed: Bool, absent: [Int] = [])
     }
 
     /// What `closure` lacks: sticky failures first, then nodes waiting for their next attempt.
-    func inspect(_ closure: SlotSet, now: Duration) -> ClosureNeed {
+    /// Nodes outside `required` (under an optional service) never fail it.
+    func inspect(_ closure: SlotSet, required: SlotSet, now: Duration) -> ClosureNeed {
         if state.values.count == graph.nodes.count { return .built }
+        if graph.hasOptionalServices { return inspectWithOptionals(closure, required: required, now: now) }
         var missing: [Int] = []
         missing.reserveCapacity(graph.nodes.count - state.values.count)
         var unsettled = 0
@@ -294,12 +316,65 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
         return .needed(missing: missing, unsettled: unsettled, failed: failed)
     }
 
+    /// ``inspect(_:required:now:)`` for a graph with optional services: a node outside
+    /// `required` that cannot be built now is absent, and so is one that needs an absent node
+    /// through a plain edge.
+    private func inspectWithOptionals(_ closure: SlotSet, required: SlotSet, now: Duration) -> ClosureNeed {
+        var missing: [Int] = []
+        var unsettled = 0
+        var failed = false
+        var waiting: ContainerError?
+        var absent: [Int] = []
+        var isAbsent = SlotSet(capacity: graph.nodes.count)
+        for slot in graph.topologicalOrder where closure.contains(slot) && !state.hasValue(slot) {
+            if slot >= graph.builtCount {
+                missing.append(slot)
+                continue
+            }
+            let isRequired = required.contains(slot)
+            var cannotBuild = false
+            if let build, build.isMember(slot) {
+                guard build.isSettled(slot) else {
+                    unsettled += 1
+                    continue
+                }
+                if isRequired { failed = true } else { cannotBuild = true }
+            } else if let block = state.block(of: slot), block.sticky || now < block.allowedAt {
+                if isRequired {
+                    if block.sticky { return .blocked(block.error, found: .failed) }
+                    waiting = waiting ?? block.error
+                    continue
+                }
+                cannotBuild = true
+            } else if !isRequired {
+                cannotBuild = graph.nodes[slot].dependencies.contains { dependency in
+                    isAbsent.contains(dependency) && !graph.nodes[dependency].isOptional
+                }
+            }
+            if cannotBuild {
+                isAbsent.insert(slot)
+                absent.append(slot)
+            } else if !(build?.isMember(slot) ?? false) {
+                missing.append(slot)
+            }
+        }
+        if let waiting { return .blocked(waiting, found: .waiting) }
+        if missing.isEmpty && unsettled == 0 && !failed { return .built }
+        return .needed(missing: missing, unsettled: unsettled, failed: failed, absent: absent)
+    }
+
     /// The published snapshot, made anew first when values were added since it was made.
     mutating func publishedHolding(_ closure: SlotSet, build: BuildAttempt? = nil) -> AppServices {
-        if let published, published.values.count == state.values.count { return published }
+        if let published, published.values.count == state.values.count,
+            published.absences.count == state.absences.count
+        {
+            return published
+        }
+        var absences: [String: String] = [:]
+        for (slot, reason) in state.absences { absences[graph.nodes[slot].name] = reason }
         let snapshot = AppServices(
             generation: generation, report: lastReport ?? emptyReport, layout: graph.layout, values: state.values,
-            scope: scopeInstance, appGeneration: appGeneration, holdsEager: eagerIsBuilt)
+            scope: scopeInstance, appGeneration: appGeneration, holdsEager: eagerIsBuilt, absences: absences)
         published = snapshot
         snapshotChange = .publish(snapshot)
         record(.snapshotPublished(services: snapshot.values.count), build)

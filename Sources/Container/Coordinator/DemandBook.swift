@@ -24,6 +24,9 @@ struct DemandBook<Waiter> {
         let key: Key
         /// The closure's slots: the nodes whose settling this demand counts.
         let closure: SlotSet
+        /// The part of the closure whose failure fails the demand: reached without passing an
+        /// optional service (the closure itself when the graph has none).
+        let required: SlotSet
         /// Nodes of the closure that have not settled yet.
         var pending: Int
         /// Whether a node of the closure ended without a value.
@@ -31,6 +34,15 @@ struct DemandBook<Waiter> {
         var callers = CallerRegistry<Waiter>()
         /// The highest priority among its callers (a `TaskPriority.rawValue`).
         var priority: UInt8
+
+        /// A demand with no caller yet; `required` defaults to the whole closure.
+        init(key: Key, closure: SlotSet, required: SlotSet? = nil, pending: Int, priority: UInt8) {
+            self.key = key
+            self.closure = closure
+            self.required = required ?? closure
+            self.pending = pending
+            self.priority = priority
+        }
     }
 
     private(set) var demands: [Demand] = []
@@ -84,7 +96,7 @@ struct DemandBook<Waiter> {
         while index < demands.count {
             if demands[index].closure.contains(slot) {
                 demands[index].pending -= 1
-                if failed { demands[index].failed = true }
+                if failed && demands[index].required.contains(slot) { demands[index].failed = true }
                 if demands[index].pending == 0 {
                     completed.append(demands.remove(at: index))
                     continue

@@ -26,6 +26,9 @@ struct GenerationState {
     private(set) var values = SlotValues()
     /// Nodes that failed and may not be built now, by slot.
     private(set) var blocks: [Int: Block] = [:]
+    /// Why each optional node that ended without a value in this generation has none (its
+    /// outcome), by slot: what snapshots say about it.
+    private(set) var absences: [Int: String] = [:]
     /// Attempts of each node in this generation, by slot (empty: none): builds that were to
     /// make it and did not (it failed, was skipped or cancelled).
     private(set) var attempts: [Int32] = []
@@ -68,7 +71,11 @@ struct GenerationState {
         if slot >= graph.builtCount && !values.hasValue(slot) { externalCount += 1 }
         values[slot] = box
         if !blocks.isEmpty { blocks[slot] = nil }
+        if !absences.isEmpty { absences[slot] = nil }
     }
+
+    /// Optional node `slot` ended without a value, for `reason`.
+    mutating func noteAbsence(of slot: Int, _ reason: String) { absences[slot] = reason }
 
     /// Counts `count` provider runs of `slot`.
     mutating func countRuns(_ count: Int, of slot: Int) {
@@ -147,6 +154,7 @@ struct GenerationState {
     mutating func retireAll() -> Retired {
         let retired = retire(Array(0..<graph.nodes.count))
         blocks = [:]
+        absences = [:]
         return retired
     }
 
@@ -169,6 +177,7 @@ struct GenerationState {
     private mutating func startGeneration() {
         generation += 1
         blocks = [:]
+        absences = [:]
         attempts = []
         runs = []
         builds = 0

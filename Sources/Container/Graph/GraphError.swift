@@ -10,7 +10,7 @@ public struct GraphError: Error, Sendable, CustomStringConvertible {
             case duplicateService, unknownProvider, missingDependency, duplicateDependency, cycle
             case unknownRequirement, typeMismatch, invalidOptions, invalidName
             case undeclaredScope, invalidScope, captiveDependency, crossScopeDependency, scopeMismatch
-            case unknownService
+            case unknownService, optionalEdge
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -45,6 +45,9 @@ public struct GraphError: Error, Sendable, CustomStringConvertible {
         public static let scopeMismatch = Code(.scopeMismatch)
         /// An override names a service the graph does not declare.
         public static let unknownService = Code(.unknownService)
+        /// A plain edge to an optional service (write `"<name>?"`), or `"<name>?"` naming a
+        /// service that is not optional.
+        public static let optionalEdge = Code(.optionalEdge)
 
         public var description: String { base.rawValue }
     }

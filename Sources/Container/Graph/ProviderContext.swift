@@ -117,16 +117,27 @@ public struct ProviderContext: Sendable {
         let declared = node.dependencyNames
         let index = if let positions { positions[name] } else { declared.firstIndex(of: name) }
         guard let index else { throw .undeclared(name, reader: "service '\(serviceName)'", declared: declared) }
-        return dependency(at: index)
+        guard let box = dependency(at: index) else { throw .absent(name, reader: "service '\(serviceName)'") }
+        return box
     }
 
-    /// The value of the dependency at `position` in the node's declaration: it has one, since the
-    /// node started only once each of its dependencies had a value.
-    func dependency(at position: Int) -> AnyServiceBox {
-        guard let box = build.values[node.dependencies[position]] else {
-            preconditionFailure("'\(serviceName)' runs before its dependency '\(declared[position])' has a value")
-        }
-        return box
+    /// The value of the dependency at `position` in the node's declaration. The node started
+    /// once each of its dependencies had a value or, for an optional one, settled without:
+    /// `nil` only for an optional dependency that was not built.
+    func dependency(at position: Int) -> AnyServiceBox? {
+        build.values[node.dependencies[position]]
+    }
+
+    /// Reads a declared dependency on an optional service (`"<name>?"` in `dependsOn`): `nil`
+    /// when it was not built (see <doc:DemandDrivenStartUp>).
+    /// - Throws: ``ServiceLookupError`` when `key` is not in the node's `dependsOn` or has another type.
+    public func optional<Value>(_ key: ServiceKey<Value>) throws(ServiceLookupError) -> Value? {
+        let declared = node.dependencyNames
+        let index = if let positions { positions[key.name] } else { declared.firstIndex(of: key.name) }
+        guard let index else { throw .undeclared(key.name, reader: "service '\(serviceName)'", declared: declared) }
+        guard let box = dependency(at: index) else { return nil }
+        if box.typeID == ObjectIdentifier(Value.self) { return unsafeDowncast(box, to: ServiceBox<Value>.self).value }
+        return try cast(box, to: key)
     }
 
     /// `box`'s value read as another type than its own (a protocol existential read as another,
@@ -148,8 +159,9 @@ public struct ProviderContext: Sendable {
         }
         var values: [Value] = []
         values.reserveCapacity(positions.count)
+        // An optional member that was not built is left out.
         for position in positions {
-            let box = dependency(at: position)
+            guard let box = dependency(at: position) else { continue }
             guard let value = box.anyValue as? Value else {
                 throw .typeMismatch(declared[position], expected: Value.self, actual: box.valueType)
             }

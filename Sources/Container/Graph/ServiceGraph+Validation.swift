@@ -52,6 +52,7 @@ extension ServiceGraph {
         var suggestions = Suggestions { accepted.map { specs[$0].name } }
         // The redactor of the graph's secrets, made on the first rejected options, for all of them.
         var redaction = Redaction { accepted.flatMap { specs[$0].options.secretStrings } }
+        let isOptional = accepted.map { specs[$0].isOptional }
         for position in accepted {
             let (provider, read) = Self.resolveProvider(
                 of: specs[position], registered: registered, redaction: &redaction, issues: &issues)
@@ -59,7 +60,8 @@ extension ServiceGraph {
             settings.append(read)
             dependencies.append(
                 Self.resolveDependencies(
-                    of: specs[position], slots: slotOfName, suggestions: &suggestions, issues: &issues))
+                    of: specs[position], slots: slotOfName, isOptional: isOptional, suggestions: &suggestions,
+                    issues: &issues))
         }
         let groups = Self.resolveGroups(
             specs: specs, accepted: accepted, providers: providers, dependencies: &dependencies, issues: &issues)
@@ -142,17 +144,22 @@ extension ServiceGraph {
         }
     }
 
+    /// The slots of `spec`'s dependencies; an edge to an optional service is written
+    /// `"<name>?"`, and only such an edge.
     private static func resolveDependencies(
-        of spec: ServiceSpec, slots: [String: Int], suggestions: inout Suggestions, issues: inout [GraphError.Issue]
+        of spec: ServiceSpec, slots: [String: Int], isOptional: [Bool], suggestions: inout Suggestions,
+        issues: inout [GraphError.Issue]
     ) -> [Int] {
         var result: [Int] = []
         result.reserveCapacity(spec.dependsOn.count)
         // Lists of dependencies are short: comparing with the earlier entries is cheaper than a
         // set per service. Long lists (more than 16) still use a set, to stay linear.
         var seen: Set<String>? = spec.dependsOn.count > 16 ? [] : nil
-        for (index, dependency) in spec.dependsOn.enumerated() {
+        for (index, written) in spec.dependsOn.enumerated() {
             // Groups are expanded to their members by `resolveGroups`.
-            if ServiceGroups.parse(dependency) != nil { continue }
+            if ServiceGroups.parse(written) != nil { continue }
+            let optionalEdge = written.hasSuffix("?")
+            let dependency = optionalEdge ? String(written.dropLast()) : written
             // Built only for a message: most services have no problem to report.
             var location: ConfigLocation? { spec.location?.appending("dependsOn").appending("[\(index)]") }
             let isDuplicate =
@@ -192,9 +199,26 @@ extension ServiceGraph {
                         location: location))
                 continue
             }
+            if isOptional[slot] != optionalEdge {
+                issues.append(optionalEdgeIssue(spec, dependency, isOptional: isOptional[slot], at: location))
+                continue
+            }
             result.append(slot)
         }
         return result
+    }
+
+    /// A plain edge to an optional service, or an optional edge to a service that is not.
+    private static func optionalEdgeIssue(
+        _ spec: ServiceSpec, _ dependency: String, isOptional: Bool, at location: ConfigLocation?
+    ) -> GraphError.Issue {
+        let message =
+            isOptional
+            ? "service '\(spec.name)' depends on '\(dependency)', which is optional: a request may succeed without "
+                + "it; depend on it as \"\(dependency)?\" and read it with context.optional(_:)"
+            : "service '\(spec.name)' depends on '\(dependency)?', but '\(dependency)' is not optional; depend on "
+                + "\"\(dependency)\", or declare '\(dependency)' optional (\"optional\": true)"
+        return .init(code: .optionalEdge, message: message, service: spec.name, location: location)
     }
 
     /// Every elementary cycle met by a depth-first search, each once, as `a -> b -> a`.

@@ -44,6 +44,8 @@ public final class ServiceGraph: Sendable {
         /// When the node is built. Not in the fingerprint: it says when the value is made, not
         /// what it is, so a reload that changes only a policy keeps the value.
         var start: StartPolicy { declaration.start }
+        /// Whether requests succeed without it. Not in the fingerprint, like ``start``.
+        var isOptional: Bool { declaration.isOptional }
 
         /// `fingerprint`: the declaration's, when known (a scope part's copy of a node); computed otherwise.
         init(
@@ -110,6 +112,14 @@ public final class ServiceGraph: Sendable {
     /// scope instance) asks only for what it needs; otherwise for every eager service, as
     /// `start()` does (see <doc:DemandDrivenStartUp>).
     public let declaresStartPolicies: Bool
+    /// Whether a service is optional (``ServiceSpec/isOptional``): then a request fails only
+    /// for the nodes of its closure it reaches without passing an optional one.
+    let hasOptionalServices: Bool
+    /// The part of ``eagerSlots`` whose failure fails `start()`: reached without passing an
+    /// optional service (``eagerSlots`` itself when no service is optional).
+    let eagerRequired: SlotSet
+    /// The same part of ``deferredSlots``.
+    let deferredRequired: SlotSet
     /// Secret option values of every node, redacted from traces and errors.
     let secrets: [String]
     /// Hides the graph's secrets (the values of every option marked secret, and their fragments)
@@ -182,19 +192,28 @@ public final class ServiceGraph: Sendable {
         let allSlots = SlotSet.all(nodes.count)
         self.allSlots = allSlots
         declaresStartPolicies = nodes.contains { $0.start != .eager }
+        hasOptionalServices = nodes.contains(where: \.isOptional)
+        let optionals = hasOptionalServices ? nodes.map(\.isOptional) : []
+        // A part's external nodes that none of its own depends on are read by its entry points.
+        let read = (builtCount..<nodes.count).filter { slot in dependents[slot].isEmpty }
+        func roots(_ policies: Set<StartPolicy>) -> [Int] {
+            (0..<builtCount).filter { policies.contains(nodes[$0].start) } + read
+        }
         if !declaresStartPolicies {
-            self.layout = ServiceLayout(names: nodes.map(\.name))
+            self.layout = ServiceLayout(names: nodes.map(\.name), optionals: optionals)
             eagerSlots = allSlots
             deferredSlots = allSlots
         } else {
-            self.layout = ServiceLayout(names: nodes.map(\.name), policies: nodes.map(\.start))
-            // A part's external nodes that none of its own depends on are read by its entry points.
-            let read = (builtCount..<nodes.count).filter { slot in dependents[slot].isEmpty }
-            func roots(_ policies: Set<StartPolicy>) -> [Int] {
-                (0..<builtCount).filter { policies.contains(nodes[$0].start) } + read
-            }
+            self.layout = ServiceLayout(names: nodes.map(\.name), policies: nodes.map(\.start), optionals: optionals)
             eagerSlots = Self.closure(of: roots([.eager]), in: nodes)
             deferredSlots = Self.closure(of: roots([.eager, .deferred]), in: nodes)
+        }
+        if hasOptionalServices {
+            eagerRequired = Self.required(from: roots([.eager]), in: nodes)
+            deferredRequired = Self.required(from: roots([.eager, .deferred]), in: nodes)
+        } else {
+            eagerRequired = eagerSlots
+            deferredRequired = deferredSlots
         }
         self.secrets = nodes.flatMap { $0.options.secretStrings }
         self.redactor = Redactor(secrets: secrets)
@@ -251,6 +270,27 @@ public final class ServiceGraph: Sendable {
             stack.append(contentsOf: nodes[slot].dependencies)
         }
         return closure
+    }
+
+    /// The part of the closure of `roots` whose failure fails the request: the nodes reached
+    /// without passing an optional one (an optional root included).
+    func required(from roots: [Int]) -> SlotSet {
+        hasOptionalServices ? Self.required(from: roots, in: nodes) : closure(of: roots)
+    }
+
+    private static func required(from roots: [Int], in nodes: [Node]) -> SlotSet {
+        var required = SlotSet(capacity: nodes.count)
+        var stack = roots
+        while let slot = stack.popLast() {
+            guard !nodes[slot].isOptional, required.insert(slot) else { continue }
+            stack.append(contentsOf: nodes[slot].dependencies)
+        }
+        return required
+    }
+
+    /// Whether the service called `name` is optional, or `nil` when there is no such service.
+    public func isOptional(_ name: String) -> Bool? {
+        layout.slots[name].map { nodes[$0].isOptional }
     }
 
     /// When the service called `name` is built, or `nil` when there is no such service.

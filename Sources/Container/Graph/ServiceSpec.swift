@@ -48,6 +48,10 @@ public struct ServiceSpec: Sendable {
     /// When the service is built: by `start()` (``StartPolicy/eager``, the default), after the
     /// first frame (``StartPolicy/deferred``), or only when a request needs it (``StartPolicy/lazy``).
     public var start: StartPolicy = .eager
+    /// Whether the app starts without it: its failure never fails a request; snapshots then
+    /// lack it and say why (``AppServices/absence(of:)``). Its dependents depend on it with
+    /// `"<name>?"` and read it with ``ProviderContext/optional(_:)`` (see <doc:DemandDrivenStartUp>).
+    public var isOptional = false
     /// Dependencies declared with typed keys: validation checks that each service's provider
     /// makes the key's type. Their names are in ``dependsOn`` too.
     public var typedDependencies: [AnyServiceKey] = []

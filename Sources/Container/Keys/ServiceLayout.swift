@@ -14,6 +14,8 @@ final class ServiceLayout: Sendable {
     @usableFromInline let slots: [String: Int]
     /// Each service's start policy, by slot; empty when every service is eager.
     let policies: [StartPolicy]
+    /// Whether each service is optional, by slot; empty when none is.
+    let optionals: [Bool]
 
     /// The id of layouts made after the 2³²−2 cacheable ids were used up: lookups in them
     /// always take the (correct, slower) lookup by name.
@@ -22,16 +24,17 @@ final class ServiceLayout: Sendable {
     static let lastID = UInt32.max - 1
     private static let issued = Atomic<UInt64>(0)
 
-    convenience init(names: [String], policies: [StartPolicy] = []) {
+    convenience init(names: [String], policies: [StartPolicy] = [], optionals: [Bool] = []) {
         self.init(
             names: names, id: Self.id(forLayoutNumber: Self.issued.add(1, ordering: .relaxed).newValue),
-            policies: policies)
+            policies: policies, optionals: optionals)
     }
 
-    init(names: [String], id: UInt32, policies: [StartPolicy] = []) {
+    init(names: [String], id: UInt32, policies: [StartPolicy] = [], optionals: [Bool] = []) {
         self.id = id
         self.names = names
         self.policies = policies
+        self.optionals = optionals
         var slots: [String: Int] = [:]
         slots.reserveCapacity(names.count)
         for (slot, name) in names.enumerated() { slots[name] = slot }
@@ -40,6 +43,9 @@ final class ServiceLayout: Sendable {
 
     /// The start policy of the service in `slot`.
     func policy(at slot: Int) -> StartPolicy { slot < policies.count ? policies[slot] : .eager }
+
+    /// Whether the service in `slot` is optional.
+    func isOptional(at slot: Int) -> Bool { slot < optionals.count && optionals[slot] }
 
     /// The slot of `key`'s service, using and refreshing the key's cache.
     @inlinable

@@ -75,6 +75,16 @@ public struct ServiceLookupError: ClassifiedError, Sendable, Equatable, CustomSt
                 + "that did not need it; ask for it: \(ask), start(needs:), or an entry point's @Needs")
     }
 
+    /// A read of an optional service that was not built (it failed, or a service it needs
+    /// did), by a read that requires a value.
+    public static func absent(_ name: String, reader: String, reason: String? = nil) -> ServiceLookupError {
+        let why = reason.map { " (\($0))" } ?? ""
+        return ServiceLookupError(
+            code: .notBuilt, service: name,
+            message: "\(reader) read optional service '\(name)', which was not built\(why); read it with "
+                + "optional(_:), which returns nil then")
+    }
+
     /// A lookup of a service the reader did not declare; `type` is the type it was read as,
     /// when known (the remedy then shows the `@Needs` property to add).
     public static func undeclared(

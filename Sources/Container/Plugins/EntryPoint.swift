@@ -82,6 +82,18 @@ public struct ScopedServices: Sendable {
         return try snapshot.resolve(key)
     }
 
+    /// Reads a declared optional service: `nil` when the snapshot does not hold it (see
+    /// ``AppServices/optional(_:)``).
+    /// - Throws: ``ServiceLookupError`` when `key` was not declared, or as ``AppServices/optional(_:)``.
+    public func optional<Value>(_ key: ServiceKey<Value>) throws(ServiceLookupError) -> Value? {
+        guard allowed.contains(key.name) else {
+            throw .undeclared(
+                key.name, reader: "entry point '\(reader)'", declared: requirements.map(\.name), type: Value.self)
+        }
+        if let app, !snapshot.contains(key.name), app.contains(key.name) { return try app.optional(key) }
+        return try snapshot.optional(key)
+    }
+
     /// Reads a declared service; the same as ``resolve(_:)``.
     public subscript<Value>(key: ServiceKey<Value>) -> Value {
         get throws(ServiceLookupError) { try resolve(key) }

@@ -12,16 +12,36 @@
 /// }
 /// ```
 ///
+/// An optional service (``ServiceSpec/isOptional``) is declared as an optional property, which
+/// is `nil` when the snapshot does not hold it: `@Needs(.telemetry) var telemetry: Telemetry?`.
+///
 /// The properties are readable inside `run(_:)` and in the tasks it awaits (not in detached
 /// tasks). Reading one elsewhere stops the program with a message that says so; `$session.get()`
 /// is the throwing form for code that may run outside.
 @propertyWrapper
 public struct Needs<Value: Sendable>: Sendable {
-    /// The service read.
+    /// The service read (for an optional property, its name with the property's type).
     public let key: ServiceKey<Value>
+    /// What the entry point declares it reads: `key`, or for an optional property the key of
+    /// the service's own type.
+    let erasedKey: AnyServiceKey
+    /// Reads the value from a running entry point's view.
+    private let read: @Sendable (ScopedServices) throws(ServiceLookupError) -> Value
 
     /// Declares that the entry point reads the service of `key`.
-    public init(_ key: ServiceKey<Value>) { self.key = key }
+    public init(_ key: ServiceKey<Value>) {
+        self.key = key
+        erasedKey = key.erased
+        read = { services throws(ServiceLookupError) in try services.resolve(key) }
+    }
+
+    /// Declares that the entry point reads the optional service of `key`: the property is `nil`
+    /// when the snapshot does not hold it.
+    public init<Wrapped: Sendable>(_ key: ServiceKey<Wrapped>) where Value == Wrapped? {
+        self.key = ServiceKey<Value>(key.name)
+        erasedKey = key.erased
+        read = { services throws(ServiceLookupError) in try services.optional(key) }
+    }
 
     /// The service's value in the running entry point's snapshot.
     public var wrappedValue: Value {
@@ -48,7 +68,7 @@ public struct Needs<Value: Sendable>: Sendable {
                     + "detached task): it is filled only while the container runs the entry point; read it inside "
                     + "run(_:), or pass the value along")
         }
-        return try services.resolve(key)
+        return try read(services)
     }
 }
 
@@ -68,9 +88,7 @@ protocol NeedsDeclaration {
     var erasedKey: AnyServiceKey { get }
 }
 
-extension Needs: NeedsDeclaration {
-    var erasedKey: AnyServiceKey { key.erased }
-}
+extension Needs: NeedsDeclaration {}
 
 extension EntryPoint {
     /// The services the entry point's `@Needs` properties declare, in declaration order.

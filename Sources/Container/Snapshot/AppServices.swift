@@ -29,10 +29,13 @@ public final class AppServices: Sendable {
     @usableFromInline let values: SlotValues
     /// Whether it holds every service `start()` asks for (what `start()` may return at once).
     @usableFromInline let holdsEager: Bool
+    /// Why each optional service the snapshot lacks was not built, by name (only those that
+    /// failed or whose dependency did).
+    let absences: [String: String]
 
     init(
         generation: Int, report: BuildReport, layout: ServiceLayout, values: SlotValues,
-        scope: String? = nil, appGeneration: Int? = nil, holdsEager: Bool = true
+        scope: String? = nil, appGeneration: Int? = nil, holdsEager: Bool = true, absences: [String: String] = [:]
     ) {
         precondition(values.count <= layout.names.count, "a snapshot holds at most every service of its layout")
         self.generation = generation
@@ -42,6 +45,7 @@ public final class AppServices: Sendable {
         self.scope = scope
         self.appGeneration = appGeneration
         self.holdsEager = holdsEager
+        self.absences = absences
     }
 
     /// Whether the snapshot holds a value of every service of its graph.
@@ -88,6 +92,24 @@ public final class AppServices: Sendable {
         get throws(ServiceLookupError) { try resolve(key) }
     }
 
+    /// Reads an optional service (``ServiceSpec/isOptional``): `nil` when the snapshot does not
+    /// hold it; ``absence(of:)`` says why (see <doc:DemandDrivenStartUp>).
+    /// - Throws: ``ServiceLookupError`` when no service has that name, its value has another
+    ///   type, or the service is not optional and the snapshot does not hold it.
+    public func optional<Value>(_ key: ServiceKey<Value>) throws(ServiceLookupError) -> Value? {
+        guard let slot = layout.slot(of: key) else { throw missing(key.name) }
+        guard let box = values.value(at: slot) else {
+            if layout.isOptional(at: slot) { return nil }
+            throw notHeld(key.name, slot: slot, type: Value.self)
+        }
+        guard box.typeID == ObjectIdentifier(Value.self) else { throw mismatch(key.name, expected: Value.self) }
+        return unsafeDowncast(box, to: ServiceBox<Value>.self).value
+    }
+
+    /// Why the optional service called `name` is not in the snapshot: its failure, or the
+    /// failure of a service it needs; `nil` when it is held, or was not asked for.
+    public func absence(of name: String) -> String? { absences[name] }
+
     /// The value of the service called `name`, untyped; for diagnostics and generic tools.
     public func anyValue(named name: String) throws(ServiceLookupError) -> any Sendable {
         guard let slot = layout.slots[name] else { throw missing(name) }
@@ -114,7 +136,8 @@ public final class AppServices: Sendable {
 
     /// A service of the graph this snapshot does not hold (its request's closure lacks it).
     func notHeld(_ name: String, slot: Int, type: Any.Type? = nil) -> ServiceLookupError {
-        .notBuilt(name, policy: layout.policy(at: slot), generation: generation, type: type)
+        if let reason = absences[name] { return .absent(name, reader: "a snapshot lookup", reason: reason) }
+        return .notBuilt(name, policy: layout.policy(at: slot), generation: generation, type: type)
     }
 
     @usableFromInline

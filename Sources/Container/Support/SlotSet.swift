@@ -30,6 +30,14 @@ struct SlotSet: Sendable, Equatable {
         return true
     }
 
+    /// Takes `slot` out, if it is there.
+    mutating func remove(_ slot: Int) {
+        let bit: UInt64 = 1 << UInt64(slot & 63)
+        guard words[slot >> 6] & bit != 0 else { return }
+        words[slot >> 6] &= ~bit
+        count -= 1
+    }
+
     var isEmpty: Bool { count == 0 }
 
     /// The slots of this set or `other` (of a graph of the same size).

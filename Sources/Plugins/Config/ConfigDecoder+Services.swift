@@ -109,6 +109,7 @@ extension ConfigDecoder {
         let scope = declaration.value("scope").flatMap { identifier($0, what: "scope name") }
         let group = declaration.value("group").flatMap { identifier($0, what: "group name") }
         let start = declaration.value("start").flatMap { startPolicy($0) } ?? .eager
+        let isOptional = declaration.value("optional").flatMap { bool($0) } ?? false
 
         var spec: ServiceSpec
         if let providerID {
@@ -124,6 +125,7 @@ extension ConfigDecoder {
         spec.lifetime = scope.map { .scope($0) } ?? .app
         spec.group = group
         spec.start = start
+        spec.isOptional = isOptional
         return spec
     }
 

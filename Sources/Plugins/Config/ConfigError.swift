@@ -87,6 +87,9 @@ public struct ConfigError: Error, Sendable, CustomStringConvertible {
         public static let missingDependency = graph(.missingDependency)
         /// `dependsOn` names the same service twice: `.graph(.duplicateDependency)`.
         public static let duplicateDependency = graph(.duplicateDependency)
+        /// A plain edge to an optional service, or `"<name>?"` naming one that is not:
+        /// `.graph(.optionalEdge)`.
+        public static let optionalEdge = graph(.optionalEdge)
         /// Services depend on each other in a cycle: `.graph(.cycle)`.
         public static let cycle = graph(.cycle)
         /// An entry point requires a service that is not declared: `.graph(.unknownRequirement)`.

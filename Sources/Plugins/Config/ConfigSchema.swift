@@ -15,13 +15,14 @@ enum ConfigSchema {
     /// A service's keys.
     static let serviceKeys = [
         "name", "provider", "dependsOn", "options", "secretOptions", "timeoutMs", "retry", "failure", "scope", "group",
-        "start", "description",
+        "start", "optional", "description",
     ]
     /// A service of an overlay: a service's keys, plus `add` (declares a new service) and `remove`.
     static let overlayServiceKeys = serviceKeys + ["add", "remove"]
     /// The keys an overlay may set to `null`, giving the service the default back.
     static let resettableServiceKeys = [
         "dependsOn", "options", "secretOptions", "timeoutMs", "retry", "failure", "scope", "group", "start",
+        "optional",
     ]
     /// Top-level keys of overlays found in a config, with what to say about them.
     static let overlayOnlyKeys = [
