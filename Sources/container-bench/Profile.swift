@@ -60,6 +60,42 @@ let profileKinds: [ProfileKind] = [
         for _ in 0..<repeats * size { total &+= fixture.container._emptyTransition() }
         if total == -1 { print(total) }
     },
+    ProfileKind(id: "demand-closure") { size, repeats, setupOnly in
+        var generator = SeededGenerator(state: 20)
+        let graph = try demandGraph(others: size - 5, chainPolicy: .eager, generator: &generator)
+        let containers = (0..<repeats).map { _ in ServiceContainer(graph: graph) }
+        guard !setupOnly else { return }
+        for container in containers { _ = try await container.start() }
+    },
+    ProfileKind(id: "demand-overlap") { size, repeats, setupOnly in
+        var generator = SeededGenerator(state: 21)
+        let (graph, requests, _) = try overlappingRequests(size: size, generator: &generator)
+        let containers = (0..<repeats).map { _ in ServiceContainer(graph: graph) }
+        guard !setupOnly else { return }
+        for container in containers {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for request in requests {
+                    let keys = request.map { ServiceKey<BenchService>($0).erased }
+                    group.addTask { _ = try await container.start(needs: keys) }
+                }
+                try await group.waitForAll()
+            }
+        }
+    },
+    ProfileKind(id: "demand-union") { size, repeats, setupOnly in
+        var generator = SeededGenerator(state: 21)
+        let (graph, _, roots) = try overlappingRequests(size: size, generator: &generator)
+        let containers = (0..<repeats).map { _ in ServiceContainer(graph: graph) }
+        guard !setupOnly else { return }
+        let keys = roots.map { ServiceKey<BenchService>($0).erased }
+        for container in containers { _ = try await container.start(needs: keys) }
+    },
+    ProfileKind(id: "demand-cold") { _, repeats, setupOnly in
+        guard !setupOnly else { return }
+        var sum = 0
+        for _ in 0..<repeats { sum &+= try await coldStart() }
+        if sum == -1 { print(sum) }
+    },
     ProfileKind(id: "scope-start") { size, repeats, setupOnly in
         let fixture = try await ScopeFixture.make()
         guard !setupOnly else { return }

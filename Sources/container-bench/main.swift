@@ -30,6 +30,7 @@ let scenarios: [Scenario] = [
     Scenario(
         id: "changes", title: "12. Declaration comparison: reload of one changed leaf of 2,000 services",
         run: reloadComparisonScenario),
+    Scenario(id: "demand", title: "13. Demand-driven start-up (issue 20)", run: demandScenario),
 ]
 
 struct Options {

@@ -416,10 +416,7 @@ extension CoordinatorStateMachine {
     /// node whose failure fails `start()`).
     var eagerIsSticky: Bool {
         let eager = graph.eagerRequired
-        for slot in 0..<graph.builtCount where state.block(of: slot)?.sticky == true && eager.contains(slot) {
-            return true
-        }
-        return false
+        return state.blocks.contains { slot, block in block.sticky && slot < graph.builtCount && eager.contains(slot) }
     }
 
     // MARK: Teardowns and the next job

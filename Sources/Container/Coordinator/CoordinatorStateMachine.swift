@@ -287,19 +287,19 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
         if state.values.count == graph.nodes.count { return .built }
         if graph.hasOptionalServices { return inspectWithOptionals(closure, required: required, now: now) }
         var missing: [Int] = []
-        missing.reserveCapacity(graph.nodes.count - state.values.count)
+        missing.reserveCapacity(min(closure.count, graph.nodes.count - state.values.count))
         var unsettled = 0
         var failed = false
         var waiting: ContainerError?
-        let order = graph.topologicalOrder
-        for slot in order where closure.contains(slot) && !state.hasValue(slot) {
+        for slot in graph.topologicallyOrdered(closure) where !state.hasValue(slot) {
             if slot >= graph.builtCount {
                 // An app value of a scope instance: fetched by the build.
                 missing.append(slot)
                 continue
             }
-            if let build, build.isMember(slot) {
-                if build.isSettled(slot) { failed = true } else { unsettled += 1 }
+            // `build?.` reads the build in place (`if let build` would copy it, and retain its arrays).
+            if build?.isMember(slot) == true {
+                if build?.isSettled(slot) == true { failed = true } else { unsettled += 1 }
                 continue
             }
             if let block = state.block(of: slot) {
@@ -326,15 +326,15 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
         var waiting: ContainerError?
         var absent: [Int] = []
         var isAbsent = SlotSet(capacity: graph.nodes.count)
-        for slot in graph.topologicalOrder where closure.contains(slot) && !state.hasValue(slot) {
+        for slot in graph.topologicallyOrdered(closure) where !state.hasValue(slot) {
             if slot >= graph.builtCount {
                 missing.append(slot)
                 continue
             }
             let isRequired = required.contains(slot)
             var cannotBuild = false
-            if let build, build.isMember(slot) {
-                guard build.isSettled(slot) else {
+            if build?.isMember(slot) == true {
+                guard build?.isSettled(slot) == true else {
                     unsettled += 1
                     continue
                 }

@@ -259,6 +259,15 @@ public final class ServiceGraph: Sendable {
         return result
     }
 
+    /// The slots of `closure` in topological order: the graph's order when it holds every slot,
+    /// otherwise its slots sorted by rank (what a small closure costs, whatever the graph's size).
+    func topologicallyOrdered(_ closure: SlotSet) -> [Int] {
+        if closure.count == nodes.count { return topologicalOrder }
+        // Sorted as integers (rank, then slot, in one word): no comparison closure per step.
+        let rank = topologicalRank
+        return closure.slots.map { rank[$0] << 32 | $0 }.sorted().map { $0 & 0xFFFF_FFFF }
+    }
+
     /// The slots `roots` need: the roots and everything they depend on, transitively.
     func closure(of roots: [Int]) -> SlotSet { Self.closure(of: roots, in: nodes) }
 
