@@ -219,7 +219,9 @@ func coldStartRows(_ settings: BenchSettings) async throws -> [Row] {
     }
     let ratio = Summary(ratios).median
     return [
-        Row("demand", "(c) cold start of 10 eager services: declare, validate, start(), read each", unit: "µs", container),
+        Row(
+            "demand", "(c) cold start of 10 eager services: declare, validate, start(), read each", unit: "µs",
+            container),
         Row("demand", "(c) floor: the same 10 values made by hand (async), read each", unit: "µs", byHand),
         Row(
             "demand", "(c) ratio cold start / by hand", unit: "×", ratios, goal: "≤ 40×",
