@@ -62,6 +62,55 @@ struct OverlappingRequestTests {
         }
     }
 
+    @Test(
+        "100 concurrent requests with random overlapping closures over 1,000 lazy services: provider calls = the union")
+    func hundredRandomRequests() async throws {
+        var random = SplitMix64(seed: 2_020)
+        let log = OrderLog()
+        var specs: [ServiceSpec] = []
+        var dependencies: [[String]] = []
+        for index in 0..<1_000 {
+            let count = index == 0 ? 0 : Int.random(in: 0...min(3, index), using: &random)
+            let inputs = Array(Set((0..<count).map { _ in "n\(Int.random(in: 0..<index, using: &random))" })).sorted()
+            dependencies.append(inputs)
+            specs.append(countedSpec("n\(index)", dependsOn: inputs, log: log, start: .lazy))
+        }
+        let container = try ServiceContainer(specs)
+        let requests = (0..<100).map { _ in (0..<5).map { _ in Int.random(in: 0..<1_000, using: &random) } }
+        // The union of the closures, counted independently of the container.
+        var union = Set<Int>()
+        var stack = requests.flatMap { $0 }
+        while let node = stack.popLast() {
+            guard union.insert(node).inserted else { continue }
+            stack += dependencies[node].map { Int($0.dropFirst())! }
+        }
+        let answers = try await withTimeout(.seconds(60), "100 requests") {
+            try await withThrowingTaskGroup(of: (Int, [String]).self) { group in
+                for (index, request) in requests.enumerated() {
+                    let keys = request.map { ServiceKey<Made>.made("n\($0)").erased }
+                    group.addTask { (index, try await container.start(needs: keys).serviceNames) }
+                }
+                var answers: [Int: [String]] = [:]
+                for try await (index, names) in group { answers[index] = names }
+                return answers
+            }
+        }
+        #expect(answers.count == 100)
+        #expect(log.entries.count == union.count, "each node of the union ran once, and nothing else ran")
+        #expect(Set(log.entries).count == union.count)
+        #expect(Set(log.entries) == Set(union.map { "n\($0)" }))
+        for (index, request) in requests.enumerated() {
+            var closure = Set<Int>()
+            var pending = request
+            while let node = pending.popLast() {
+                guard closure.insert(node).inserted else { continue }
+                pending += dependencies[node].map { Int($0.dropFirst())! }
+            }
+            let held = Set(answers[index] ?? [])
+            #expect(closure.allSatisfy { held.contains("n\($0)") }, "request \(index) holds its whole closure")
+        }
+    }
+
     /// A service's closure in the graph above.
     static func closure(of name: String) -> [String] {
         switch name {
