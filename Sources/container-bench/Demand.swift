@@ -42,7 +42,8 @@ func demandGraph(others: Int, chainPolicy: StartPolicy, generator: inout SeededG
     }
     for index in 0..<others {
         let count = Int.random(in: 0...min(3, names.count), using: &generator)
-        let inputs = Array(Set((0..<count).map { _ in names.randomElement(using: &generator)! })).sorted()
+        let inputs = Array(Set((0..<count).map { _ in names[Int.random(in: names.indices, using: &generator)] }))
+            .sorted()
         specs.append(demandSpec("s\(index)", number: index, inputs: inputs, start: .lazy))
         names.append("s\(index)")
     }
@@ -96,7 +97,9 @@ private func closureRows(large: ServiceGraph, alone: ServiceGraph, size: Int, _ 
             containers.append(container)
         }
         let largeNanos = nanoseconds() - largeStart
-        precondition(demandRuns.load(ordering: .relaxed) == 5 * batch, "start() ran only the eager chain")
+        guard demandRuns.load(ordering: .relaxed) == 5 * batch else {
+            throw BenchError(message: "start() ran more than the eager chain")
+        }
         containers.removeAll(keepingCapacity: true)
         let aloneStart = nanoseconds()
         for _ in 0..<batch {
@@ -147,7 +150,9 @@ private func overlappingRows(size: Int, generator: inout SeededGenerator, _ sett
             try await group.waitForAll()
         }
         let manyNanos = nanoseconds() - manyStart
-        precondition(demandRuns.load(ordering: .relaxed) == union, "each node of the union ran once")
+        guard demandRuns.load(ordering: .relaxed) == union else {
+            throw BenchError(message: "the 100 requests ran another number of providers than the union's size")
+        }
         let one = ServiceContainer(graph: graph)
         let keys = roots.map { ServiceKey<BenchService>($0).erased }
         let oneStart = nanoseconds()
@@ -177,7 +182,7 @@ func overlappingRequests(size: Int, generator: inout SeededGenerator) throws
 {
     let graph = try demandGraph(others: size - 5, chainPolicy: .lazy, generator: &generator)
     let names = graph.serviceNames
-    let requests = (0..<100).map { _ in (0..<5).map { _ in names.randomElement(using: &generator)! } }
+    let requests = (0..<100).map { _ in (0..<5).map { _ in names[Int.random(in: names.indices, using: &generator)] } }
     return (graph, requests, Array(Set(requests.joined())).sorted())
 }
 

@@ -86,3 +86,14 @@ public struct Feed: Sendable {
     public init(session: Session, telemetry: Telemetry?) {}
 }
 extension ServiceKey where Value == Feed { public static let feed = ServiceKey("feed") }
+
+/// The device token the app supplies once the system gives it (the demand-driven start-up article's input).
+extension ServiceKey where Value == String { public static let deviceToken = ServiceKey("deviceToken") }
+
+/// Push registration, built once the device token is supplied.
+public struct PushRegistration: Sendable {
+    public init(token: String) {}
+}
+extension ServiceKey where Value == PushRegistration {
+    public static let pushRegistration = ServiceKey("pushRegistration")
+}

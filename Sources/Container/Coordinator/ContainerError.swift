@@ -4,7 +4,7 @@ public struct ContainerError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case buildFailed, superseded, shutDown, unknownService, notReady, attemptsExhausted
-            case closed, unknownScope, scopeAlreadyOpen, invalidScope
+            case closed, unknownScope, scopeAlreadyOpen, invalidScope, invalidInput
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -31,6 +31,9 @@ public struct ContainerError: Error, Sendable, CustomStringConvertible {
         /// A scope instance's id or parameters are not allowed, or an entry point was run outside
         /// its scope.
         public static let invalidScope = Code(.invalidScope)
+        /// ``ServiceContainer/supply(_:_:)`` named a service that is not an input, or gave a value
+        /// of another type than the input's; nothing changed.
+        public static let invalidInput = Code(.invalidInput)
 
         public var description: String { base.rawValue }
     }
@@ -126,6 +129,29 @@ public struct ContainerError: Error, Sendable, CustomStringConvertible {
             code: .notReady,
             message: "generation \(generation) has no published snapshot yet; await start() before reading "
                 + "services synchronously",
+            generation: generation, report: nil)
+    }
+
+    /// `supply` of `name`, which the graph lacks or which is not an input (or not of `type`).
+    static func invalidInput(
+        _ name: String, type: Any.Type, graph: ServiceGraph, generation: Int
+    ) -> ContainerError {
+        let inputs = graph.inputNames
+        let list = inputs.isEmpty ? "the graph declares no input" : "its inputs: \(inputs.joined(separator: ", "))"
+        let problem: String
+        if let slot = graph.layout.slots[name] {
+            let node = graph.nodes[slot]
+            problem =
+                node.isInput
+                ? "input '\(name)' holds \(node.provider.valueType), not \(type); supply a value of that type"
+                : "service '\(name)' is not an input (its provider is '\(node.provider.id)'); declare it "
+                    + "ServiceSpec.input(_:) in code, or \"provider\": \"input\" in a config"
+        } else {
+            problem =
+                "no service is named '\(name)'" + NameSuggestion.hint(for: name, among: inputs)
+        }
+        return ContainerError(
+            code: .invalidInput, message: "cannot supply '\(name)': \(problem) (\(list)); nothing changed",
             generation: generation, report: nil)
     }
 

@@ -47,6 +47,9 @@ public struct ContainerStatus: Sendable {
     /// Every service of the app graph, in declaration order, with its start policy and state
     /// (scoped services live in scope instances and are not listed).
     public let services: [ServiceStatus]
+    /// The input services of the app graph whose value the app has not supplied yet
+    /// (``ServiceContainer/supply(_:_:)``), in declaration order.
+    public let inputsNotSupplied: [String]
 
     /// The service named `name`, if the app graph declares it.
     public func service(_ name: String) -> ServiceStatus? { services.first { $0.name == name } }

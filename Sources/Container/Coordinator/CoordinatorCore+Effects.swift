@@ -80,7 +80,7 @@ extension CoordinatorCore {
     /// the new generation's; a value retired before it was leased makes it fetch again.
     func appValues(
         _ slots: [Int], of part: ServiceGraph
-    ) async -> Result<(values: [(slot: Int, box: AnyServiceBox)], generation: Int), ContainerError> {
+    ) async -> Result<Machine.AppValues, ContainerError> {
         guard let link else { preconditionFailure("only a scope instance fetches app values") }
         // The app builds what they need of its graph, whatever their start policy (in a graph
         // without start policies, every eager service, as start() does).
@@ -101,9 +101,15 @@ extension CoordinatorCore {
             }
             var values: [(slot: Int, box: AnyServiceBox)] = []
             var leased: [(slot: Int, box: AnyServiceBox)] = []
+            var absent: [(slot: Int, reason: String)] = []
             values.reserveCapacity(slots.count)
             for slot in slots {
                 let node = part.nodes[slot]
+                if node.isOptional, let appSlot = app.layout.slots[node.name], !app.values.hasValue(appSlot) {
+                    // An optional app service the app could not build: the instance does without.
+                    absent.append((slot, app.absence(of: node.name) ?? "\(node.name) was not built by the app"))
+                    continue
+                }
                 guard let appSlot = app.layout.slots[node.name], let box = app.values.value(at: appSlot),
                     box.typeID == node.provider.valueTypeID
                 else {
@@ -116,7 +122,9 @@ extension CoordinatorCore {
                 values.append((slot, box))
                 leased.append((appSlot, box))
             }
-            if link.parent.lease(child: link.child, values: leased) { return .success((values, app.generation)) }
+            if link.parent.lease(child: link.child, values: leased) {
+                return .success(Machine.AppValues(values: values, generation: app.generation, absent: absent))
+            }
             if Task.isCancelled { return .failure(.closed(link.label)) }
         }
     }

@@ -41,6 +41,8 @@ final class CoordinatorCore: Sendable {
     }
 
     let link: Link?
+    /// The values supplied for input services (a scope instance's is its app's).
+    let inputs: InputStore
     let tracer: Tracer
     let redactor: Redactor
     let policy: BuildPolicy
@@ -57,6 +59,7 @@ final class CoordinatorCore: Sendable {
     /// The app's coordinator, over the app part of `declared`.
     init(declared: ServiceGraph, policy: BuildPolicy, tuning: SchedulerTuning, tracer: Tracer) {
         self.link = nil
+        self.inputs = InputStore()
         self.tracer = tracer
         self.policy = policy
         self.tuning = tuning
@@ -67,7 +70,7 @@ final class CoordinatorCore: Sendable {
                 declared: declared,
                 tickets: TicketFactory(
                     policy: policy, tuning: tuning, tracer: tracer, redactor: redactor, scopeInstance: nil,
-                    parameters: ScopeParameters())))
+                    parameters: ScopeParameters(), inputs: inputs)))
         published = SnapshotSlot(answersReadyInline: !tracer.isEnabled)
     }
 
@@ -75,6 +78,7 @@ final class CoordinatorCore: Sendable {
     init(part: ServiceGraph, runTimes: NodeRunTimes, link: Link) {
         self.link = link
         let parent = link.parent
+        inputs = parent.inputs
         tracer = parent.tracer.scoped(link.label)
         redactor = parent.redactor
         policy = parent.policy
@@ -84,7 +88,7 @@ final class CoordinatorCore: Sendable {
                 declared: part,
                 tickets: TicketFactory(
                     policy: policy, tuning: tuning, tracer: tracer, redactor: redactor, scopeInstance: link.label,
-                    parameters: link.parameters),
+                    parameters: link.parameters, inputs: inputs),
                 runTimes: runTimes))
         published = SnapshotSlot(answersReadyInline: !tracer.isEnabled, shards: 1)
     }
@@ -256,7 +260,9 @@ final class CoordinatorCore: Sendable {
     /// refuses every new call.
     func shutdown(deadline: ContinuousClock.Instant?, error: ContainerError) async throws(ContainerError) -> ResetReport
     {
-        try await withOperation { done in beginShutdown(deadline: deadline, error: error, then: done) }
+        // Input nodes waiting for a value stop waiting: nothing will supply one now.
+        if link == nil { inputs.close() }
+        return try await withOperation { done in beginShutdown(deadline: deadline, error: error, then: done) }
     }
 
     /// Performs a shutdown's transition now and calls `done` once everything is torn down.

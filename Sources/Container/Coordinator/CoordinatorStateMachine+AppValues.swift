@@ -3,7 +3,7 @@
 extension CoordinatorStateMachine {
     /// The app values build `id` fetched arrived (leased already), or the app's failure.
     mutating func appValuesArrived(
-        build id: Int, _ result: Result<(values: [(slot: Int, box: AnyServiceBox)], generation: Int), ContainerError>,
+        build id: Int, _ result: Result<AppValues, ContainerError>,
         now: Duration
     ) -> AppValuesAction {
         guard build?.id == id, var current = build.take() else {
@@ -33,6 +33,14 @@ extension CoordinatorStateMachine {
                 state.store(box, at: slot)
                 current.ticket?.info.values.add(box, at: slot)
                 completed += demands.settled(slot, failed: false)
+                for dependent in graph.dependents[slot] where current.isMember(dependent) {
+                    if current.dependencyArrived(for: dependent) { ready.append(dependent) }
+                }
+            }
+            for (slot, reason) in arrived.absent where !state.hasValue(slot) {
+                // Settled without a value; the members that read it start without it.
+                state.noteAbsence(of: slot, reason)
+                completed += demands.settled(slot, failed: true)
                 for dependent in graph.dependents[slot] where current.isMember(dependent) {
                     if current.dependencyArrived(for: dependent) { ready.append(dependent) }
                 }

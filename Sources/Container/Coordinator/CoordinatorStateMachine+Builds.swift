@@ -27,6 +27,16 @@ extension CoordinatorStateMachine {
             let waiting = waitingCount(of: slot, in: current)
             current.add(slot, waitingFor: waiting)
             if waiting == 0 { ready.append(slot) }
+            if graph.hasOptionalServices && graph.nodes[slot].isOptional {
+                // Members that joined while it was absent did not count it: those not started
+                // yet wait for it now (its end decrements their count), the others run without.
+                for dependent in graph.dependents[slot]
+                where current.isMember(dependent) && current.records[dependent].status == .pending
+                    && current.records[waiting: dependent] > 0
+                {
+                    current.records[waiting: dependent] += 1
+                }
+            }
         }
         guard current.isLaunched else {
             if !ready.isEmpty { current.ready += ready }
@@ -65,6 +75,8 @@ extension CoordinatorStateMachine {
         return dependencies.count { dependency in
             guard !state.hasValue(dependency) else { return false }
             guard graph.nodes[dependency].isOptional else { return true }
+            // An app value being fetched arrives, or is settled absent, with the fetch.
+            if dependency >= graph.builtCount { return state.absences[dependency] == nil }
             return current.isMember(dependency) && !current.isSettled(dependency)
         }
     }
@@ -200,7 +212,11 @@ extension CoordinatorStateMachine {
                 if nodes[slot].isOptional { state.noteAbsence(of: slot, "\(nodes[slot].name) failed: \(failure)") }
                 settleAbsence(from: slot, in: &current, launching: &orders, completed: &completed, now: now)
             }
-            if policy.failureMode == .failFast && !current.stopped && !nodes[slot].isOptional {
+            let failsARequest =
+                !graph.hasOptionalServices
+                || completed.contains { $0.required.contains(slot) }
+                || demands.demands.contains { $0.required.contains(slot) }
+            if policy.failureMode == .failFast && !current.stopped && failsARequest {
                 current.stopped = true
                 cancel = current.ticket
             }
@@ -343,6 +359,9 @@ extension CoordinatorStateMachine {
                 let because = sorted.map { graph.nodes[$0].name }
                 current.records.skipped(slot, because: because)
                 record(.nodeSkipped(node: name, because: because), current.build)
+                if graph.hasOptionalServices && graph.nodes[slot].isOptional {
+                    state.noteAbsence(of: slot, "\(name) skipped: \(because.joined(separator: ", ")) failed")
+                }
             }
             completed += demands.settled(slot, failed: true)
         }

@@ -37,7 +37,8 @@ extension CoordinatorStateMachine {
             state: state, generation: generation, attempt: currentAttempt.attempt, lastBuild: lastReport,
             lastFailure: lastFailure, nextAttemptAt: nextAttemptAt, openScopes: openScopes,
             waitingCallers: demands.waitingCallers, unreportedTeardowns: teardowns.unreported,
-            services: serviceStates())
+            services: serviceStates(),
+            inputsNotSupplied: graph.inputNames.filter { !tickets.inputs.isSupplied($0) })
     }
 
     /// Each app service's state, in declaration order.
@@ -57,8 +58,8 @@ extension CoordinatorStateMachine {
             let state: ServiceStatus.State
             if self.state.hasValue(slot) {
                 state = .built
-            } else if let build, build.isMember(slot), !build.isSettled(slot) {
-                state = .building
+            } else if build?.isMember(slot) == true, build?.isSettled(slot) == false {
+                state = node.isInput && !tickets.inputs.isSupplied(node.name) ? .waitingForInput : .building
             } else if let outcome = unbuilt[node.name] {
                 state = outcome
             } else if self.state.block(of: slot) != nil {

@@ -161,8 +161,16 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
         }
         var closure = closure(of: key)
         let required = graph.hasOptionalServices ? required(of: key) : closure
-        switch inspect(closure, required: required, now: now) {
+        switch inspect(closure, required: required, retrying: retrying(for: key), now: now) {
         case .built:
+            if graph.hasOptionalServices {
+                for slot in closure.slots
+                where slot < graph.builtCount && graph.nodes[slot].isOptional && !state.hasValue(slot)
+                    && state.absences[slot] == nil
+                {
+                    state.noteAbsence(of: slot, "\(graph.nodes[slot].name) skipped: a service it needs failed")
+                }
+            }
             traceAnswer(label, found: .ready, result: .snapshot)
             return .answer(waiter, .snapshot(publishedHolding(closure)))
         case .blocked(let error, let found):
@@ -170,7 +178,12 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
             return .answer(waiter, .failure(error))
         case .needed(let missing, let unsettled, let failed, let absent):
             // Optional nodes that cannot be built now are not waited for.
-            for slot in absent { closure.remove(slot) }
+            for slot in absent {
+                closure.remove(slot)
+                if graph.nodes[slot].isOptional && state.absences[slot] == nil {
+                    state.noteAbsence(of: slot, "\(graph.nodes[slot].name) skipped: a service it needs failed")
+                }
+            }
             let found: TraceEvent.CallerState = build == nil ? .idle : .running
             record(.callerJoined(caller: label, state: found))
             if isCancelled {
@@ -196,6 +209,8 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
     struct AppValues {
         let values: [(slot: Int, box: AnyServiceBox)]
         let generation: Int
+        /// Optional app services the app snapshot lacks, with the reason it gives.
+        var absent: [(slot: Int, reason: String)] = []
     }
 
     /// Stores `given` app values where the generation lacks them and no build is in flight (which
@@ -268,6 +283,14 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
         }
     }
 
+    /// What a request for `key` tries again of what failed outside its required part: the
+    /// closure of the optional services it names (none for `start()` and `startDeferred()`).
+    func retrying(for key: Demands.Key) -> SlotSet? {
+        guard graph.hasOptionalServices, case .roots(let roots) = key else { return nil }
+        let named = roots.filter { $0 < graph.builtCount && graph.nodes[$0].isOptional }
+        return named.isEmpty ? nil : graph.closure(of: named)
+    }
+
     /// What a closure needs now.
     enum ClosureNeed {
         /// Every node has a value.
@@ -283,9 +306,12 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
 
     /// What `closure` lacks: sticky failures first, then nodes waiting for their next attempt.
     /// Nodes outside `required` (under an optional service) never fail it.
-    func inspect(_ closure: SlotSet, required: SlotSet, now: Duration) -> ClosureNeed {
+    func inspect(_ closure: SlotSet, required: SlotSet, retrying: SlotSet? = nil, now: Duration) -> ClosureNeed {
         if state.values.count == graph.nodes.count { return .built }
-        if graph.hasOptionalServices { return inspectWithOptionals(closure, required: required, now: now) }
+        if graph.hasOptionalServices {
+            let retrying = retrying ?? SlotSet(capacity: 0)
+            return inspectWithOptionals(closure, required: required, retrying: retrying, now: now)
+        }
         var missing: [Int] = []
         missing.reserveCapacity(min(closure.count, graph.nodes.count - state.values.count))
         var unsettled = 0
@@ -319,7 +345,13 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
     /// ``inspect(_:required:now:)`` for a graph with optional services: a node outside
     /// `required` that cannot be built now is absent, and so is one that needs an absent node
     /// through a plain edge.
-    private func inspectWithOptionals(_ closure: SlotSet, required: SlotSet, now: Duration) -> ClosureNeed {
+    ///
+    /// A failed node outside `required` is tried again (once its next attempt is allowed) only in
+    /// `retrying`: what the optional services the request names need. `start()` then never
+    /// retries one, with or without a trace, as its answer from the published snapshot does not.
+    private func inspectWithOptionals(
+        _ closure: SlotSet, required: SlotSet, retrying: SlotSet, now: Duration
+    ) -> ClosureNeed {
         var missing: [Int] = []
         var unsettled = 0
         var failed = false
@@ -328,18 +360,33 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
         var isAbsent = SlotSet(capacity: graph.nodes.count)
         for slot in graph.topologicallyOrdered(closure) where !state.hasValue(slot) {
             if slot >= graph.builtCount {
-                missing.append(slot)
+                // An optional app value the app could not build stays absent for this generation.
+                if state.absences[slot] != nil {
+                    isAbsent.insert(slot)
+                    absent.append(slot)
+                } else {
+                    missing.append(slot)
+                }
                 continue
             }
             let isRequired = required.contains(slot)
             var cannotBuild = false
             if build?.isMember(slot) == true {
-                guard build?.isSettled(slot) == true else {
+                // A member outside `required` that waits for an absent node through a plain edge
+                // will never run (the build skips it when it ends): absent now.
+                let doomed =
+                    !isRequired
+                    && graph.nodes[slot].dependencies.contains { dependency in
+                        isAbsent.contains(dependency) && !graph.nodes[dependency].isOptional
+                    }
+                guard build?.isSettled(slot) == true || doomed else {
                     unsettled += 1
                     continue
                 }
                 if isRequired { failed = true } else { cannotBuild = true }
-            } else if let block = state.block(of: slot), block.sticky || now < block.allowedAt {
+            } else if let block = state.block(of: slot),
+                block.sticky || now < block.allowedAt || !(isRequired || retrying.contains(slot))
+            {
                 if isRequired {
                     if block.sticky { return .blocked(block.error, found: .failed) }
                     waiting = waiting ?? block.error
@@ -366,7 +413,7 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
     /// The published snapshot, made anew first when values were added since it was made.
     mutating func publishedHolding(_ closure: SlotSet, build: BuildAttempt? = nil) -> AppServices {
         if let published, published.values.count == state.values.count,
-            published.absences.count == state.absences.count
+            published.absences.count == state.absences.count, published.absenceVersion == state.absenceVersion
         {
             return published
         }
@@ -374,7 +421,8 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
         for (slot, reason) in state.absences { absences[graph.nodes[slot].name] = reason }
         let snapshot = AppServices(
             generation: generation, report: lastReport ?? emptyReport, layout: graph.layout, values: state.values,
-            scope: scopeInstance, appGeneration: appGeneration, holdsEager: eagerIsBuilt, absences: absences)
+            scope: scopeInstance, appGeneration: appGeneration, holdsEager: eagerIsBuilt, absences: absences,
+            absenceVersion: state.absenceVersion)
         published = snapshot
         snapshotChange = .publish(snapshot)
         record(.snapshotPublished(services: snapshot.values.count), build)
@@ -432,6 +480,8 @@ struct TicketFactory: Sendable {
     /// The scope instance (`push#notification-42`), `nil` for the app.
     let scopeInstance: String?
     let parameters: ScopeParameters
+    /// The container's inputs (a scope instance shares its app's).
+    var inputs = InputStore()
 
     func ticket(
         id: Int, build: BuildAttempt, graph: ServiceGraph, values: SlotValues, runTimes: NodeRunTimes, priority: UInt8
@@ -441,7 +491,7 @@ struct TicketFactory: Sendable {
             info: ProviderContext.BuildInfo(
                 generation: build.generation, attempt: build.attempt, scopeInstance: scopeInstance,
                 parameters: parameters, redactor: redactor,
-                values: BuildValues(base: values, count: graph.nodes.count)),
+                values: BuildValues(base: values, count: graph.nodes.count), inputs: inputs),
             policy: policy, tracer: tracer, runTimes: runTimes, inlineBudget: tuning.budget(for: policy),
             priority: priority)
     }

@@ -75,7 +75,13 @@ struct GenerationState {
     }
 
     /// Optional node `slot` ended without a value, for `reason`.
-    mutating func noteAbsence(of slot: Int, _ reason: String) { absences[slot] = reason }
+    mutating func noteAbsence(of slot: Int, _ reason: String) {
+        absences[slot] = reason
+        absenceVersion &+= 1
+    }
+
+    /// Counts the changes of ``absences`` (a snapshot made before the last one is stale).
+    private(set) var absenceVersion = 0
 
     /// Counts `count` provider runs of `slot`.
     mutating func countRuns(_ count: Int, of slot: Int) {

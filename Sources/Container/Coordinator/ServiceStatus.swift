@@ -4,7 +4,7 @@ public struct ServiceStatus: Sendable, Hashable, CustomStringConvertible {
     /// Where one service is in the current generation.
     public struct State: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
-            case built, building, failed, skipped, notRequested
+            case built, building, waitingForInput, failed, skipped, notRequested
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -13,6 +13,9 @@ public struct ServiceStatus: Sendable, Hashable, CustomStringConvertible {
         public static let built = State(.built)
         /// The build in flight runs it, or will once its dependencies are built.
         public static let building = State(.building)
+        /// An input a request needs, whose value the app has not supplied yet
+        /// (``ServiceContainer/supply(_:_:)``).
+        public static let waitingForInput = State(.waitingForInput)
         /// It failed, or its attempts are used up: the next request that needs it retries it
         /// once allowed (``ContainerStatus/nextAttemptAt``), or never before `reset()` when the
         /// failure is sticky.

@@ -10,7 +10,7 @@ public struct GraphError: Error, Sendable, CustomStringConvertible {
             case duplicateService, unknownProvider, missingDependency, duplicateDependency, cycle
             case unknownRequirement, typeMismatch, invalidOptions, invalidName
             case undeclaredScope, invalidScope, captiveDependency, crossScopeDependency, scopeMismatch
-            case unknownService, optionalEdge
+            case unknownService, optionalEdge, invalidInput
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -48,6 +48,9 @@ public struct GraphError: Error, Sendable, CustomStringConvertible {
         /// A plain edge to an optional service (write `"<name>?"`), or `"<name>?"` naming a
         /// service that is not optional.
         public static let optionalEdge = Code(.optionalEdge)
+        /// An input service (``ServiceSpec/input(_:start:location:)``) depends on something, or lives
+        /// in a scope: the app supplies an input's value once, for the app.
+        public static let invalidInput = Code(.invalidInput)
 
         public var description: String { base.rawValue }
     }

@@ -19,11 +19,14 @@ public struct ProviderContext: Sendable {
         let parameters: ScopeParameters
         let redactor: Redactor
         let values: BuildValues
+        /// The container's supplied inputs (`nil` in a build that has none to read).
+        let inputs: InputStore?
 
         init(
             generation: Int, attempt: Int, scopeInstance: String?, parameters: ScopeParameters, redactor: Redactor,
-            values: BuildValues
+            values: BuildValues, inputs: InputStore? = nil
         ) {
+            self.inputs = inputs
             self.generation = generation
             self.attempt = attempt
             self.scopeInstance = scopeInstance
@@ -126,6 +129,16 @@ public struct ProviderContext: Sendable {
     /// `nil` only for an optional dependency that was not built.
     func dependency(at position: Int) -> AnyServiceBox? {
         build.values[node.dependencies[position]]
+    }
+
+    /// The value the app supplied for this input node, once it has (see ``InputProvider``).
+    func inputValue<Value: Sendable>(as type: Value.Type) async throws -> Value {
+        guard let inputs = build.inputs else { throw InputStore.Closed() }
+        let value = try await inputs.value(of: serviceName)
+        guard let typed = value as? Value else {
+            throw ServiceLookupError.typeMismatch(serviceName, expected: Value.self, actual: Swift.type(of: value))
+        }
+        return typed
     }
 
     /// Reads a declared dependency on an optional service (`"<name>?"` in `dependsOn`): `nil`

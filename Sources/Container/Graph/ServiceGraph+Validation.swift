@@ -58,6 +58,7 @@ extension ServiceGraph {
                 of: specs[position], registered: registered, redaction: &redaction, issues: &issues)
             providers.append(provider)
             settings.append(read)
+            if provider?.isInput == true { Self.checkInput(specs[position], issues: &issues) }
             dependencies.append(
                 Self.resolveDependencies(
                     of: specs[position], slots: slotOfName, isOptional: isOptional, suggestions: &suggestions,
@@ -206,6 +207,27 @@ extension ServiceGraph {
             result.append(slot)
         }
         return result
+    }
+
+    /// An input has no dependencies and lives in the app: the app supplies its value once.
+    private static func checkInput(_ spec: ServiceSpec, issues: inout [GraphError.Issue]) {
+        if !spec.dependsOn.isEmpty {
+            issues.append(
+                .init(
+                    code: .invalidInput,
+                    message:
+                        "input '\(spec.name)' depends on \(spec.dependsOn.joined(separator: ", ")); an input's value "
+                        + "is supplied by the app, so it needs nothing: remove its dependsOn",
+                    service: spec.name, location: spec.location?.appending("dependsOn")))
+        }
+        if let scope = spec.lifetime.scope {
+            issues.append(
+                .init(
+                    code: .invalidInput,
+                    message: "input '\(spec.name)' lives in scope '\(scope)'; inputs are app services (supplied once "
+                        + "with container.supply(_:_:)): remove its scope",
+                    service: spec.name, location: spec.location?.appending("scope")))
+        }
     }
 
     /// A plain edge to an optional service, or an optional edge to a service that is not.

@@ -44,6 +44,8 @@ public final class ServiceGraph: Sendable {
         /// When the node is built. Not in the fingerprint: it says when the value is made, not
         /// what it is, so a reload that changes only a policy keeps the value.
         var start: StartPolicy { declaration.start }
+        /// Whether the app supplies its value (``InputProvider``).
+        var isInput: Bool { provider.isInput }
         /// Whether requests succeed without it. Not in the fingerprint, like ``start``.
         var isOptional: Bool { declaration.isOptional }
 
@@ -296,6 +298,9 @@ public final class ServiceGraph: Sendable {
         }
         return required
     }
+
+    /// The input services (``ServiceSpec/input(_:start:location:)``) the app supplies, in declaration order.
+    public var inputNames: [String] { nodes.lazy.filter(\.isInput).map(\.name) }
 
     /// Whether the service called `name` is optional, or `nil` when there is no such service.
     public func isOptional(_ name: String) -> Bool? {

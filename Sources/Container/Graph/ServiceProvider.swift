@@ -137,10 +137,13 @@ public struct AnyServiceProvider: Sendable {
     let settings: @Sendable (ServiceOptions) throws -> (any Sendable)?
     /// What the provider declares it reads (``ServiceProvider/requirements``).
     public let requirements: [AnyServiceKey]
+    /// Whether it is an ``InputProvider``: the app supplies the value.
+    let isInput: Bool
 
     /// Erases `provider`.
     public init<Provider: ServiceProvider>(_ provider: Provider) {
         self.id = provider.id
+        self.isInput = provider is any InputProviding
         self.valueType = Provider.Value.self
         // The box's type, looked up once: a generic type named inside the closure would be
         // looked up (hashed) in the runtime's metadata cache on every node run.

@@ -81,9 +81,21 @@ public struct ServiceSpec: Sendable {
         location: ConfigLocation? = nil
     ) {
         self.init(
+            name: name, provider: AnyServiceProvider(provider), dependsOn: dependsOn, options: options,
+            timeout: timeout, retry: retry, defaultFailure: defaultFailure, location: location)
+    }
+
+    /// Creates a spec with an erased inline provider (a config's input, whose type the file names).
+    public init(
+        name: String, provider: AnyServiceProvider, dependsOn: [String] = [],
+        options: ServiceOptions = ServiceOptions(),
+        timeout: Duration? = nil, retry: RetryPolicy = .none, defaultFailure: FailureKind? = nil,
+        location: ConfigLocation? = nil
+    ) {
+        self.init(
             name: name, provider: provider.id, dependsOn: dependsOn, options: options, timeout: timeout,
             retry: retry, defaultFailure: defaultFailure, location: location)
-        self.provider = .inline(AnyServiceProvider(provider))
+        self.provider = .inline(provider)
     }
 
     /// Declares the service of `key`, made by a closure, in code.

@@ -10,6 +10,13 @@ public struct ProviderRegistry: Sendable {
     public private(set) var providers: [String: AnyServiceProvider] = [:]
     /// Entry points by id.
     public private(set) var entryPoints: [String: any EntryPoint] = [:]
+    /// The value types a config's inputs (`"provider": "input"`) may declare, by the name their
+    /// `"options": { "type": ... }` gives: `string`, `int`, `double`, `bool`, and those
+    /// registered with ``registerInput(_:named:)``.
+    public private(set) var inputTypes: [String: AnyServiceProvider] = [
+        "string": AnyServiceProvider(InputProvider<String>()), "int": AnyServiceProvider(InputProvider<Int>()),
+        "double": AnyServiceProvider(InputProvider<Double>()), "bool": AnyServiceProvider(InputProvider<Bool>()),
+    ]
 
     /// An empty registry.
     public init() {}
@@ -40,6 +47,18 @@ public struct ProviderRegistry: Sendable {
                 message: "an entry point with id '\(entryPoint.id)' is already registered; give the new one another id")
         }
         entryPoints[entryPoint.id] = entryPoint
+    }
+
+    /// Adds a value type config inputs may declare: `"options": { "type": "<name>" }`.
+    /// - Throws: ``ProviderRegistry/RegistrationError`` when the name is taken.
+    public mutating func registerInput<Value: Sendable>(
+        _ type: Value.Type, named name: String
+    ) throws(ProviderRegistry.RegistrationError) {
+        guard inputTypes[name] == nil else {
+            throw ProviderRegistry.RegistrationError(
+                message: "an input type named '\(name)' is already registered; give the new one another name")
+        }
+        inputTypes[name] = AnyServiceProvider(InputProvider<Value>())
     }
 
     /// The provider with `id`, if registered.

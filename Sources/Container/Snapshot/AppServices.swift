@@ -32,10 +32,13 @@ public final class AppServices: Sendable {
     /// Why each optional service the snapshot lacks was not built, by name (only those that
     /// failed or whose dependency did).
     let absences: [String: String]
+    /// The machine's count of absence changes when this snapshot was made.
+    let absenceVersion: Int
 
     init(
         generation: Int, report: BuildReport, layout: ServiceLayout, values: SlotValues,
-        scope: String? = nil, appGeneration: Int? = nil, holdsEager: Bool = true, absences: [String: String] = [:]
+        scope: String? = nil, appGeneration: Int? = nil, holdsEager: Bool = true, absences: [String: String] = [:],
+        absenceVersion: Int = 0
     ) {
         precondition(values.count <= layout.names.count, "a snapshot holds at most every service of its layout")
         self.generation = generation
@@ -46,6 +49,7 @@ public final class AppServices: Sendable {
         self.appGeneration = appGeneration
         self.holdsEager = holdsEager
         self.absences = absences
+        self.absenceVersion = absenceVersion
     }
 
     /// Whether the snapshot holds a value of every service of its graph.

@@ -108,11 +108,16 @@ extension ConfigDecoder {
         // Scope names are checked against the declared `scopes` by the graph validator.
         let scope = declaration.value("scope").flatMap { identifier($0, what: "scope name") }
         let group = declaration.value("group").flatMap { identifier($0, what: "group name") }
-        let start = declaration.value("start").flatMap { startPolicy($0) } ?? .eager
+        // An input is lazy unless it says otherwise: `start()` does not wait for the app's value.
+        let start = declaration.value("start").flatMap { startPolicy($0) } ?? (providerID == "input" ? .lazy : .eager)
         let isOptional = declaration.value("optional").flatMap { bool($0) } ?? false
 
         var spec: ServiceSpec
-        if let providerID {
+        if providerID == "input" {
+            spec = ServiceSpec(
+                name: name, provider: inputProvider(of: declaration), dependsOn: dependsOn, options: options,
+                timeout: timeout, retry: retry, defaultFailure: failure, location: location)
+        } else if let providerID {
             spec = ServiceSpec(
                 name: name, provider: providerID, dependsOn: dependsOn, options: options, timeout: timeout,
                 retry: retry, defaultFailure: failure, location: location)
@@ -127,6 +132,35 @@ extension ConfigDecoder {
         spec.start = start
         spec.isOptional = isOptional
         return spec
+    }
+
+    /// The input provider of the value type an input's `options.type` names; reported (and a
+    /// string input in its place) when it is missing or unknown.
+    private mutating func inputProvider(of declaration: ServiceDeclaration) -> AnyServiceProvider {
+        let known = registry.inputTypes.keys.sorted()
+        let fallback = AnyServiceProvider(InputProvider<String>())
+        let field = declaration.value("options")
+        guard let field, let typeNode = field.node.members.last(where: { $0.key == "type" })?.value else {
+            let place = field ?? declaration.origin
+            report(
+                .missingKey,
+                "input '\(declaration.name)' declares no value type; add \"options\": { \"type\": \"string\" } "
+                    + "(known input types: \(known.joined(separator: ", ")))",
+                at: place.path, in: place.document, place.node.position)
+            return fallback
+        }
+        let typeField = field.child(typeNode, key: "type")
+        guard let name = string(typeField) else { return fallback }
+        guard let provider = registry.inputTypes[name] else {
+            report(
+                .invalidValue,
+                "unknown input type '\(NameRules.visible(name))'" + NameSuggestion.hint(for: name, among: known)
+                    + " (known input types: \(known.joined(separator: ", ")); an app adds its own with "
+                    + "ProviderRegistry.registerInput(_:named:))",
+                at: typeField.path, in: typeField.document, typeField.node.position)
+            return fallback
+        }
+        return provider
     }
 
     /// `options` and `secretOptions`. Relative paths start at the folder of the file that

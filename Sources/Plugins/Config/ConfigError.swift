@@ -90,6 +90,8 @@ public struct ConfigError: Error, Sendable, CustomStringConvertible {
         /// A plain edge to an optional service, or `"<name>?"` naming one that is not:
         /// `.graph(.optionalEdge)`.
         public static let optionalEdge = graph(.optionalEdge)
+        /// An input depends on something or lives in a scope: `.graph(.invalidInput)`.
+        public static let invalidInput = graph(.invalidInput)
         /// Services depend on each other in a cycle: `.graph(.cycle)`.
         public static let cycle = graph(.cycle)
         /// An entry point requires a service that is not declared: `.graph(.unknownRequirement)`.

@@ -20,13 +20,6 @@ private struct FeedScreen: EntryPoint {
 
 @Suite("Optional services: their failure never fails a request (Demand-driven start-up)")
 struct OptionalServiceTests {
-    /// `spec`, declared optional.
-    private func optional(_ spec: ServiceSpec) -> ServiceSpec {
-        var spec = spec
-        spec.isOptional = true
-        return spec
-    }
-
     @Test(
         "a failing optional service: start() succeeds without it, its dependent runs and reads nil, the snapshot says why"
     )

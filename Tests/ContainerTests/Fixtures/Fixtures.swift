@@ -43,3 +43,10 @@ func countedSpec(
         return Made(name: name, generation: context.generation)
     }
 }
+
+/// `spec`, declared optional: its failure never fails a request.
+func optional(_ spec: ServiceSpec) -> ServiceSpec {
+    var spec = spec
+    spec.isOptional = true
+    return spec
+}
