@@ -260,9 +260,7 @@ final class CoordinatorCore: Sendable {
     /// refuses every new call.
     func shutdown(deadline: ContinuousClock.Instant?, error: ContainerError) async throws(ContainerError) -> ResetReport
     {
-        // Input nodes waiting for a value stop waiting: nothing will supply one now.
-        if link == nil { inputs.close() }
-        return try await withOperation { done in beginShutdown(deadline: deadline, error: error, then: done) }
+        try await withOperation { done in beginShutdown(deadline: deadline, error: error, then: done) }
     }
 
     /// Performs a shutdown's transition now and calls `done` once everything is torn down.
@@ -284,6 +282,10 @@ final class CoordinatorCore: Sendable {
         let action = transition { machine, now in
             machine.shutdownRequested(waiter: finished, graceful: deadline != nil, error: error, now: now)
         }
+        // Input nodes waiting for a value stop waiting: nothing will supply one now. After the
+        // transition: the callers are the shutdown's already (or, draining, answered `shutDown`
+        // when they need an input never supplied), not those of a build failing with `Closed`.
+        if link == nil, !action.isRefusal { inputs.close() }
         switch action {
         case .refuse(let waiter, let error): waiter(.failure(error))
         case .drain(let operation, let children):

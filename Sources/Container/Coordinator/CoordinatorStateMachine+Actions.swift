@@ -154,6 +154,12 @@ extension CoordinatorStateMachine {
         case drain(operation: Int, children: [ChildOrder])
         /// Carry out the supersession, then go on; the operation completes in a later `Lifecycle`.
         case proceed(Supersession, then: Lifecycle)
+
+        /// Whether the shutdown was refused (it changes nothing).
+        var isRefusal: Bool {
+            if case .refuse = self { return true }
+            return false
+        }
     }
 
     /// The answer to `shutdownDeadlinePassed`.

@@ -21,7 +21,11 @@ extension CoordinatorStateMachine {
                         holdsEager: eagerIsBuilt)
                 resume.append(resumption(demand, .snapshot(snapshot), result: .snapshot, build: build))
             } else {
-                let error = failure(of: demand.required, report: lastReport ?? report(now: now))
+                var error = failure(of: demand.required, report: lastReport ?? report(now: now))
+                // Draining, an input never supplied failed because the shutdown ended its wait.
+                if case .draining = phase, needsUnsuppliedInput(demand.required) {
+                    error = .shutDown(generation: generation)
+                }
                 resume.append(resumption(demand, .failure(error), result: .failure, build: build))
             }
         }
@@ -39,6 +43,14 @@ extension CoordinatorStateMachine {
             if rank > (chosen?.rank ?? -1) { chosen = (rank, block.error) }
         }
         return chosen?.error ?? .buildFailed(report)
+    }
+
+    /// Whether `required` holds an input without a value of its type.
+    private func needsUnsuppliedInput(_ required: SlotSet) -> Bool {
+        required.slots.contains { slot in
+            slot < graph.builtCount && graph.nodes[slot].isInput && !state.hasValue(slot)
+                && !tickets.inputs.isSupplied(graph.nodes[slot].name, type: graph.nodes[slot].provider.valueTypeID)
+        }
     }
 
     /// The report of the build in flight so far (or of the last one).

@@ -381,8 +381,12 @@ extension CoordinatorStateMachine {
             // lists it). A request that needs only what succeeded keeps it instead.
             teardowns.enqueue(state.retireBuiltInThisGeneration(), owner: nil)
         }
-        if let failure = report.failure {
-            record(.buildFailed(failure: failure, roots: report.failedNodes, exhausted: exhausted), current.build)
+        // A build whose only failures are optional services' failed no request: no `build.failed`.
+        let roots = report.failedNodes
+        let onlyOptional =
+            graph.hasOptionalServices && !roots.isEmpty && roots.allSatisfy { graph.isOptional($0) == true }
+        if let failure = report.failure, !onlyOptional {
+            record(.buildFailed(failure: failure, roots: roots, exhausted: exhausted), current.build)
         }
         attempt = eagerIsBuilt || eagerIsSticky ? current.build.attempt : current.build.attempt + 1
         if case .draining(let shutdown) = phase {

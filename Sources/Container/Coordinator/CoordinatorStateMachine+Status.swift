@@ -38,7 +38,9 @@ extension CoordinatorStateMachine {
             lastFailure: lastFailure, nextAttemptAt: nextAttemptAt, openScopes: openScopes,
             waitingCallers: demands.waitingCallers, unreportedTeardowns: teardowns.unreported,
             services: serviceStates(),
-            inputsNotSupplied: graph.inputNames.filter { !tickets.inputs.isSupplied($0) })
+            inputsNotSupplied: graph.nodes.filter {
+                $0.isInput && !tickets.inputs.isSupplied($0.name, type: $0.provider.valueTypeID)
+            }.map(\.name))
     }
 
     /// Each app service's state, in declaration order.
@@ -59,7 +61,9 @@ extension CoordinatorStateMachine {
             if self.state.hasValue(slot) {
                 state = .built
             } else if build?.isMember(slot) == true, build?.isSettled(slot) == false {
-                state = node.isInput && !tickets.inputs.isSupplied(node.name) ? .waitingForInput : .building
+                state =
+                    node.isInput && !tickets.inputs.isSupplied(node.name, type: node.provider.valueTypeID)
+                    ? .waitingForInput : .building
             } else if let outcome = unbuilt[node.name] {
                 state = outcome
             } else if self.state.block(of: slot) != nil {

@@ -23,9 +23,13 @@ extension ServiceContainer {
         guard let slot = graph.layout.slots[key.name], graph.nodes[slot].isInput,
             graph.nodes[slot].provider.valueTypeID == ObjectIdentifier(Value.self)
         else { throw .invalidInput(key.name, type: Value.self, graph: graph, generation: generation) }
-        let replaced = core.inputs.supply(key.name, value)
-        // Values built from the earlier one go: the input and its dependents are built again.
-        guard replaced, core.status.service(key.name)?.state == .built else { return nil }
+        let supplied = core.inputs.supply(key.name, value, type: ObjectIdentifier(Value.self))
+        // Values built from an earlier one go: the input and its dependents are built again. The
+        // current generation's input node may also have read the earlier value and not settled
+        // yet (`building`): a reset then too, or the new value would never reach the snapshot.
+        guard supplied.replaced, let state = core.status.service(key.name)?.state else { return nil }
+        let readNow = supplied.staleReadGeneration == core.generation
+        guard state == .built || (readNow && (state == .building || state == .failed)) else { return nil }
         return try await reset(invalidating: [key.name])
     }
 }

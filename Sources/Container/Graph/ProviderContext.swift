@@ -133,8 +133,9 @@ public struct ProviderContext: Sendable {
 
     /// The value the app supplied for this input node, once it has (see ``InputProvider``).
     func inputValue<Value: Sendable>(as type: Value.Type) async throws -> Value {
-        guard let inputs = build.inputs else { throw InputStore.Closed() }
-        let value = try await inputs.value(of: serviceName)
+        guard let inputs = build.inputs else { throw InputStore.Closed(name: serviceName) }
+        let value = try await inputs.value(
+            of: serviceName, type: ObjectIdentifier(Value.self), generation: build.generation)
         guard let typed = value as? Value else {
             throw ServiceLookupError.typeMismatch(serviceName, expected: Value.self, actual: Swift.type(of: value))
         }

@@ -3,39 +3,85 @@ import Synchronization
 /// The values an app supplies at run time for its input services (see <doc:DemandDrivenStartUp>),
 /// by service name, and the input nodes waiting for one. One per container, shared by its scope
 /// instances.
+///
+/// A value is stored with the type it was supplied as: an input of another type (the graph was
+/// reloaded meanwhile) finds it not supplied and waits for a value of its own type.
 final class InputStore: Sendable {
     /// Thrown to an input node that waits when the container shuts down.
-    struct Closed: Error {}
+    struct Closed: ClassifiedError, CustomStringConvertible {
+        let name: String
+        var failureKind: FailureKind { .permanent }
+        var description: String { "the container shut down before input '\(name)' was supplied" }
+    }
+
+    /// What ``supply(_:_:type:)`` found.
+    struct Supplied {
+        /// It replaced an earlier value.
+        let replaced: Bool
+        /// The generation whose build last read an earlier value of the name, if one did: what it
+        /// built from that value is stale.
+        let staleReadGeneration: Int?
+    }
+
+    private struct Waiter {
+        let type: ObjectIdentifier
+        let generation: Int
+        let continuation: CheckedContinuation<any Sendable, any Error>
+    }
+
+    private struct Entry {
+        var value: any Sendable
+        var type: ObjectIdentifier
+        var version: Int
+    }
 
     private struct State {
-        var values: [String: any Sendable] = [:]
-        var waiters: [String: [Int: CheckedContinuation<any Sendable, any Error>]] = [:]
+        var values: [String: Entry] = [:]
+        /// The version of the last value of each name an input node read, and its build's generation.
+        var read: [String: (version: Int, generation: Int)] = [:]
+        var waiters: [String: [Int: Waiter]] = [:]
         var nextWaiter = 0
+        var nextVersion = 1
         var isClosed = false
     }
 
     private let state = Mutex(State())
 
-    /// The names supplied so far.
-    var supplied: Set<String> { state.withLock { Set($0.values.keys) } }
-
-    /// Whether `name` has a value.
-    func isSupplied(_ name: String) -> Bool { state.withLock { $0.values[name] != nil } }
-
-    /// Stores `value` for `name` and resumes the nodes waiting for it; returns whether it
-    /// replaced an earlier value.
-    func supply(_ name: String, _ value: any Sendable) -> Bool {
-        let (replaced, waiting) = state.withLock { state in
-            let replaced = state.values.updateValue(value, forKey: name) != nil
-            return (replaced, state.waiters.removeValue(forKey: name) ?? [:])
-        }
-        for continuation in waiting.values { continuation.resume(returning: value) }
-        return replaced
+    /// Whether `name` has a value of `type`.
+    func isSupplied(_ name: String, type: ObjectIdentifier) -> Bool {
+        state.withLock { $0.values[name]?.type == type }
     }
 
-    /// The value of `name`: at once when supplied, otherwise once it is. Cancelling the task ends
-    /// the wait with `CancellationError`; a shutdown ends it with ``Closed``.
-    func value(of name: String) async throws -> any Sendable {
+    /// Stores `value` (of `type`) for `name` and resumes the nodes of that type waiting for it.
+    func supply(_ name: String, _ value: any Sendable, type: ObjectIdentifier) -> Supplied {
+        let (supplied, resumed) = state.withLock {
+            state -> (Supplied, [CheckedContinuation<any Sendable, any Error>]) in
+            let version = state.nextVersion
+            state.nextVersion += 1
+            let replaced =
+                state.values.updateValue(Entry(value: value, type: type, version: version), forKey: name) != nil
+            let stale = state.read[name].flatMap { $0.version < version ? $0.generation : nil }
+            var resumed: [CheckedContinuation<any Sendable, any Error>] = []
+            if let all = state.waiters[name] {
+                var waiting = all
+                for (id, waiter) in all where waiter.type == type {
+                    resumed.append(waiter.continuation)
+                    waiting.removeValue(forKey: id)
+                }
+                if let generation = all.values.filter({ $0.type == type }).map(\.generation).max() {
+                    state.read[name] = (version, generation)
+                }
+                state.waiters[name] = waiting.isEmpty ? nil : waiting
+            }
+            return (Supplied(replaced: replaced, staleReadGeneration: stale), resumed)
+        }
+        for continuation in resumed { continuation.resume(returning: value) }
+        return supplied
+    }
+
+    /// The value of `name` of `type`, for a build of `generation`: at once when supplied, otherwise once it is. Cancelling the
+    /// task ends the wait with `CancellationError`; a shutdown ends it with ``Closed``.
+    func value(of name: String, type: ObjectIdentifier, generation: Int) async throws -> any Sendable {
         let id = state.withLock { state in
             defer { state.nextWaiter += 1 }
             return state.nextWaiter
@@ -43,17 +89,25 @@ final class InputStore: Sendable {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let answer: Result<any Sendable, any Error>? = state.withLock { state in
-                    if let value = state.values[name] { return .success(value) }
-                    if state.isClosed { return .failure(Closed()) }
+                    if let entry = state.values[name], entry.type == type {
+                        state.read[name] = (entry.version, generation)
+                        return .success(entry.value)
+                    }
+                    if state.isClosed { return .failure(Closed(name: name)) }
                     if Task.isCancelled { return .failure(CancellationError()) }
-                    state.waiters[name, default: [:]][id] = continuation
+                    state.waiters[name, default: [:]][id] = Waiter(
+                        type: type, generation: generation, continuation: continuation)
                     return nil
                 }
                 if let answer { continuation.resume(with: answer) }
             }
         } onCancel: {
-            let continuation = state.withLock { $0.waiters[name]?.removeValue(forKey: id) }
-            continuation?.resume(throwing: CancellationError())
+            let waiter = state.withLock { state -> Waiter? in
+                let waiter = state.waiters[name]?.removeValue(forKey: id)
+                if state.waiters[name]?.isEmpty == true { state.waiters[name] = nil }
+                return waiter
+            }
+            waiter?.continuation.resume(throwing: CancellationError())
         }
     }
 
@@ -62,8 +116,8 @@ final class InputStore: Sendable {
         let waiting = state.withLock { state in
             state.isClosed = true
             defer { state.waiters = [:] }
-            return state.waiters.values.flatMap(\.values)
+            return state.waiters.flatMap { name, waiters in waiters.values.map { (name, $0) } }
         }
-        for continuation in waiting { continuation.resume(throwing: Closed()) }
+        for (name, waiter) in waiting { waiter.continuation.resume(throwing: Closed(name: name)) }
     }
 }

@@ -132,10 +132,14 @@ struct BuildRecords: Sendable {
         details[slot] = .skipped(because: because)
     }
 
-    /// The report of each node of `names` (slot order, from slot 0).
+    /// The report of each node of `names` (slot order, from slot 0) that has an outcome: a
+    /// report of a build in flight (a request's failure while other nodes run) lacks the others.
     func reports(names: ArraySlice<String>) -> [BuildReport.NodeReport] {
-        names.indices.map { report(of: $0, name: names[$0]) }
+        names.indices.compactMap { self[$0].status == .pending ? nil : report(of: $0, name: names[$0]) }
     }
+
+    /// Whether `slot` has an outcome yet.
+    func hasOutcome(_ slot: Int) -> Bool { self[slot].status != .pending }
 
     /// The report of `slot`, called `name`.
     func report(of slot: Int, name: String) -> BuildReport.NodeReport {

@@ -165,7 +165,9 @@ public struct BuildReport: Sendable, CustomStringConvertible {
         switch storage {
         case .reports(let reports): reports.first { $0.name == name }
         case .records(let recorded):
-            recorded.names.firstIndex(of: name).map { recorded.records.report(of: $0, name: name) }
+            recorded.names.firstIndex(of: name).flatMap { slot in
+                recorded.records.hasOutcome(slot) ? recorded.records.report(of: slot, name: name) : nil
+            }
         }
     }
 

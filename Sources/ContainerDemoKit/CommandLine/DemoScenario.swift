@@ -32,12 +32,17 @@ public struct DemoScenario: Sendable, Hashable, CustomStringConvertible {
     /// A changed config is reloaded: only what changed is rebuilt, the rest carries over.
     public static let reload = DemoScenario(
         "reload", "a changed config is reloaded: only what changed is rebuilt, the rest carries over")
+    /// Start-up in tiers on `Configs/launch.json`: launch builds the eager services only, a
+    /// cold-start push its own closure, `startDeferred()` the rest; an optional tracker fails
+    /// nobody; push registration waits for the device token the app supplies later.
+    public static let launch = DemoScenario(
+        "launch", "start-up in tiers: eager, deferred after the first frame, lazy, optional, a late input")
     /// Every story, one after the other.
     public static let all = DemoScenario("all", "every story, one after the other")
 
     /// The single stories, in the order `all` runs them.
     public static let stories: [DemoScenario] = [
-        .coldStart, .transient, .permanent, .logout, .cancel, .scopes, .reload,
+        .coldStart, .transient, .permanent, .logout, .cancel, .scopes, .reload, .launch,
     ]
 
     /// The scenario called `name`, if any.

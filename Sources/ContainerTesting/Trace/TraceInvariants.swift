@@ -36,6 +36,8 @@ public enum TraceInvariants {
 
     /// Inside one build: every node the build is for ends in exactly one outcome (succeeded,
     /// reused, failed, skipped or cancelled), and no node event lies outside a started build.
+    /// In a graph that declares start policies, a build is for the nodes its requests need:
+    /// those with an event in it.
     public static func oneOutcomePerNode(_ graph: ServiceGraph) -> TraceExpectation {
         TraceExpectation("every node ends in exactly one outcome per build") { events in
             let built = Set(events.filter { $0.kind == .buildStarted }.map(BuildKey.init))
@@ -53,7 +55,10 @@ public enum TraceInvariants {
                 // A build superseded by a reset still ends every node before it reports `build.cancelled`.
                 let counts = outcomes[build] ?? [:]
                 let scope = build.scope.map { String($0.prefix { $0 != "#" }) }
-                for name in graph.serviceNames where graph.lifetime(of: name)?.scope == scope {
+                for name in graph.serviceNames
+                where graph.lifetime(of: name)?.scope == scope
+                    && (!graph.declaresStartPolicies || counts[name] != nil)
+                {
                     if counts[name, default: 0] != 1 {
                         problems.append("\(name) has \(counts[name, default: 0]) outcomes in \(build)")
                     }
@@ -64,7 +69,8 @@ public enum TraceInvariants {
     }
 
     /// Inside one build: a node starts only after each of its dependencies succeeded or was reused in the
-    /// same build (in a scope instance's build, app services come with the instance).
+    /// same build (in a scope instance's build, app services come with the instance); an optional
+    /// dependency may instead have ended without a value.
     public static func dependenciesFirst(_ graph: ServiceGraph) -> TraceExpectation {
         TraceExpectation("a node starts only after all its dependencies have values") { events in
             var ready: [BuildKey: Set<String>] = [:]
@@ -78,6 +84,7 @@ public enum TraceInvariants {
                     let have = ready[BuildKey(event)] ?? []
                     let missing = (graph.dependencies(of: node) ?? []).filter { dependency in
                         !have.contains(dependency) && !(event.scope != nil && graph.lifetime(of: dependency) == .app)
+                            && graph.isOptional(dependency) != true
                     }
                     if !missing.isEmpty {
                         problems.append(

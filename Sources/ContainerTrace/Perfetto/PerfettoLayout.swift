@@ -3,7 +3,9 @@ import Container
 /// Reads one container's trace into Perfetto processes: the app and each scope instance.
 ///
 /// Spans open at their start event and close at their end event: a build from `build.started`
-/// to `snapshot.published`, `build.failed` or `build.cancelled`; a node run from `node.started`
+/// to `snapshot.published`, `build.failed` or `build.cancelled` (a build of demand-driven
+/// requests that starts another node after it published grows: its span reopens, and the
+/// publish becomes an instant on the builds track); a node run from `node.started`
 /// to its outcome; a caller's wait from `caller.joined` to `caller.resumed` or
 /// `caller.cancelled`; a scope instance's life from `scope.opened` to `scope.closed`. Anything
 /// still open when the trace ends closes at its last event, marked `unfinished`.
@@ -24,6 +26,8 @@ struct PerfettoLayout {
         var builds: [BuildAttempt: Duration] = [:]
         /// When each finished build ended: a node left open closes there, inside its build.
         var ended: [BuildAttempt: Duration] = [:]
+        /// Builds whose span closed at a `snapshot.published`: the span's mark and its start.
+        var published: [BuildAttempt: (mark: Int, start: Duration)] = [:]
         var nodes: [NodeRun: Duration] = [:]
         var callers: [String: [Wait]] = [:]
         var scope: Duration?
@@ -70,16 +74,22 @@ struct PerfettoLayout {
         case .buildStarted:
             open[scope]?.builds[event.build] = event.time
         case .snapshotPublished(let services):
+            let start = open[scope]?.builds[event.build] ?? event.time
+            let mark = processes[process(scope)].markCount
             endBuild(event, "published", colour: "good", [("services", .integer(services))])
+            open[scope]?.published[event.build] = (mark, start)
         case .buildFailed(let failure, let roots, let exhausted):
             var args: ChromeTraceEvent.Args = [
                 ("failure", .string(failure.rawValue)), ("roots", .strings(roots)),
             ]
             if exhausted { args.append(("exhausted", .bool(true))) }
+            reopenGrowing(event)
             endBuild(event, "failed", colour: "terrible", args)
         case .buildCancelled:
+            reopenGrowing(event)
             endBuild(event, "cancelled", colour: "grey", [])
         case .nodeStarted(let node, _):
+            reopenGrowing(event)
             open[scope]?.nodes[NodeRun(build: event.build, node: node)] = event.time
         case .nodeSucceeded(let node, let duration):
             endNode(
@@ -142,6 +152,21 @@ struct PerfettoLayout {
                 scope, .lifecycle, "scope \(scope ?? "")", "scope", from: start, to: event.time,
                 [("closed", .bool(true))])
         }
+    }
+
+    /// A node of a build that published starts, or the build fails or is cancelled after it:
+    /// the build grew; its span reopens, and the snapshot it published becomes an instant.
+    private mutating func reopenGrowing(_ event: TraceEvent) {
+        guard let (mark, start) = open[event.scope]?.published.removeValue(forKey: event.build) else { return }
+        let at = process(event.scope)
+        let closed = processes[at].marks[mark]
+        processes[at].replace(
+            at: mark,
+            with: .init(
+                track: .builds, name: "published", category: "build", start: closed.end ?? closed.start, end: nil,
+                colour: "good", args: closed.args))
+        open[event.scope]?.builds[event.build] = start
+        open[event.scope]?.ended[event.build] = nil
     }
 
     private mutating func endBuild(

@@ -59,6 +59,12 @@ struct PerfettoProcess {
         self.name = name
     }
 
+    /// How many marks it holds: the index the next one gets.
+    var markCount: Int { marks.count }
+
+    /// Replaces the mark at `index` (on the same track).
+    mutating func replace(at index: Int, with mark: Mark) { marks[index] = mark }
+
     mutating func add(_ mark: Mark) {
         if knownTracks.insert(mark.track).inserted { trackOrder.append(mark.track) }
         marks.append(mark)
