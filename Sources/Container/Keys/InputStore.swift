@@ -1,4 +1,3 @@
-import Synchronization
 
 /// The values an app supplies at run time for its input services (see <doc:DemandDrivenStartUp>),
 /// by service name, and the input nodes waiting for one. One per container, shared by its scope
@@ -45,7 +44,7 @@ final class InputStore: Sendable {
         var isClosed = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Whether `name` has a value of `type`.
     func isSupplied(_ name: String, type: ObjectIdentifier) -> Bool {
