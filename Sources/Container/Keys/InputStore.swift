@@ -1,4 +1,3 @@
-
 /// The values an app supplies at run time for its input services (see <doc:DemandDrivenStartUp>),
 /// by service name, and the input nodes waiting for one. One per container, shared by its scope
 /// instances.
