@@ -64,7 +64,7 @@ extension CoordinatorStateMachine {
         return BuildReport(
             generation: generation, attempt: current.build.attempt, records: current.records,
             names: graph.serviceNames[..<graph.builtCount], built: current.members.filter(current.isSettled),
-            startedAt: current.launchedAt ?? now, endedAt: now, wasCancelled: false)
+            unbuilt: unbuilt(by: current), startedAt: current.launchedAt ?? now, endedAt: now, wasCancelled: false)
     }
 
     /// The waiters of `ended`, to resume with `outcome`, each traced as resumed with `result`.

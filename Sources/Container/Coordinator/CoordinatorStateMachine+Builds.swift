@@ -367,7 +367,7 @@ extension CoordinatorStateMachine {
         }
         let report = BuildReport(
             generation: generation, attempt: current.build.attempt, records: current.records,
-            names: graph.serviceNames[..<graph.builtCount], built: current.members,
+            names: graph.serviceNames[..<graph.builtCount], built: current.members, unbuilt: unbuilt(by: current),
             startedAt: current.launchedAt ?? now, endedAt: now, wasCancelled: false)
         lastReport = report
         build = nil
@@ -397,6 +397,15 @@ extension CoordinatorStateMachine {
             return (resume + supersession.resume, continueLifecycle(now: now))
         }
         return (answer(completed, now: now, of: current.build), continueLifecycle(now: now))
+    }
+
+    /// The slots `build` did not have as members and that have no value (what no request of a
+    /// demand-driven build needed); `nil` in a graph where every build needs every node.
+    func unbuilt(by build: BuildState) -> SlotSet? {
+        guard graph.declaresStartPolicies || graph.hasOptionalServices else { return nil }
+        var unbuilt = SlotSet(capacity: graph.nodes.count)
+        for slot in 0..<graph.builtCount where !build.isMember(slot) && !state.hasValue(slot) { unbuilt.insert(slot) }
+        return unbuilt
     }
 
     /// Blocks every member left without a value: for good when its attempts are used up (or it

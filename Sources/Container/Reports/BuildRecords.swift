@@ -134,8 +134,10 @@ struct BuildRecords: Sendable {
 
     /// The report of each node of `names` (slot order, from slot 0) that has an outcome: a
     /// report of a build in flight (a request's failure while other nodes run) lacks the others.
-    func reports(names: ArraySlice<String>) -> [BuildReport.NodeReport] {
-        names.indices.compactMap { self[$0].status == .pending ? nil : report(of: $0, name: names[$0]) }
+    func reports(names: ArraySlice<String>, excluding unbuilt: SlotSet? = nil) -> [BuildReport.NodeReport] {
+        names.indices.compactMap { slot in
+            self[slot].status == .pending || unbuilt?.contains(slot) == true ? nil : report(of: slot, name: names[slot])
+        }
     }
 
     /// Whether `slot` has an outcome yet.

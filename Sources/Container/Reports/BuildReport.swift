@@ -44,7 +44,7 @@ public struct BuildReport: Sendable, CustomStringConvertible {
     public var nodes: [NodeReport] {
         switch storage {
         case .reports(let reports): reports
-        case .records(let recorded): recorded.records.reports(names: recorded.names)
+        case .records(let recorded): recorded.reports
         }
     }
     /// The nodes' reports, as given or as the build's records.
@@ -73,11 +73,18 @@ public struct BuildReport: Sendable, CustomStringConvertible {
     private final class Recorded: Sendable {
         let records: BuildRecords
         let names: ArraySlice<String>
+        /// Slots the build neither built nor found with a value (a lazy service nobody asked
+        /// for): not in the report. `nil` when every slot is built or reused.
+        let unbuilt: SlotSet?
 
-        init(_ records: BuildRecords, names: ArraySlice<String>) {
+        init(_ records: BuildRecords, names: ArraySlice<String>, unbuilt: SlotSet?) {
             self.records = records
             self.names = names
+            self.unbuilt = unbuilt
         }
+
+        /// The reports of the nodes the build built or reused, in slot order.
+        var reports: [NodeReport] { records.reports(names: names, excluding: unbuilt) }
     }
 
     init(
@@ -89,13 +96,15 @@ public struct BuildReport: Sendable, CustomStringConvertible {
     }
 
     /// The report of a build from its records of the nodes called `names` (slot order, from
-    /// slot 0), of which only those of `built` may lack a value (every other was reused).
+    /// slot 0), of which only those of `built` may lack a value (every other was reused, but
+    /// those of `unbuilt`, which the build did not need and which have no value).
     init(
         generation: Int, attempt: Int, records: BuildRecords, names: ArraySlice<String>, built: [Int],
-        startedAt: Duration, endedAt: Duration, wasCancelled: Bool
+        unbuilt: SlotSet? = nil, startedAt: Duration, endedAt: Duration, wasCancelled: Bool
     ) {
         self.init(
-            generation: generation, attempt: attempt, storage: .records(Recorded(records, names: names)),
+            generation: generation, attempt: attempt,
+            storage: .records(Recorded(records, names: names, unbuilt: unbuilt)),
             failure: records.failure(among: built), startedAt: startedAt, endedAt: endedAt,
             wasCancelled: wasCancelled)
     }
@@ -166,7 +175,8 @@ public struct BuildReport: Sendable, CustomStringConvertible {
         case .reports(let reports): reports.first { $0.name == name }
         case .records(let recorded):
             recorded.names.firstIndex(of: name).flatMap { slot in
-                recorded.records.hasOutcome(slot) ? recorded.records.report(of: slot, name: name) : nil
+                recorded.records.hasOutcome(slot) && recorded.unbuilt?.contains(slot) != true
+                    ? recorded.records.report(of: slot, name: name) : nil
             }
         }
     }

@@ -24,7 +24,9 @@ public struct DOTRenderer: Sendable {
     ///
     /// - Parameters:
     ///   - graph: the services and their dependencies.
-    ///   - report: a build of that graph; nodes it lacks are drawn as "not built".
+    ///   - report: a build of that graph; nodes it lacks are drawn as "not built", with their
+    ///     start policy when it is not eager and "optional" for an optional service
+    ///     ("not built (lazy, optional)").
     ///   - trace: the run's events; each scope instance in it (events with a `scope`) becomes a
     ///     cluster labelled with the instance, holding the nodes its builds ran, coloured by
     ///     their outcome in its latest build. Empty (the default) for the app alone.
@@ -43,7 +45,8 @@ public struct DOTRenderer: Sendable {
             lines.append("    labelloc=t;")
         }
         for name in appNames {
-            let style = OutcomeStyle(report?.node(name))
+            let style = OutcomeStyle(
+                report?.node(name), policy: graph.startPolicy(of: name), optional: graph.isOptional(name) == true)
             lines.append(node(name, label: report == nil ? name : name + "\n" + style.label, style, indent: "    "))
         }
         for name in appNames {

@@ -24,7 +24,9 @@ public struct MermaidFlowchartRenderer: Sendable {
     ///
     /// - Parameters:
     ///   - graph: the services and their dependencies.
-    ///   - report: a build of that graph; nodes it lacks are drawn as "not built".
+    ///   - report: a build of that graph; nodes it lacks are drawn as "not built", with their
+    ///     start policy when it is not eager and "optional" for an optional service
+    ///     ("not built (lazy, optional)").
     ///   - trace: the run's events; each scope instance in it (events with a `scope`) becomes a
     ///     subgraph titled with the instance, holding the nodes its builds ran, coloured by their
     ///     outcome in its latest build. Empty (the default) for the app alone.
@@ -37,7 +39,8 @@ public struct MermaidFlowchartRenderer: Sendable {
         var classes: [String: [String]] = [:]
         for name in names {
             let id = ids[name] ?? name
-            let style = OutcomeStyle(report?.node(name))
+            let style = OutcomeStyle(
+                report?.node(name), policy: graph.startPolicy(of: name), optional: graph.isOptional(name) == true)
             let label =
                 TraceText.mermaidEscaped(name) + (report == nil ? "" : "<br/>" + TraceText.mermaidEscaped(style.label))
             lines.append("    \(id)[\"\(label)\"]")

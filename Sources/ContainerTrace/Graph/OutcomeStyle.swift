@@ -11,10 +11,14 @@ struct OutcomeStyle {
     /// Border colour.
     let stroke: String
 
-    /// The style of `node`'s outcome; `nil` means the node is not in the report (not built).
-    init(_ node: BuildReport.NodeReport?) {
+    /// The style of `node`'s outcome; `nil` means the node is not in the report (not built): its
+    /// label then says why it may not be, a `policy` other than eager or being `optional`.
+    init(_ node: BuildReport.NodeReport?, policy: StartPolicy? = nil, optional: Bool = false) {
         guard let node else {
-            self.init(name: "pending", label: "not built", fill: "#eeeeee", stroke: "#9e9e9e")
+            let reasons = [policy.flatMap { $0 == .eager ? nil : $0.rawValue }, optional ? "optional" : nil]
+                .compactMap { $0 }
+            let label = reasons.isEmpty ? "not built" : "not built (\(reasons.joined(separator: ", ")))"
+            self.init(name: "pending", label: label, fill: "#eeeeee", stroke: "#9e9e9e")
             return
         }
         switch node.outcome {

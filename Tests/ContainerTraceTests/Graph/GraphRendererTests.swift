@@ -38,6 +38,30 @@ struct GraphRendererTests {
         }
     }
 
+    @Test("DOT and Mermaid: a lazy, deferred or optional service the build did not make says why")
+    func unbuiltServicesSayWhy() async throws {
+        var telemetry = ServiceSpec(ServiceKey<Int>("telemetry"), start: .lazy) { _ in 1 }
+        telemetry.isOptional = true
+        let container = try ServiceContainer([
+            ServiceSpec(ServiceKey<Int>("settings")) { _ in 0 }, telemetry,
+            ServiceSpec(ServiceKey<Int>("index"), start: .deferred) { _ in 2 },
+        ])
+        let report = try await container.start().report
+        let graph = container.graph
+        // The report lists what the build built or reused: not what it never needed.
+        #expect(report.nodes.map(\.name) == ["settings"])
+        #expect(report.node("telemetry") == nil && report.node("index") == nil)
+        for text in [
+            DOTRenderer().render(graph, report: report), MermaidFlowchartRenderer().render(graph, report: report),
+        ] {
+            // Mermaid escapes the parentheses as #40; and #41;.
+            let plain = text.replacingOccurrences(of: "#40;", with: "(").replacingOccurrences(of: "#41;", with: ")")
+            #expect(plain.contains("not built (lazy, optional)"), "\(text)")
+            #expect(plain.contains("not built (deferred)"), "\(text)")
+            #expect(text.contains("succeeded"))
+        }
+    }
+
     @Test("Mermaid flowchart: generated ids, escaped labels, every node and edge, classes by outcome")
     func mermaidFlowchart() async throws {
         let (graph, report, edges) = try await AwkwardGraph.build()
