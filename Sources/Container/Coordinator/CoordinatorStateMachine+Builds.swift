@@ -1,6 +1,6 @@
-/// A build's life: what a request adds to it, its launch, each node's end, its end; and the
-/// teardown jobs between builds (the app values a scope instance's build fetches are in
-/// `+AppValues`, the answers of its requests in `+Answers`).
+/// A build's life: what a request adds to it, its launch, each node's end, its end (the jobs
+/// between builds are in `+Lifecycle`, optional services' absences in `+Absence`, the app
+/// values a scope instance's build fetches in `+AppValues`, the answers in `+Answers`).
 extension CoordinatorStateMachine {
     // MARK: Growing the build
 
@@ -65,20 +65,6 @@ extension CoordinatorStateMachine {
         }
         build = current
         return start
-    }
-
-    /// How many dependencies of `slot` it waits for: those without a value, but an optional one
-    /// only while the build runs it (one that cannot be built is not waited for).
-    private func waitingCount(of slot: Int, in current: BuildState) -> Int {
-        let dependencies = graph.nodes[slot].dependencies
-        guard graph.hasOptionalServices else { return dependencies.count { !state.hasValue($0) } }
-        return dependencies.count { dependency in
-            guard !state.hasValue(dependency) else { return false }
-            guard graph.nodes[dependency].isOptional else { return true }
-            // An app value being fetched arrives, or is settled absent, with the fetch.
-            if dependency >= graph.builtCount { return state.absences[dependency] == nil }
-            return current.isMember(dependency) && !current.isSettled(dependency)
-        }
     }
 
     /// A build of the generation, not launched, with room for `members` members.
@@ -156,7 +142,7 @@ extension CoordinatorStateMachine {
     }
 
     /// The launch of `slot`: its dependencies' values, in declaration order.
-    private func launchOf(_ slot: Int) -> NodeLaunch {
+    func launchOf(_ slot: Int) -> NodeLaunch {
         NodeLaunch(slot: slot, earlierRuns: state.runs(of: slot))
     }
 
@@ -238,42 +224,6 @@ extension CoordinatorStateMachine {
         }
         let (resume, lifecycle) = endBuild(answering: completed, now: now)
         return NodeAction(resume: resume, cancel: cancel, then: lifecycle)
-    }
-
-    /// `slot` ended without a value: the optional members that can no longer be built because
-    /// of it settle as skipped now (not at the build's end), and the members that waited only
-    /// for such an optional dependency (or for `slot`, when it is optional) start without it.
-    private mutating func settleAbsence(
-        from slot: Int, in current: inout BuildState, launching orders: inout WorkerOrders,
-        completed: inout [Demands.Demand], now: Duration
-    ) {
-        let nodes = graph.nodes
-        let root = nodes[slot].name
-        var stack = [slot]
-        var doomed = Set<Int>()
-        while let absent = stack.popLast() {
-            for dependent in graph.dependents[absent]
-            where current.isMember(dependent) && current.records[dependent].status == .pending {
-                if nodes[absent].isOptional {
-                    // An optional edge: the dependent starts without the value.
-                    if current.dependencyArrived(for: dependent) && !current.stopped {
-                        orders.launches.append(launchOf(dependent))
-                        current.unstarted -= 1
-                        current.running += 1
-                    }
-                } else if doomed.insert(dependent).inserted {
-                    if nodes[dependent].isOptional {
-                        current.records[dependent].endedAt = now
-                        current.records.skipped(dependent, because: [root])
-                        record(.nodeSkipped(node: nodes[dependent].name, because: [root]), current.build)
-                        completed += demands.settled(dependent, failed: true)
-                        current.unstarted -= 1
-                        state.noteAbsence(of: dependent, "\(nodes[dependent].name) skipped: \(root) failed")
-                    }
-                    stack.append(dependent)
-                }
-            }
-        }
     }
 
     /// A node of a superseded build ended: its value goes to the teardown (reported by the
@@ -399,15 +349,6 @@ extension CoordinatorStateMachine {
         return (answer(completed, now: now, of: current.build), continueLifecycle(now: now))
     }
 
-    /// The slots `build` did not have as members and that have no value (what no request of a
-    /// demand-driven build needed); `nil` in a graph where every build needs every node.
-    func unbuilt(by build: BuildState) -> SlotSet? {
-        guard graph.declaresStartPolicies || graph.hasOptionalServices else { return nil }
-        var unbuilt = SlotSet(capacity: graph.nodes.count)
-        for slot in 0..<graph.builtCount where !build.isMember(slot) && !state.hasValue(slot) { unbuilt.insert(slot) }
-        return unbuilt
-    }
-
     /// Blocks every member left without a value: for good when its attempts are used up (or it
     /// failed permanently), otherwise until its next attempt is allowed. Returns whether the
     /// build used a node's last allowed attempt.
@@ -449,31 +390,5 @@ extension CoordinatorStateMachine {
     var eagerIsSticky: Bool {
         let eager = graph.eagerRequired
         return state.blocks.contains { slot, block in block.sticky && slot < graph.builtCount && eager.contains(slot) }
-    }
-
-    // MARK: Teardowns and the next job
-
-    /// A teardown job ended; `records` pair each torn-down value's owner with its result.
-    mutating func teardownFinished(_ records: [Teardowns.TeardownRecord], now: Duration) -> Lifecycle {
-        teardowns.teardownFinished(records)
-        return continueLifecycle(now: now)
-    }
-
-    /// With no build in flight: tears down what is queued (once no scope instance leases it),
-    /// else completes the operations that waited for it, releases app values nothing uses any
-    /// more, and launches the build that waited for its turn.
-    mutating func continueLifecycle(now: Duration) -> Lifecycle {
-        guard stopping == nil, build?.isLaunched != true else { return Lifecycle() }
-        switch teardowns.next(isLeased: children.isLeased) {
-        case .tearDown(let batch):
-            return Lifecycle(next: .tearDown(batch))
-        case .idle(let completed):
-            var lifecycle = Lifecycle(completed: completed)
-            guard !teardowns.hasWork else { return lifecycle }
-            lifecycle.release = releasing
-            releasing = []
-            if build != nil { lifecycle.start = launch(fromCaller: false, now: now) }
-            return lifecycle
-        }
     }
 }

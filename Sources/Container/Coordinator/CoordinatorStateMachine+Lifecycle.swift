@@ -1,0 +1,27 @@
+/// Between builds: the teardown jobs, the operations that waited for them, and the launch of
+/// the build that waited for its turn.
+extension CoordinatorStateMachine {
+    /// A teardown job ended; `records` pair each torn-down value's owner with its result.
+    mutating func teardownFinished(_ records: [Teardowns.TeardownRecord], now: Duration) -> Lifecycle {
+        teardowns.teardownFinished(records)
+        return continueLifecycle(now: now)
+    }
+
+    /// With no build in flight: tears down what is queued (once no scope instance leases it),
+    /// else completes the operations that waited for it, releases app values nothing uses any
+    /// more, and launches the build that waited for its turn.
+    mutating func continueLifecycle(now: Duration) -> Lifecycle {
+        guard stopping == nil, build?.isLaunched != true else { return Lifecycle() }
+        switch teardowns.next(isLeased: children.isLeased) {
+        case .tearDown(let batch):
+            return Lifecycle(next: .tearDown(batch))
+        case .idle(let completed):
+            var lifecycle = Lifecycle(completed: completed)
+            guard !teardowns.hasWork else { return lifecycle }
+            lifecycle.release = releasing
+            releasing = []
+            if build != nil { lifecycle.start = launch(fromCaller: false, now: now) }
+            return lifecycle
+        }
+    }
+}
