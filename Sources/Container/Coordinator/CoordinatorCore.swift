@@ -112,6 +112,9 @@ final class CoordinatorCore: Sendable {
     /// The coordinator's status (see ``ContainerStatus``).
     var status: ContainerStatus { machine.withLock { $0.status(openScopes: $0.openChildren) } }
 
+    /// The state of the app service called `name` (what ``status`` lists for it, without making the rest).
+    func serviceState(named name: String) -> ServiceStatus.State? { machine.withLock { $0.serviceState(named: name) } }
+
     /// Why an operation would be refused now (shut down or shutting down), if it would.
     var refusal: ContainerError? { machine.withLock { $0.refusal() } }
 

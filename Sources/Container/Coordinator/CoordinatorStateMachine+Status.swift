@@ -57,22 +57,33 @@ extension CoordinatorStateMachine {
         }
         return (0..<graph.builtCount).map { slot in
             let node = graph.nodes[slot]
-            let state: ServiceStatus.State
-            if self.state.hasValue(slot) {
-                state = .built
-            } else if build?.isMember(slot) == true, build?.isSettled(slot) == false {
-                state =
-                    node.isInput && !tickets.inputs.isSupplied(node.name, type: node.provider.valueTypeID)
-                    ? .waitingForInput : .building
-            } else if let outcome = unbuilt[node.name] {
-                state = outcome
-            } else if self.state.block(of: slot) != nil {
-                state = .failed
-            } else {
-                state = .notRequested
-            }
-            return ServiceStatus(name: node.name, start: node.start, state: state)
+            return ServiceStatus(name: node.name, start: node.start, state: serviceState(slot) { unbuilt[node.name] })
         }
+    }
+
+    /// The state of the app service called `name`, or `nil` when the graph has none.
+    func serviceState(named name: String) -> ServiceStatus.State? {
+        guard let slot = graph.layout.slots[name], slot < graph.builtCount else { return nil }
+        let lastBuild = lastReport?.generation == generation ? lastReport : nil
+        return serviceState(slot) {
+            switch lastBuild?.outcome(of: name) {
+            case .failed?: .failed
+            case .skipped?, .cancelled?: .skipped
+            default: nil
+            }
+        }
+    }
+
+    /// The state of `slot`; `lastOutcome` is the last build's word on it when it left it without a value.
+    private func serviceState(_ slot: Int, lastOutcome: () -> ServiceStatus.State?) -> ServiceStatus.State {
+        let node = graph.nodes[slot]
+        if state.hasValue(slot) { return .built }
+        if build?.isMember(slot) == true, build?.isSettled(slot) == false {
+            let waits = node.isInput && !tickets.inputs.isSupplied(node.name, type: node.provider.valueTypeID)
+            return waits ? .waitingForInput : .building
+        }
+        if let outcome = lastOutcome() { return outcome }
+        return state.block(of: slot) != nil ? .failed : .notRequested
     }
 
     // MARK: Invariants

@@ -27,7 +27,7 @@ extension ServiceContainer {
         // Values built from an earlier one go: the input and its dependents are built again. The
         // current generation's input node may also have read the earlier value and not settled
         // yet (`building`): a reset then too, or the new value would never reach the snapshot.
-        guard supplied.replaced, let state = core.status.service(key.name)?.state else { return nil }
+        guard supplied.replaced, let state = core.serviceState(named: key.name) else { return nil }
         let readNow = supplied.staleReadGeneration == core.generation
         guard state == .built || (readNow && (state == .building || state == .failed)) else { return nil }
         return try await reset(invalidating: [key.name])
