@@ -50,7 +50,7 @@ final class JoinCounter: TraceSink {
     var foundReady: Int { ready.load(ordering: .relaxed) }
 
     func record(_ event: TraceEvent) {
-        guard case .callerJoined(_, let state) = event.kind else { return }
+        guard case .callerJoined(_, let state, _) = event.kind else { return }
         if state == .ready {
             ready.wrappingAdd(1, ordering: .relaxed)
         } else if joined.wrappingAdd(1, ordering: .relaxed).newValue == expected {

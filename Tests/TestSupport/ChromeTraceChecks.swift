@@ -153,7 +153,7 @@ public enum ChromeTraceChecks {
                 expected["\(pid) node \(event.build) \(node)", default: 0] += 1
             case .buildStarted:
                 expected["\(pid) build \(event.build) ", default: 0] += 1
-            case .callerJoined(let caller, _):
+            case .callerJoined(let caller, _, _):
                 expected["\(pid) caller \(event.build) \(caller)", default: 0] += 1
                 callers[pid, default: []].insert(caller)
             default:

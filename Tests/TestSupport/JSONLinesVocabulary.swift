@@ -9,7 +9,7 @@ public enum JSONLinesVocabulary {
         "build.started": [:],
         "node.started": ["node": "string", "override": "boolean"],
         "node.succeeded": ["node": "string", "durationMs": "number"],
-        "node.failed": ["node": "string", "failure": "string", "error": "string"],
+        "node.failed": ["node": "string", "failure": "string", "error": "string", "optional": "boolean"],
         "node.retrying": ["node": "string", "retry": "number", "delayMs": "number"],
         "node.skipped": ["node": "string", "because": "array"],
         "node.cancelled": ["node": "string", "phase": "string"],
@@ -17,7 +17,9 @@ public enum JSONLinesVocabulary {
         "snapshot.published": ["services": "number"],
         "build.failed": ["failure": "string", "roots": "array", "exhausted": "boolean"],
         "build.cancelled": [:],
-        "caller.joined": ["caller": "string", "state": "string"],
+        "build.added": ["nodes": "array", "caller": "string"],
+        "input.supplied": ["node": "string", "replaced": "boolean"],
+        "caller.joined": ["caller": "string", "state": "string", "request": "string", "needs": "array"],
         "caller.resumed": ["caller": "string", "result": "string"],
         "caller.cancelled": ["caller": "string"],
         "generation.reset": [
@@ -31,13 +33,15 @@ public enum JSONLinesVocabulary {
     ]
     /// Fields that may be absent.
     public static let optional: Set<String> = [
-        "invalidated", "error", "exhausted", "added", "removed", "changed", "override",
+        "invalidated", "error", "exhausted", "added", "removed", "changed", "override", "optional", "request",
+        "needs",
     ]
     /// The documented values of the string fields that have a fixed set.
     public static let values: [String: Set<String>] = [
         "failure": ["transient", "permanent"], "phase": ["beforeStart", "whileRunning"],
         "state": ["idle", "running", "ready", "failed", "waiting", "shutDown"],
         "result": ["snapshot", "failure", "superseded"], "reason": ["reset", "reload"],
+        "request": ["eager", "deferred", "services"],
     ]
 
     /// Checks one parsed line against the documented vocabulary: `v`, `t`, `gen`, `attempt`,
@@ -70,6 +74,14 @@ public enum JSONLinesVocabulary {
         }
         if event == "build.failed", let exhausted = object["exhausted"] {
             #expect(exhausted as? Bool == true, "exhausted is only ever true", sourceLocation: sourceLocation)
+        }
+        if event == "node.failed", let optional = object["optional"] {
+            #expect(optional as? Bool == true, "optional is only ever true", sourceLocation: sourceLocation)
+        }
+        if event == "caller.joined" {
+            #expect(
+                (object["needs"] != nil) == (object["request"] as? String == "services"),
+                "needs comes with a request for services only", sourceLocation: sourceLocation)
         }
         if event == "node.started", let override = object["override"] {
             #expect(override as? Bool == true, "override is only ever true", sourceLocation: sourceLocation)

@@ -33,6 +33,8 @@ struct BuildState {
     /// Closure nodes with a value before the build started them, already traced as reused (or,
     /// before the launch, the closures to trace them from); only when traced.
     var reused: SlotSet?
+    /// Before the launch, the `build.added` events to record after `build.started`; only when traced.
+    var added: [(nodes: [String], caller: String)] = []
     /// The operation whose report lists the late values of a build a reset or reload superseded.
     var supersededBy: Int??
 

@@ -115,6 +115,9 @@ final class CoordinatorCore: Sendable {
     /// The state of the app service called `name` (what ``status`` lists for it, without making the rest).
     func serviceState(named name: String) -> ServiceStatus.State? { machine.withLock { $0.serviceState(named: name) } }
 
+    /// The build attempt the machine's events belong to now (for events recorded outside it).
+    var currentAttempt: BuildAttempt { machine.withLock { $0.currentAttempt } }
+
     /// Why an operation would be refused now (shut down or shutting down), if it would.
     var refusal: ContainerError? { machine.withLock { $0.refusal() } }
 

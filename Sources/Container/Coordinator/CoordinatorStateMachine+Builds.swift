@@ -7,10 +7,10 @@ extension CoordinatorStateMachine {
     /// Adds `missing` (in topological order) to the build of the generation, making the build
     /// if there is none, and starts what can start: ready nodes of a launched build at once, or
     /// the build itself when no job stands in its way. `closure` is the request's (its nodes
-    /// with a value are traced as reused by the build). `fromCaller`: the request's caller may
-    /// start the build on its own thread.
+    /// with a value are traced as reused by the build), `label` its caller's (traced as whom the
+    /// nodes were added for). `fromCaller`: the request's caller may start the build on its own thread.
     mutating func add(
-        _ missing: [Int], closure: SlotSet, priority: UInt8, fromCaller: Bool, now: Duration
+        _ missing: [Int], closure: SlotSet, for label: String, priority: UInt8, fromCaller: Bool, now: Duration
     ) -> Start {
         guard !missing.isEmpty else { return Start() }
         // Taken out (moved, not copied), so the build's arrays are changed in place: here and in
@@ -18,12 +18,14 @@ extension CoordinatorStateMachine {
         var current = build.take() ?? newBuild(priority: priority, members: missing.count)
         var ready: [Int] = []
         var fetch: [Int] = []
+        var added: [String] = []
         for slot in missing {
             if slot >= graph.builtCount {
                 fetch.append(slot)
                 continue
             }
             guard !current.isMember(slot) else { continue }
+            if trace.isEnabled { added.append(graph.nodes[slot].name) }
             let waiting = waitingCount(of: slot, in: current)
             current.add(slot, waitingFor: waiting)
             if waiting == 0 { ready.append(slot) }
@@ -41,7 +43,10 @@ extension CoordinatorStateMachine {
         guard current.isLaunched else {
             if !ready.isEmpty { current.ready += ready }
             if !fetch.isEmpty { current.toFetch += fetch }
-            if trace.isEnabled { current.reused = current.reused?.union(closure) ?? closure }
+            if trace.isEnabled {
+                current.reused = current.reused?.union(closure) ?? closure
+                if !added.isEmpty { current.added.append((added, label)) }
+            }
             build = current
             // A build waits for the teardown of what a reset retired and for the build it
             // superseded (no overlap); otherwise it launches now.
@@ -49,6 +54,7 @@ extension CoordinatorStateMachine {
             return launch(fromCaller: fromCaller, now: now)
         }
         var start = Start()
+        if !added.isEmpty { record(.buildAdded(nodes: added, caller: label), current.build) }
         traceReused(closure, in: &current)
         if current.awaitingApp || !fetch.isEmpty {
             current.ready += ready
@@ -90,6 +96,8 @@ extension CoordinatorStateMachine {
         current.launchedAt = now
         attempt = current.build.attempt
         record(.buildStarted, current.build)
+        for (nodes, caller) in current.added { record(.buildAdded(nodes: nodes, caller: caller), current.build) }
+        current.added = []
         if let closure = current.reused {
             current.reused = nil
             traceReused(closure, in: &current)
@@ -192,7 +200,11 @@ extension CoordinatorStateMachine {
         case .failed:
             guard let failure = result.failure else { preconditionFailure("a failed run carries its failure") }
             current.records.failed(slot, failure)
-            record(.nodeFailed(node: nodes[slot].name, failure: failure.kind, error: failure.message), current.build)
+            record(
+                .nodeFailed(
+                    node: nodes[slot].name, failure: failure.kind, error: failure.message,
+                    optional: nodes[slot].isOptional),
+                current.build)
             completed = demands.settled(slot, failed: true)
             if graph.hasOptionalServices {
                 if nodes[slot].isOptional { state.noteAbsence(of: slot, "\(nodes[slot].name) failed: \(failure)") }
@@ -243,7 +255,10 @@ extension CoordinatorStateMachine {
         case .failed:
             if let failure = result.failure {
                 old.records.failed(result.slot, failure)
-                record(.nodeFailed(node: name, failure: failure.kind, error: failure.message), old.build)
+                let optional = (old.ticket?.graph.nodes ?? graph.nodes)[result.slot].isOptional
+                record(
+                    .nodeFailed(node: name, failure: failure.kind, error: failure.message, optional: optional),
+                    old.build)
             }
         case .cancelledWhileRunning: record(.nodeCancelled(node: name, phase: .whileRunning), old.build)
         case .cancelledBeforeStart: record(.nodeCancelled(node: name, phase: .beforeStart), old.build)

@@ -146,12 +146,12 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
         let key = resolved(key)
         if let given { take(given) }
         if let refusal = refusal() {
-            traceAnswer(label, found: .shutDown, result: .failure)
+            traceAnswer(label, key, found: .shutDown, result: .failure)
             return .answer(waiter, .failure(refusal))
         }
         let entry = CallerRegistry<Waiter>.Entry(id: caller, label: label, waiter: waiter)
         if let index = demands.index(of: key) {
-            record(.callerJoined(caller: label, state: .running))
+            recordJoined(label, key, found: .running)
             if isCancelled {
                 record(.callerCancelled(caller: label))
                 return .answer(waiter, .cancelled)
@@ -171,10 +171,10 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
                     state.noteAbsence(of: slot, "\(graph.nodes[slot].name) skipped: a service it needs failed")
                 }
             }
-            traceAnswer(label, found: .ready, result: .snapshot)
+            traceAnswer(label, key, found: .ready, result: .snapshot)
             return .answer(waiter, .snapshot(publishedHolding(closure)))
         case .blocked(let error, let found):
-            traceAnswer(label, found: found, result: .failure)
+            traceAnswer(label, key, found: found, result: .failure)
             return .answer(waiter, .failure(error))
         case .needed(let missing, let unsettled, let failed, let absent):
             // Optional nodes that cannot be built now are not waited for.
@@ -185,16 +185,20 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
                 }
             }
             let found: TraceEvent.CallerState = build == nil ? .idle : .running
-            record(.callerJoined(caller: label, state: found))
             if isCancelled {
+                recordJoined(label, key, found: found)
                 record(.callerCancelled(caller: label))
                 return .answer(waiter, .cancelled)
             }
+            // The caller belongs to the build it joins, or to the one it is about to start.
+            recordJoined(
+                label, key, found: found,
+                build: build?.build ?? BuildAttempt(generation: generation, attempt: state.builds + 1))
             var demand = Demands.Demand(
                 key: key, closure: closure, required: required, pending: missing.count + unsettled, priority: priority)
             demand.failed = failed
             demand.callers.park(entry)
-            let start = add(missing, closure: closure, priority: priority, fromCaller: true, now: now)
+            let start = add(missing, closure: closure, for: label, priority: priority, fromCaller: true, now: now)
             if demand.pending == 0 {
                 // Every node it needs has settled in the build in flight, not all with a value.
                 return .answer(waiter, .failure(failure(of: demand.required, report: report(now: now))))
@@ -293,9 +297,30 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
     }
 
     /// Traces a caller answered at once.
-    mutating func traceAnswer(_ label: String, found: TraceEvent.CallerState, result: TraceEvent.CallerResult) {
-        record(.callerJoined(caller: label, state: found))
+    mutating func traceAnswer(
+        _ label: String, _ key: Demands.Key, found: TraceEvent.CallerState, result: TraceEvent.CallerResult
+    ) {
+        recordJoined(label, key, found: found)
         record(.callerResumed(caller: label, result: result))
+    }
+
+    /// Traces a caller asking for `key`, having found the container in `found`.
+    mutating func recordJoined(
+        _ label: String, _ key: Demands.Key, found: TraceEvent.CallerState, build: BuildAttempt? = nil
+    ) {
+        guard trace.isEnabled else { return }
+        let request = request(key)
+        record(.callerJoined(caller: label, state: found, request: request), build)
+    }
+
+    /// What a request for `key` asks, in the trace's words.
+    func request(_ key: Demands.Key) -> TraceEvent.Request {
+        switch key {
+        case .eager: .eager
+        case .deferred: .deferred
+        case .roots(let slots): .services(slots.map { graph.nodes[$0].name })
+        case .names(let names): .services(names)
+        }
     }
 
     /// Why a call is refused, if it is: once shut down (or draining), every call is.

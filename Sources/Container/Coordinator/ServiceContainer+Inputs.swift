@@ -23,7 +23,13 @@ extension ServiceContainer {
         guard let slot = graph.layout.slots[key.name], graph.nodes[slot].isInput,
             graph.nodes[slot].provider.valueTypeID == ObjectIdentifier(Value.self)
         else { throw .invalidInput(key.name, type: Value.self, graph: graph, generation: generation) }
-        let supplied = core.inputs.supply(key.name, value, type: ObjectIdentifier(Value.self))
+        let tracer = core.tracer
+        let attempt = tracer.isEnabled ? core.currentAttempt : BuildAttempt(generation: 0, attempt: 0)
+        // Stamped while the value is stored: `input.supplied` comes before the input's node ends.
+        let (supplied, stamped) = core.inputs.supply(key.name, value, type: ObjectIdentifier(Value.self)) {
+            replaced in tracer.stamp([(.inputSupplied(node: key.name, replaced: replaced), attempt)])
+        }
+        tracer.deliver(stamped)
         // Values built from an earlier one go: the input and its dependents are built again. The
         // current generation's input node may also have read the earlier value and not settled
         // yet (`building`): a reset then too, or the new value would never reach the snapshot.

@@ -52,8 +52,17 @@ final class InputStore: Sendable {
 
     /// Stores `value` (of `type`) for `name` and resumes the nodes of that type waiting for it.
     func supply(_ name: String, _ value: any Sendable, type: ObjectIdentifier) -> Supplied {
-        let (supplied, resumed) = state.withLock {
-            state -> (Supplied, [CheckedContinuation<any Sendable, any Error>]) in
+        supply(name, value, type: type, noting: { _ in () }).0
+    }
+
+    /// Stores `value` (of `type`) for `name` and resumes the nodes of that type waiting for it.
+    /// `noting` runs in the same critical section, told whether the value replaced one: what it
+    /// returns (the trace's stamped event) comes before anything the resumed nodes do.
+    func supply<Note>(
+        _ name: String, _ value: any Sendable, type: ObjectIdentifier, noting: (_ replaced: Bool) -> Note
+    ) -> (Supplied, Note) {
+        let (supplied, resumed, note) = state.withLock {
+            state -> (Supplied, [CheckedContinuation<any Sendable, any Error>], Note) in
             let version = state.nextVersion
             state.nextVersion += 1
             let replaced =
@@ -71,10 +80,10 @@ final class InputStore: Sendable {
                 }
                 state.waiters[name] = waiting.isEmpty ? nil : waiting
             }
-            return (Supplied(replaced: replaced, staleReadGeneration: stale), resumed)
+            return (Supplied(replaced: replaced, staleReadGeneration: stale), resumed, noting(replaced))
         }
         for continuation in resumed { continuation.resume(returning: value) }
-        return supplied
+        return (supplied, note)
     }
 
     /// The value of `name` of `type`, for a build of `generation`: at once when supplied, otherwise once it is. Cancelling the

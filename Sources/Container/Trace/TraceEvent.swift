@@ -44,8 +44,9 @@ public struct TraceEvent: Sendable, Hashable, CustomStringConvertible {
         case nodeStarted(node: String, overridden: Bool = false)
         /// `node.succeeded`
         case nodeSucceeded(node: String, duration: Duration)
-        /// `node.failed`
-        case nodeFailed(node: String, failure: FailureKind, error: String)
+        /// `node.failed`: `optional` when the service is optional, so its failure fails no request
+        /// (`"optional": true` in JSON Lines).
+        case nodeFailed(node: String, failure: FailureKind, error: String, optional: Bool = false)
         /// `node.retrying`: retry number `retry` (1, 2, ...) of the node starts after `delay`.
         case nodeRetrying(node: String, retry: Int, delay: Duration)
         /// `node.skipped`
@@ -60,8 +61,15 @@ public struct TraceEvent: Sendable, Hashable, CustomStringConvertible {
         case buildFailed(failure: FailureKind, roots: [String], exhausted: Bool)
         /// `build.cancelled`: a reset or shutdown stopped the build; it will never publish.
         case buildCancelled
-        /// `caller.joined`: a caller asked for the services and found the container in `state`.
-        case callerJoined(caller: String, state: TraceEvent.CallerState)
+        /// `build.added`: the build took on `nodes` (in the order they may start) because the
+        /// request of `caller` needs them and the generation lacks them (see <doc:DemandDrivenStartUp>).
+        case buildAdded(nodes: [String], caller: String)
+        /// `input.supplied`: the app supplied a value of the input `node`; `replaced` when it had
+        /// one (the value itself is never traced).
+        case inputSupplied(node: String, replaced: Bool)
+        /// `caller.joined`: a caller asked for `request` (`nil` when not known, as in traces made
+        /// before it was recorded) and found the container in `state`.
+        case callerJoined(caller: String, state: TraceEvent.CallerState, request: TraceEvent.Request? = nil)
         /// `caller.resumed`
         case callerResumed(caller: String, result: TraceEvent.CallerResult)
         /// `caller.cancelled`
@@ -91,6 +99,8 @@ public struct TraceEvent: Sendable, Hashable, CustomStringConvertible {
             case .snapshotPublished: "snapshot.published"
             case .buildFailed: "build.failed"
             case .buildCancelled: "build.cancelled"
+            case .buildAdded: "build.added"
+            case .inputSupplied: "input.supplied"
             case .callerJoined: "caller.joined"
             case .callerResumed: "caller.resumed"
             case .callerCancelled: "caller.cancelled"
@@ -105,9 +115,9 @@ public struct TraceEvent: Sendable, Hashable, CustomStringConvertible {
         /// The node the event is about, if any.
         public var node: String? {
             switch self {
-            case .nodeStarted(let node, _), .nodeSucceeded(let node, _), .nodeFailed(let node, _, _),
+            case .nodeStarted(let node, _), .nodeSucceeded(let node, _), .nodeFailed(let node, _, _, _),
                 .nodeRetrying(let node, _, _), .nodeSkipped(let node, _), .nodeCancelled(let node, _),
-                .nodeReused(let node), .nodeTornDown(let node, _):
+                .nodeReused(let node), .nodeTornDown(let node, _), .inputSupplied(let node, _):
                 node
             default: nil
             }
@@ -116,8 +126,17 @@ public struct TraceEvent: Sendable, Hashable, CustomStringConvertible {
         /// The caller the event is about, if any.
         public var caller: String? {
             switch self {
-            case .callerJoined(let caller, _), .callerResumed(let caller, _), .callerCancelled(let caller): caller
+            case .callerJoined(let caller, _, _), .callerResumed(let caller, _), .callerCancelled(let caller): caller
             default: nil
+            }
+        }
+
+        /// Whether the event belongs to a node's run in a build (not a teardown or an input).
+        public var isBuildNodeEvent: Bool {
+            switch self {
+            case .nodeStarted, .nodeSucceeded, .nodeFailed, .nodeRetrying, .nodeSkipped, .nodeCancelled, .nodeReused:
+                true
+            default: false
             }
         }
 
@@ -204,6 +223,19 @@ extension TraceEvent {
         case waiting
         /// The container was shut down.
         case shutDown
+    }
+}
+
+extension TraceEvent {
+    /// What a caller asked for (`caller.joined`'s `request`).
+    public enum Request: Sendable, Hashable {
+        /// The eager services: `start()`.
+        case eager
+        /// The eager and the deferred services: `startDeferred()`.
+        case deferred
+        /// These services and what they need: `start(needs:)`, an entry point's needs, `service(_:)`,
+        /// or a scope instance's build asking the app for its app services.
+        case services([String])
     }
 }
 

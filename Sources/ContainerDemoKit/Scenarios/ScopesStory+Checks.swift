@@ -11,7 +11,7 @@ extension ScopesStory {
         let appPublished = app.first { events[$0].kind.name == "snapshot.published" }
         // Where each instance's build joined the app build (the app event naming it as the caller).
         let joined = labels.map { label in
-            app.first { if case .callerJoined(label, _) = events[$0].kind { true } else { false } }
+            app.first { if case .callerJoined(label, _, _) = events[$0].kind { true } else { false } }
         }
         let resumed = labels.map { label in
             app.contains {

@@ -179,7 +179,7 @@ enum ScopesStory {
         arrivals.map { arrival in
             let state = events.lazy.compactMap { event -> TraceEvent.CallerState? in
                 guard event.scope == nil, event.generation == 1,
-                    case .callerJoined(arrival.label, let state) = event.kind
+                    case .callerJoined(arrival.label, let state, _) = event.kind
                 else { return nil }
                 return state
             }.first

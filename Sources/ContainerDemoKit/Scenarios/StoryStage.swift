@@ -57,6 +57,6 @@ struct StoryStage: Sendable {
 extension [TraceEvent] {
     /// The states callers found, by caller, for `caller.joined` events.
     var joinStates: [(caller: String, state: TraceEvent.CallerState)] {
-        compactMap { if case .callerJoined(let caller, let state) = $0.kind { (caller, state) } else { nil } }
+        compactMap { if case .callerJoined(let caller, let state, _) = $0.kind { (caller, state) } else { nil } }
     }
 }

@@ -17,7 +17,10 @@ extension TraceExpectation {
     /// The caller joined and found the container in `state` (idle: it started the build; running: it joined one).
     public static func joined(_ caller: String, finding state: TraceEvent.CallerState) -> TraceExpectation {
         TraceExpectation("\(caller) joined finding the container \(state)") { events in
-            if events.contains(where: { $0.kind == .callerJoined(caller: caller, state: state) }) { return nil }
+            let joined = events.contains {
+                if case .callerJoined(caller, state, _) = $0.kind { true } else { false }
+            }
+            if joined { return nil }
             return answers(of: caller, in: events)
         }
     }
@@ -33,7 +36,7 @@ extension TraceExpectation {
     static func answers(of caller: String, in events: [TraceEvent]) -> String {
         let seen = events.compactMap { event -> String? in
             switch event.kind {
-            case .callerJoined(caller, let state): "joined (\(state))"
+            case .callerJoined(caller, let state, _): "joined (\(state))"
             case .callerResumed(caller, let result): "resumed with \(describe(result))"
             case .callerCancelled(caller): "cancelled"
             default: nil

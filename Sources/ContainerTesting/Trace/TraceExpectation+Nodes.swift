@@ -41,7 +41,7 @@ extension TraceExpectation {
     public static func failed(_ node: String, _ kind: FailureKind? = nil) -> TraceExpectation {
         TraceExpectation("\(node) failed" + (kind.map { " (\($0))" } ?? "")) { events in
             let failed = events.contains {
-                guard case .nodeFailed(node, let failure, _) = $0.kind else { return false }
+                guard case .nodeFailed(node, let failure, _, _) = $0.kind else { return false }
                 return kind == nil || failure == kind
             }
             return failed ? nil : outcomes(of: node, in: events)
@@ -112,8 +112,9 @@ extension TraceExpectation {
     static func outcomes(of node: String, in events: [TraceEvent]) -> String {
         let names = events.filter { $0.kind.node == node }.map { event -> String in
             switch event.kind {
-            case .nodeFailed(_, let failure, _): "failed (\(failure))"
+            case .nodeFailed(_, let failure, _, let optional): "failed (\(optional ? "optional, " : "")\(failure))"
             case .nodeSkipped(_, let because): "skipped because of \(because.joined(separator: ", "))"
+            case .inputSupplied(_, let replaced): replaced ? "supplied again" : "supplied"
             default: String(event.kind.name.dropFirst("node.".count))
             }
         }

@@ -19,8 +19,8 @@ public enum TraceInvariants {
     /// Every rule, as expectations on a trace of a container built from `graph`.
     public static func expectations(for graph: ServiceGraph) -> [TraceExpectation] {
         [
-            oneBuildPerAttempt, oneOutcomePerNode(graph), dependenciesFirst(graph), everyCallerAnswered,
-            .noSnapshotAfterReset, timeNeverGoesBack,
+            oneBuildPerAttempt, oneOutcomePerNode(graph), dependenciesFirst(graph), nodesAddedBeforeTheyRun,
+            everyCallerAnswered, .noSnapshotAfterReset, timeNeverGoesBack,
         ]
     }
 
@@ -44,7 +44,7 @@ public enum TraceInvariants {
             var outcomes: [BuildKey: [String: Int]] = [:]
             var problems: [String] = []
             for event in events {
-                guard let node = event.kind.node, event.kind.name != "node.tornDown" else { continue }
+                guard let node = event.kind.node, event.kind.isBuildNodeEvent else { continue }
                 let build = BuildKey(event)
                 if !built.contains(build) {
                     problems.append("\(event.kind.name) of \(node) without a build in \(build)")
@@ -92,6 +92,38 @@ public enum TraceInvariants {
                     }
                 default:
                     break
+                }
+            }
+            return problems.isEmpty ? nil : problems.prefix(5).joined(separator: "; ")
+        }
+    }
+
+    /// Inside one build that writes `build.added` (every traced build does): each node is added
+    /// at most once, and every node event other than `node.reused` is of a node added before it;
+    /// every node added ends in an outcome.
+    public static var nodesAddedBeforeTheyRun: TraceExpectation {
+        TraceExpectation("a build runs exactly the nodes it added, each added once") { events in
+            var added: [BuildKey: Set<String>] = [:]
+            var ended: [BuildKey: Set<String>] = [:]
+            var problems: [String] = []
+            for event in events {
+                let build = BuildKey(event)
+                if case .buildAdded(let nodes, let caller) = event.kind {
+                    for node in nodes where added[build, default: []].insert(node).inserted == false {
+                        problems.append("\(node) added twice in \(build) (again for \(caller))")
+                    }
+                    continue
+                }
+                guard event.kind.isBuildNodeEvent, let node = event.kind.node, event.kind.name != "node.reused",
+                    let members = added[build]
+                else { continue }
+                if !members.contains(node) { problems.append("\(event.kind.name) of \(node) never added to \(build)") }
+                if event.kind.isTerminalNodeEvent { ended[build, default: []].insert(node) }
+            }
+            for (build, members) in added.sorted(by: { $0.key.description < $1.key.description }) {
+                let open = members.subtracting(ended[build] ?? []).sorted()
+                if !open.isEmpty {
+                    problems.append("added but never ended in \(build): \(open.joined(separator: ", "))")
                 }
             }
             return problems.isEmpty ? nil : problems.prefix(5).joined(separator: "; ")

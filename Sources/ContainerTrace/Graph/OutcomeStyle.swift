@@ -82,8 +82,9 @@ extension OutcomeStyle {
             self.init(name: "succeeded", label: "succeeded · \(duration.formattedMilliseconds)")
         case .nodeReused?:
             self.init(name: "reused", label: "reused")
-        case .nodeFailed(_, let failure, _)?:
-            self.init(name: "failed", label: "failed (\(failure))\(elapsed ?? "")")
+        case .nodeFailed(_, let failure, _, let optional)?:
+            let kind = optional ? "optional, " : ""
+            self.init(name: "failed", label: "failed (\(kind)\(failure))\(elapsed ?? "")")
         case .nodeSkipped?:
             self.init(name: "skipped", label: "skipped")
         case .nodeCancelled(_, let phase)?:

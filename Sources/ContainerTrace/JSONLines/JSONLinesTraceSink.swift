@@ -69,10 +69,12 @@ public struct JSONLinesTraceSink: TraceSink {
         case .nodeSucceeded(let node, let duration):
             object.append("node", string: node)
             object.append("durationMs", raw: DurationFormat.milliseconds(duration))
-        case .nodeFailed(let node, let failure, let error):
+        case .nodeFailed(let node, let failure, let error, let optional):
             object.append("node", string: node)
             object.append("failure", string: failure.rawValue)
             object.append("error", string: error)
+            // Present only when true: a graph without optional services traces as before.
+            if optional { object.append("optional", raw: "true") }
         case .nodeRetrying(let node, let retry, let delay):
             object.append("node", string: node)
             object.append("retry", raw: String(retry))
@@ -89,9 +91,23 @@ public struct JSONLinesTraceSink: TraceSink {
             object.append("failure", string: failure.rawValue)
             object.append("roots", raw: TraceText.jsonArray(roots))
             if exhausted { object.append("exhausted", raw: "true") }
-        case .callerJoined(let caller, let state):
+        case .callerJoined(let caller, let state, let request):
             object.append("caller", string: caller)
             object.append("state", string: state.rawValue)
+            switch request {
+            case nil: break
+            case .eager: object.append("request", string: "eager")
+            case .deferred: object.append("request", string: "deferred")
+            case .services(let names):
+                object.append("request", string: "services")
+                object.append("needs", raw: TraceText.jsonArray(names))
+            }
+        case .buildAdded(let nodes, let caller):
+            object.append("nodes", raw: TraceText.jsonArray(nodes))
+            object.append("caller", string: caller)
+        case .inputSupplied(let node, let replaced):
+            object.append("node", string: node)
+            object.append("replaced", raw: replaced ? "true" : "false")
         case .callerResumed(let caller, let result):
             object.append("caller", string: caller)
             object.append("result", string: result.rawValue)
@@ -124,7 +140,8 @@ public struct JSONLinesTraceSink: TraceSink {
     static let reservedNames: Set<String> = [
         "v", "t", "gen", "attempt", "event", "node", "durationMs", "failure", "error", "retry", "delayMs",
         "because", "phase", "services", "roots", "caller", "state", "result", "from", "to", "invalidated",
-        "exhausted", "reason", "added", "removed", "changed", "scope",
+        "exhausted", "reason", "added", "removed", "changed", "scope", "optional", "request", "needs", "nodes",
+        "replaced",
     ]
 }
 

@@ -19,6 +19,7 @@ struct PerfettoLayout {
         let start: Duration
         let state: TraceEvent.CallerState
         let build: BuildAttempt
+        var request: TraceEvent.Request? = nil
     }
 
     /// The open spans of one process.
@@ -95,10 +96,10 @@ struct PerfettoLayout {
             endNode(
                 event, node, "succeeded", colour: "good",
                 [("durationMs", .number(DurationFormat.milliseconds(duration)))])
-        case .nodeFailed(let node, let failure, let error):
-            endNode(
-                event, node, "failed", colour: "terrible",
-                [("failure", .string(failure.rawValue)), ("error", .string(error))])
+        case .nodeFailed(let node, let failure, let error, let optional):
+            var args: ChromeTraceEvent.Args = [("failure", .string(failure.rawValue)), ("error", .string(error))]
+            if optional { args.append(("optional", .bool(true))) }
+            endNode(event, node, "failed", colour: optional ? "bad" : "terrible", args)
         case .nodeCancelled(let node, let phase) where phase == .whileRunning:
             endNode(event, node, "cancelled", colour: "grey", [("phase", .string(phase.rawValue))])
         case .nodeCancelled(let node, let phase):
@@ -114,8 +115,17 @@ struct PerfettoLayout {
             instant(
                 event, .node(node), "retry \(retry)", node,
                 [("retry", .integer(retry)), ("delayMs", .number(DurationFormat.milliseconds(delay)))])
-        case .callerJoined(let caller, let state):
-            open[scope]?.callers[caller, default: []].append(Wait(start: event.time, state: state, build: event.build))
+        case .callerJoined(let caller, let state, let request):
+            open[scope]?.callers[caller, default: []].append(
+                Wait(start: event.time, state: state, build: event.build, request: request))
+        case .buildAdded(let nodes, let caller):
+            add(
+                scope, .builds, "added \(nodes.count) for \(caller)", "build", from: event.time, to: nil,
+                [("nodes", .strings(nodes)), ("caller", .string(caller)), build])
+        case .inputSupplied(let node, let replaced):
+            add(
+                scope, .lifecycle, "supplied \(node)", "lifecycle", from: event.time, to: nil,
+                [("node", .string(node)), ("replaced", .bool(replaced)), build])
         case .callerResumed(let caller, let result):
             endWait(event, caller, result.rawValue)
         case .callerCancelled(let caller):
@@ -206,12 +216,17 @@ struct PerfettoLayout {
         let wait = waits.isEmpty ? Wait(start: event.time, state: .running, build: event.build) : waits.removeFirst()
         open[event.scope]?.callers[caller] = waits
         let colour = result == "snapshot" ? "good" : result == "failure" ? "terrible" : "grey"
-        add(
-            event.scope, .caller(caller), caller, "caller", from: wait.start, to: event.time, colour: colour,
-            [
-                ("caller", .string(caller)), ("found", .string(wait.state.rawValue)),
-                ("result", .string(result)), ("build", .string(wait.build.description)),
-            ])
+        var args: ChromeTraceEvent.Args = [
+            ("caller", .string(caller)), ("found", .string(wait.state.rawValue)),
+            ("result", .string(result)), ("build", .string(wait.build.description)),
+        ]
+        switch wait.request {
+        case nil: break
+        case .eager: args.append(("request", .string("eager")))
+        case .deferred: args.append(("request", .string("deferred")))
+        case .services(let names): args += [("request", .string("services")), ("needs", .strings(names))]
+        }
+        add(event.scope, .caller(caller), caller, "caller", from: wait.start, to: event.time, colour: colour, args)
     }
 
     /// Closes every span still open at `end`, the trace's last event (a node of a build that

@@ -68,7 +68,7 @@ struct TracedBuild {
                 $0.outcome = event.kind
                 if phase == .whileRunning { $0.ended = event.time }
             }
-        case .nodeSucceeded(let node, _), .nodeFailed(let node, _, _):
+        case .nodeSucceeded(let node, _), .nodeFailed(let node, _, _, _):
             update(node) {
                 $0.outcome = event.kind
                 $0.ended = event.time

@@ -142,7 +142,7 @@ extension TimelineRenderer.Attempt {
             buildEnd = event.time
             result = "cancelled"
             resultTone = .warn
-        case .callerJoined(let caller, let state):
+        case .callerJoined(let caller, let state, _):
             joined.append((caller, state))
         case .callerCancelled(let caller):
             cancelled.append(caller)
@@ -151,8 +151,9 @@ extension TimelineRenderer.Attempt {
             note(node)
         case .nodeSucceeded(let node, _):
             finish(node, at: event.time, "succeeded", .good)
-        case .nodeFailed(let node, let failure, let error):
-            finish(node, at: event.time, "failed (\(failure)): \(error)", .bad)
+        case .nodeFailed(let node, let failure, let error, let optional):
+            let kind = optional ? "optional, " : ""
+            finish(node, at: event.time, "failed (\(kind)\(failure)): \(error)", optional ? .warn : .bad)
         case .nodeSkipped(let node, let because):
             finish(node, at: nil, "skipped (\(because.joined(separator: ", ")) failed)", .warn)
         case .nodeCancelled(let node, let phase):
@@ -160,7 +161,7 @@ extension TimelineRenderer.Attempt {
         case .nodeReused(let node):
             finish(node, at: nil, "reused", .info)
         case .nodeRetrying, .callerResumed, .generationReset, .nodeTornDown, .containerShutdown, .scopeOpened,
-            .scopeClosed:
+            .scopeClosed, .buildAdded, .inputSupplied:
             break
         }
     }

@@ -90,8 +90,9 @@ public struct TimelineRenderer: Sendable {
             return ("node", node, ("started", .plain), overridden ? "by an override" : "")
         case .nodeSucceeded(let node, let duration):
             return ("node", node, ("succeeded", .good), "in \(duration.formattedMilliseconds)")
-        case .nodeFailed(let node, let failure, let error):
-            return ("node", node, ("failed", .bad), "\(failure): \(error)")
+        case .nodeFailed(let node, let failure, let error, let optional):
+            let fails = optional ? " (optional: fails no request)" : ""
+            return ("node", node, ("failed", optional ? .warn : .bad), "\(failure): \(error)\(fails)")
         case .nodeRetrying(let node, let retry, let delay):
             return ("node", node, ("retrying", .warn), "retry \(retry) after \(delay.formattedMilliseconds)")
         case .nodeSkipped(let node, let because):
@@ -108,7 +109,11 @@ public struct TimelineRenderer: Sendable {
             return ("build", "", ("failed", .bad), "\(failure)\(cause)\(budget)")
         case .buildCancelled:
             return ("build", "", ("cancelled", .warn), "superseded; it will never publish")
-        case .callerJoined(let caller, let state):
+        case .buildAdded(let nodes, let caller):
+            return ("build", "", ("added", .plain), "\(nodes.count) for \(caller): \(list(nodes))")
+        case .inputSupplied(let node, let replaced):
+            return ("input", node, ("supplied", .info), replaced ? "a new value replaces the last" : "")
+        case .callerJoined(let caller, let state, let request):
             let detail: String
             switch state {
             case .idle: detail = "found idle → starts the build"
@@ -118,7 +123,8 @@ public struct TimelineRenderer: Sendable {
             case .waiting: detail = "found waiting → gets the last failure at once (next attempt not allowed yet)"
             case .shutDown: detail = "found the container shut down"
             }
-            return ("caller", caller, ("joined", .plain), detail)
+            let asks = request.map { "asks for \(Self.describe($0)); " } ?? ""
+            return ("caller", caller, ("joined", .plain), asks + detail)
         case .callerResumed(let caller, let result):
             let tone: Tone = result == .snapshot ? .good : result == .failure ? .bad : .warn
             return ("caller", caller, ("resumed", tone), "with \(result == .snapshot ? "the snapshot" : "a \(result)")")
@@ -146,6 +152,15 @@ public struct TimelineRenderer: Sendable {
     }
 
     /// `added a, b; removed c; changed d; rebuilt d, e`, leaving out empty lists.
+    /// `the eager services`, `the deferred services` or `session, feed`.
+    static func describe(_ request: TraceEvent.Request) -> String {
+        switch request {
+        case .eager: "the eager services"
+        case .deferred: "the deferred services"
+        case .services(let names): names.joined(separator: ", ")
+        }
+    }
+
     static func describe(_ change: TraceEvent.GenerationChange) -> String {
         var parts: [String] = []
         if !change.added.isEmpty { parts.append("added " + change.added.joined(separator: ", ")) }

@@ -28,7 +28,7 @@ struct ScenarioTests {
         #expect(events.named("build.started").count == 1)
         #expect(events.named("snapshot.published").count == 1)
         let joins = events.compactMap {
-            if case .callerJoined(let caller, let state) = $0.kind { (caller, state) } else { nil }
+            if case .callerJoined(let caller, let state, _) = $0.kind { (caller, state) } else { nil }
         }
         #expect(joins.count == 24)
         #expect(joins.filter { $0.1 == .idle }.count == 1)
@@ -71,7 +71,9 @@ struct ScenarioTests {
         expectStoryHeld(report)
         let events = report.events
         #expect(events.contains { $0.kind == .buildFailed(failure: .permanent, roots: ["database"], exhausted: false) })
-        let failedJoin = events.firstIndex { $0.kind == .callerJoined(caller: "retry-button", state: .failed) }
+        let failedJoin = events.firstIndex {
+            if case .callerJoined("retry-button", .failed, _) = $0.kind { true } else { false }
+        }
         let reset = events.firstIndex {
             $0.kind == .generationReset(TraceEvent.GenerationChange(from: 1, to: 2, invalidated: nil))
         }

@@ -43,10 +43,36 @@ struct TraceInvariantsTests {
         _ = try await withTimeout { try await scope.start(as: "push") }
         _ = try await withTimeout { try await container.shutdown() }
         let results = TraceInvariants.check(trace.events, graph: container.graph)
-        #expect(results.count == 6)
+        #expect(results.count == 7)
         #expect(results.filter { !$0.passed }.isEmpty, "\(results)")
         try trace.events.expect(TraceInvariants.expectations(for: container.graph))
         #expect(trace.events.contains { $0.scope == "push#7" && $0.kind.node == "detail" })
+        // The rule on build.added had something to check: every build of the run wrote it.
+        let builds = trace.events.filter { $0.kind == .buildStarted }.count
+        let adding = Set(trace.events.filter { $0.kind.name == "build.added" }.map { "\($0.scope ?? "") \($0.build)" })
+        #expect(builds == 4 && adding.count == builds)
+    }
+
+    @Test("a node added twice, a node run without being added, and an added node that never ended")
+    func added() {
+        var script = TraceScript()
+        script.add(.buildStarted)
+        script.add(.buildAdded(nodes: ["database", "session"], caller: "launch"))
+        script.add(.buildAdded(nodes: ["session"], caller: "scene"))
+        script.add(.nodeStarted(node: "database"))
+        script.add(.nodeSucceeded(node: "database", duration: .zero))
+        script.add(.nodeStarted(node: "cache"))
+        script.add(.nodeReused(node: "config"))
+        let detail = TraceInvariants.nodesAddedBeforeTheyRun.check(script.events).detail ?? ""
+        #expect(detail.contains("session added twice in g1 a1 (again for scene)"))
+        #expect(detail.contains("node.started of cache never added to g1 a1"))
+        #expect(detail.contains("added but never ended in g1 a1: session"))
+        #expect(!detail.contains("config"), "a reused value is not a member")
+        // A trace without build.added (written before it existed) has nothing to check.
+        var older = TraceScript()
+        older.add(.buildStarted)
+        older.add(.nodeStarted(node: "cache"))
+        #expect(TraceInvariants.nodesAddedBeforeTheyRun.check(older.events).passed)
     }
 
     @Test("two builds in one attempt")

@@ -180,7 +180,7 @@ struct CheckerInvariants {
                 if shutDown { fail("\(attempt) started after the shutdown") }
                 builds[attempt, default: 0] += 1
                 if builds[attempt]! > 1 { fail("\(attempt) was built twice (rule 1)") }
-            case .nodeFailed(let node, let failure, let error):
+            case .nodeFailed(let node, let failure, let error, _):
                 // A late error keeps its own classification and message ("Inside one build"), never the timeout's.
                 if let index = plan.nodes.firstIndex(where: { $0.name == node }),
                     steps[.init(label: runLabel, generation: event.generation, attempt: event.attempt, node: index)]
@@ -189,7 +189,7 @@ struct CheckerInvariants {
                 {
                     fail("\(node) \(attempt) ended \(failure): \(error); its late error is permanent")
                 }
-            case .callerJoined(let caller, let state): joined[caller] = state
+            case .callerJoined(let caller, let state, _): joined[caller] = state
             default: break
             }
         }

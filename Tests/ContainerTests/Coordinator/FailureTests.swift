@@ -67,7 +67,7 @@ struct FailureTests {
         #expect(log.count(of: "config") == 1)
         #expect(watcher.count("build.started") == 1)
         let failedJoins = watcher.events.count {
-            if case .callerJoined(_, .failed) = $0.kind { return true }
+            if case .callerJoined(_, .failed, _) = $0.kind { return true }
             return false
         }
         #expect(failedJoins == 5)

@@ -190,7 +190,7 @@ struct LiveOperationsTests {
             #expect(again?.message == first?.message)
         }
         #expect(calls.count == 1)
-        #expect(recorder.events.count { $0.kind == .callerJoined(caller: $0.kind.caller ?? "", state: .waiting) } == 10)
+        #expect(recorder.events.count { if case .callerJoined(_, .waiting, _) = $0.kind { true } else { false } } == 10)
         let status = container.status
         #expect(status.state == .waiting && status.nextAttemptAt != nil && status.lastFailure?.code == .buildFailed)
     }

@@ -47,7 +47,7 @@ struct SharedBuildTests {
         }
         // While the gate is closed: one caller found the container idle, all others joined the running build.
         let joined = watcher.events.compactMap { event -> TraceEvent.CallerState? in
-            if case .callerJoined(_, let state) = event.kind { return state }
+            if case .callerJoined(_, let state, _) = event.kind { return state }
             return nil
         }
         #expect(joined.count { $0 == .idle } == 1)
@@ -77,7 +77,7 @@ struct SharedBuildTests {
         #expect(log.count(of: "a") == 1 && log.count(of: "b") == 1)
         #expect(watcher.count("build.started") == 1)
         let readyJoins = watcher.events.count {
-            if case .callerJoined(_, .ready) = $0.kind { return true }
+            if case .callerJoined(_, .ready, _) = $0.kind { return true }
             return false
         }
         #expect(readyJoins == 1)

@@ -119,7 +119,7 @@ struct InputInterleavingTests {
         // The input's node.failed stays (its wait was ended): its error says why, not "Closed()".
         let failed = trace.events.filter { $0.kind.name == "node.failed" && $0.kind.node == "token" }
         let messages = failed.compactMap { event -> String? in
-            if case .nodeFailed(_, _, let error) = event.kind { return error }
+            if case .nodeFailed(_, _, let error, _) = event.kind { return error }
             return nil
         }
         #expect(messages.allSatisfy { $0.contains("shut down before input 'token' was supplied") }, "\(messages)")

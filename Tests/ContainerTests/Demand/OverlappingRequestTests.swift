@@ -40,7 +40,7 @@ struct OverlappingRequestTests {
             var tasks: [Task<AppServices, any Error>] = []
             for (arrived, request) in order.enumerated() {
                 let keys = Self.requests[request].map { ServiceKey<Made>.made($0).erased }
-                tasks.append(Task { try await container.start(needs: keys) })
+                tasks.append(Task { try await container.start(needs: keys, as: "r\(request)") })
                 // The next request arrives only once this one has joined the build.
                 try await trace.wait(for: "request \(arrived + 1) of \(order) to join") {
                     $0.count { $0.kind.name == "caller.joined" } == arrived + 1
@@ -59,6 +59,15 @@ struct OverlappingRequestTests {
                 #expect(log.count(of: name) == 1, "\(order): \(name) ran \(log.count(of: name)) times")
             }
             #expect(trace.count("build.started") == 1, "\(order): one build, grown by every request")
+            // The trace says who added what: each node once, for a caller whose closure holds it.
+            var added: [String] = []
+            for event in trace.events {
+                guard case .buildAdded(let nodes, let caller) = event.kind else { continue }
+                let request = Self.requests[Int(caller.dropFirst())!]
+                #expect(Set(nodes).isSubset(of: Set(request.flatMap { Self.closure(of: $0) })), "\(order): \(caller)")
+                added += nodes
+            }
+            #expect(added.sorted() == ["base", "left", "right", "solo", "top"], "\(order): \(added)")
         }
     }
 

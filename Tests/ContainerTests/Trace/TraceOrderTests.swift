@@ -28,7 +28,7 @@ struct TraceOrderTests {
             #expect(names.count { $0 == "build.started" } == 1)
             #expect(started < published)
             for (index, event) in recorder.events.enumerated() {
-                guard case .callerJoined(_, let state) = event.kind else { continue }
+                guard case .callerJoined(_, let state, _) = event.kind else { continue }
                 switch state {
                 case .idle: #expect(index == started - 1, "the caller that found idle starts the build")
                 case .running: #expect(index > started && index < published)
@@ -77,7 +77,7 @@ struct TraceOrderTests {
                 switch event.kind {
                 case .generationReset(let change):
                     resetFrom.insert(change.from)
-                case .callerJoined(let caller, let state):
+                case .callerJoined(let caller, let state, _):
                     #expect(joined[caller] == nil, "\(caller) joined twice")
                     joined[caller] = event.generation
                     if state == .ready {

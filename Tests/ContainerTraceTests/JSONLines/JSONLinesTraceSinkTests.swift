@@ -35,6 +35,13 @@ struct JSONLinesTraceSinkTests {
         .scopeOpened,
         .scopeClosed,
         .nodeStarted(node: "session", overridden: true),
+        .nodeFailed(node: "telemetry", failure: .permanent, error: "no SDK key", optional: true),
+        .callerJoined(caller: "launch", state: .idle, request: .eager),
+        .callerJoined(caller: "later", state: .idle, request: .deferred),
+        .callerJoined(caller: "push", state: .running, request: .services(["session", "pushDetail"])),
+        .buildAdded(nodes: ["session", "pushDetail"], caller: "push"),
+        .inputSupplied(node: "deviceToken", replaced: false),
+        .inputSupplied(node: "deviceToken", replaced: true),
     ]
 
     @Test("every event kind encodes to one documented, parseable line with its values intact")
@@ -81,6 +88,18 @@ struct JSONLinesTraceSinkTests {
         #expect(objects.prefix(21).allSatisfy { $0["scope"] == nil }, "app events carry no scope")
         #expect(objects[23]["override"] as? Bool == true)
         #expect(objects[1]["override"] == nil, "override is absent unless the service was replaced")
+        #expect(objects[3]["optional"] == nil, "optional is absent unless the service is optional")
+        #expect(objects[24]["optional"] as? Bool == true)
+        #expect(objects[11]["request"] == nil, "request is absent when the event does not know it")
+        #expect(objects[25]["request"] as? String == "eager" && objects[25]["needs"] == nil)
+        #expect(objects[26]["request"] as? String == "deferred" && objects[26]["needs"] == nil)
+        #expect(objects[27]["request"] as? String == "services")
+        #expect(objects[27]["needs"] as? [String] == ["session", "pushDetail"])
+        #expect(
+            objects[28]["nodes"] as? [String] == ["session", "pushDetail"] && objects[28]["caller"] as? String == "push"
+        )
+        #expect(objects[29]["node"] as? String == "deviceToken" && objects[29]["replaced"] as? Bool == false)
+        #expect(objects[30]["replaced"] as? Bool == true)
         #expect(
             Set(Self.everyKind.map(\.name)) == Set(JSONLinesVocabulary.documented.keys), "every event is documented")
     }

@@ -221,7 +221,7 @@ struct SQLiteLockTests {
             events.first { if case .nodeStarted(node, _) = $0.kind { true } else { false } }?.time)
         let ended = try #require(
             events.first {
-                if case .nodeFailed(node, _, _) = $0.kind { true } else { false }
+                if case .nodeFailed(node, _, _, _) = $0.kind { true } else { false }
             }?.time)
         return ended - started - timeout
     }

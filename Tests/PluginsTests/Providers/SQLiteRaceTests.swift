@@ -47,7 +47,7 @@ struct SQLiteRaceTests {
         #expect(log.count(of: "make:session") == 1)
         #expect(log.count(of: "make:sceneRouter") == 1 && log.count(of: "make:pushDetail") == 1)
         let joinStates = watcher.events.compactMap { event -> TraceEvent.CallerState? in
-            if case .callerJoined(_, let state) = event.kind, event.scope == nil { return state }
+            if case .callerJoined(_, let state, _) = event.kind, event.scope == nil { return state }
             return nil
         }
         #expect(joinStates.filter { $0 == .idle }.count == 1)
