@@ -55,6 +55,11 @@ final class CoordinatorCore: Sendable {
     private let callerIDs = Atomic<Int>(0)
     /// Completes once the coordinator shut down (closed) and its values are torn down.
     let ended = Completion()
+    /// The published snapshots, for their observers (``SnapshotUpdates``): offered in the same
+    /// critical section as the hot path's slot, so observers see them in publication order.
+    let snapshotFeed = LatestFeed<AppServices>()
+    /// A tick per transition while anyone observes the status (``StatusUpdates``).
+    let statusChanges = LatestFeed<Int>()
 
     /// The app's coordinator, over the app part of `declared`.
     init(declared: ServiceGraph, policy: BuildPolicy, tuning: SchedulerTuning, tracer: Tracer) {
@@ -364,28 +369,47 @@ final class CoordinatorCore: Sendable {
 
     // MARK: Transitions
 
+    /// Wakes the status observers (after a transition, outside the lock), or ends them once
+    /// the coordinator shut down: each reads the status itself, the newest.
+    private func statusChanged() {
+        if refusal == nil {
+            statusChanges.offer(0).resume()
+        } else {
+            statusChanges.finish().resume()
+        }
+    }
+
     /// Runs one event of the state machine under the lock; in the same critical section it
     /// applies the change of the published snapshot the event made (so the hot path changes in
     /// the order of the transitions) and stamps the trace events. After unlocking, it releases a
     /// replaced snapshot and delivers the events; the caller carries out the rest of the action.
     func transition<Action>(_ event: (inout Machine, Duration) -> Action) -> Action {
-        let (action, events, retired) = machine.withLock { machine in
+        let (action, events, retired, woken) = machine.withLock { machine in
             let action = event(&machine, tracer.now)
             var retired: RetiredSnapshot?
+            var woken: [LatestFeed<AppServices>.Wake] = []
             if let change = machine.snapshotChange {
                 machine.snapshotChange = nil
                 switch change {
-                case .publish(let snapshot): retired = published.exchange(snapshot)
-                case .clear: retired = published.exchange(nil)
+                case .publish(let snapshot):
+                    retired = published.exchange(snapshot)
+                    woken.append(snapshotFeed.offer(snapshot))
+                case .clear:
+                    retired = published.exchange(nil)
+                    snapshotFeed.clear()
                 }
             }
-            published.setGeneration(machine.generation, isShutDown: machine.refusal() != nil)
+            let isShutDown = machine.refusal() != nil
+            published.setGeneration(machine.generation, isShutDown: isShutDown)
+            if isShutDown { woken.append(snapshotFeed.finish()) }
             machine._checkInvariants()
             // Stamped in the lock, so the trace orders events as the transitions happened.
-            return (action, tracer.stamp(machine.trace.take()), retired)
+            return (action, tracer.stamp(machine.trace.take()), retired, woken)
         }
         // Outside the lock: waiting for readers never holds up another transition.
         if let retired { published.retire(retired) }
+        for wake in woken { wake.resume() }
+        if statusChanges.hasConsumers { statusChanged() }
         tracer.deliver(events)
         return action
     }

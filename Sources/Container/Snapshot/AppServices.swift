@@ -110,6 +110,36 @@ public final class AppServices: Sendable {
         return unsafeDowncast(box, to: ServiceBox<Value>.self).value
     }
 
+    /// The value of `key` with the number its build gave it (unique per value made, so two
+    /// snapshots hold the same value exactly when the numbers are equal); `nil` when the
+    /// snapshot does not hold it or it has another type.
+    func numberedValue<Value>(of key: ServiceKey<Value>) -> (value: Value, number: UInt64)? {
+        guard let slot = layout.slot(of: key), let box = values.value(at: slot),
+            box.typeID == ObjectIdentifier(Value.self)
+        else { return nil }
+        return (unsafeDowncast(box, to: ServiceBox<Value>.self).value, box.sequence)
+    }
+
+    /// The number of the value of the service called `name` (see ``numberedValue(of:)``);
+    /// `nil` when the snapshot does not hold it.
+    func valueNumber(named name: String) -> UInt64? {
+        layout.slots[name].flatMap { values.value(at: $0)?.sequence }
+    }
+
+    /// The names of the services whose value differs from `previous`'s (held by one of them
+    /// only, or by both with different values); every held service when `previous` is `nil`.
+    func serviceNames(changedFrom previous: AppServices?) -> [String] {
+        guard let previous else { return serviceNames }
+        var changed: [String] = []
+        for (slot, name) in layout.names.enumerated() {
+            let now = values.value(at: slot)?.sequence
+            let before = previous.layout.slots[name].flatMap { previous.values.value(at: $0)?.sequence }
+            if now != before { changed.append(name) }
+        }
+        for name in previous.serviceNames where layout.slots[name] == nil { changed.append(name) }
+        return changed
+    }
+
     /// Why the optional service called `name` is not in the snapshot: its failure, or the
     /// failure of a service it needs; `nil` when it is held, or was not asked for.
     public func absence(of name: String) -> String? { absences[name] }

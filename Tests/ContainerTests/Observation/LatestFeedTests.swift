@@ -1,0 +1,63 @@
+import ContainerTesting
+import Testing
+
+@testable import Container
+
+@Suite("LatestFeed: newest-wins multicast, each value at most once, in order, the last always")
+struct LatestFeedTests {
+    @Test("consumers racing a producer of 1...2000 see increasing values ending with the last")
+    func racingConsumers() async throws {
+        let feed = LatestFeed<Int>()
+        let ids = (0..<4).map { _ in feed.subscribe() }
+        let last = 2_000
+        let seen = try await withTimeout(.seconds(60), "4 consumers and a producer") {
+            try await withThrowingTaskGroup(of: [Int].self) { group in
+                for id in ids {
+                    group.addTask {
+                        var values: [Int] = []
+                        while let value = await feed.next(id) {
+                            values.append(value)
+                            if value == last { break }
+                        }
+                        return values
+                    }
+                }
+                group.addTask {
+                    for value in 1...last { feed.offer(value).resume() }
+                    return []
+                }
+                var all: [[Int]] = []
+                for try await values in group where !values.isEmpty { all.append(values) }
+                return all
+            }
+        }
+        #expect(seen.count == 4)
+        for values in seen {
+            #expect(zip(values, values.dropFirst()).allSatisfy { $0 < $1 }, "in order, none twice")
+            #expect(values.last == last, "the last value always arrives")
+        }
+    }
+
+    @Test("clear drops what was not taken; finish ends waiting and later consumers; cancel ends one")
+    func clearFinishCancel() async throws {
+        let feed = LatestFeed<Int>()
+        let early = feed.subscribe()
+        feed.offer(1).resume()
+        feed.clear()
+        let late = feed.subscribe()
+        feed.offer(2).resume()
+        #expect(await feed.next(early) == 2, "1 was cleared before it was taken")
+        #expect(await feed.next(late) == 2, "a consumer after a clear starts with nothing, then gets 2")
+        let cancelled = feed.subscribe(startingWithNewest: false)
+        feed.cancel(cancelled)
+        #expect(await feed.next(cancelled) == nil)
+        let waiting = Task { await feed.next(early) }
+        try await withTimeout(.seconds(30), "the consumer to wait") {
+            while !feed.isWaiting(early) { await Task.yield() }
+        }
+        feed.finish().resume()
+        #expect(try await withTimeout(.seconds(30), "the end") { await waiting.value } == nil)
+        #expect(await feed.next(feed.subscribe()) == nil)
+        #expect(!feed.hasConsumers)
+    }
+}
