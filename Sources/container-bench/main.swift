@@ -31,6 +31,7 @@ let scenarios: [Scenario] = [
         id: "changes", title: "12. Declaration comparison: reload of one changed leaf of 2,000 services",
         run: reloadComparisonScenario),
     Scenario(id: "demand", title: "13. Demand-driven start-up (issue 20)", run: demandScenario),
+    Scenario(id: "observe", title: "14. Observers of a generation change (issue 22)", run: observationScenario),
 ]
 
 struct Options {

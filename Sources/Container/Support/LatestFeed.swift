@@ -11,17 +11,26 @@ import Synchronization
 /// States of one consumer: waiting for a value (a continuation), holding one not yet taken
 /// (`pending`), or neither; ``finish()`` and ``cancel(_:)`` end it.
 final class LatestFeed<Element: Sendable>: Sendable {
-    private struct Consumer {
-        var pending: Element?
-        var waiter: CheckedContinuation<Element?, Never>?
-    }
-
+    /// The consumers, in parallel arrays (a few, walked on every offer: no hashing, no
+    /// per-entry generic accessor).
     private struct State {
-        var consumers: [Int: Consumer] = [:]
+        var ids: [Int] = []
+        /// A value offered and not taken yet, per consumer.
+        var pending: [Element?] = []
+        /// The continuation of a consumer waiting for a value.
+        var waiters: [CheckedContinuation<Element?, Never>?] = []
         var nextID = 0
         /// The value a new consumer starts with (the newest offered, unless cleared since).
         var newest: Element?
         var isFinished = false
+
+        func index(of id: Int) -> Int? { ids.firstIndex(of: id) }
+
+        mutating func remove(at index: Int) -> CheckedContinuation<Element?, Never>? {
+            ids.remove(at: index)
+            pending.remove(at: index)
+            return waiters.remove(at: index)
+        }
     }
 
     /// Continuations an offer or an end woke, with what each gets: resume after unlocking.
@@ -51,7 +60,9 @@ final class LatestFeed<Element: Sendable>: Sendable {
         state.withLock { state in
             defer { state.nextID += 1 }
             guard !state.isFinished else { return state.nextID }
-            state.consumers[state.nextID] = Consumer(pending: startingWithNewest ? state.newest : nil)
+            state.ids.append(state.nextID)
+            state.pending.append(startingWithNewest ? state.newest : nil)
+            state.waiters.append(nil)
             subscribed.add(1, ordering: .relaxed)
             return state.nextID
         }
@@ -64,12 +75,12 @@ final class LatestFeed<Element: Sendable>: Sendable {
             guard !state.isFinished else { return Wake() }
             state.newest = value
             var wake = Wake()
-            for id in state.consumers.keys {
-                if let waiter = state.consumers[id]?.waiter {
-                    state.consumers[id]?.waiter = nil
+            for index in state.ids.indices {
+                if let waiter = state.waiters[index] {
+                    state.waiters[index] = nil
                     wake.resumptions.append((waiter, value))
                 } else {
-                    state.consumers[id]?.pending = value
+                    state.pending[index] = value
                 }
             }
             return wake
@@ -80,7 +91,7 @@ final class LatestFeed<Element: Sendable>: Sendable {
     func clear() {
         state.withLock { state in
             state.newest = nil
-            for id in state.consumers.keys { state.consumers[id]?.pending = nil }
+            for index in state.pending.indices { state.pending[index] = nil }
         }
     }
 
@@ -91,9 +102,11 @@ final class LatestFeed<Element: Sendable>: Sendable {
             guard !state.isFinished else { return Wake() }
             state.isFinished = true
             state.newest = nil
-            let waiters = state.consumers.values.compactMap(\.waiter)
-            subscribed.subtract(state.consumers.count, ordering: .relaxed)
-            state.consumers = [:]
+            let waiters = state.waiters.compactMap { $0 }
+            subscribed.subtract(state.ids.count, ordering: .relaxed)
+            state.ids = []
+            state.pending = []
+            state.waiters = []
             return Wake(resumptions: waiters.map { ($0, nil) })
         }
     }
@@ -105,14 +118,12 @@ final class LatestFeed<Element: Sendable>: Sendable {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (waiter: CheckedContinuation<Element?, Never>) in
                 let answer: Element?? = state.withLock { state in
-                    guard var consumer = state.consumers[id] else { return .some(nil) }
-                    if let pending = consumer.pending {
-                        consumer.pending = nil
-                        state.consumers[id] = consumer
+                    guard let index = state.index(of: id) else { return .some(nil) }
+                    if let pending = state.pending[index] {
+                        state.pending[index] = nil
                         return .some(pending)
                     }
-                    consumer.waiter = waiter
-                    state.consumers[id] = consumer
+                    state.waiters[index] = waiter
                     return nil
                 }
                 if let answer { waiter.resume(returning: answer) }
@@ -123,14 +134,16 @@ final class LatestFeed<Element: Sendable>: Sendable {
     }
 
     /// Whether consumer `id` waits for a value (for tests).
-    func isWaiting(_ id: Int) -> Bool { state.withLock { $0.consumers[id]?.waiter != nil } }
+    func isWaiting(_ id: Int) -> Bool {
+        state.withLock { state in state.index(of: id).map { state.waiters[$0] != nil } ?? false }
+    }
 
     /// Ends consumer `id`: its wait, if it waits, ends with `nil`, and it holds no value any more.
     func cancel(_ id: Int) {
         let waiter = state.withLock { state -> CheckedContinuation<Element?, Never>? in
-            guard let consumer = state.consumers.removeValue(forKey: id) else { return nil }
+            guard let index = state.index(of: id) else { return nil }
             subscribed.subtract(1, ordering: .relaxed)
-            return consumer.waiter
+            return state.remove(at: index)
         }
         waiter?.resume(returning: nil)
     }
