@@ -60,6 +60,8 @@ final class CoordinatorCore: Sendable {
     let snapshotFeed = LatestFeed<AppServices>()
     /// A tick per transition while anyone observes the status (``StatusUpdates``).
     let statusChanges = LatestFeed<Int>()
+    /// A tick per scope instance opened or ended, for the observers of the open instances.
+    let instanceChanges = LatestFeed<Int>()
 
     /// The app's coordinator, over the app part of `declared`.
     init(declared: ServiceGraph, policy: BuildPolicy, tuning: SchedulerTuning, tracer: Tracer) {
@@ -113,6 +115,9 @@ final class CoordinatorCore: Sendable {
 
     /// The labels of the open scope instances, in the order they opened.
     var openScopes: [String] { machine.withLock { $0.openChildren } }
+
+    /// The cores of the open (not closing) instances of `scope`, in the order they opened.
+    func openChildren(of scope: String) -> [CoordinatorCore] { machine.withLock { $0.openChildren(of: scope) } }
 
     /// The coordinator's status (see ``ContainerStatus``).
     var status: ContainerStatus { machine.withLock { $0.status(openScopes: $0.openChildren) } }
@@ -343,7 +348,9 @@ final class CoordinatorCore: Sendable {
             }
         }
         switch action {
-        case .opened(_, let child): return child
+        case .opened(_, let child):
+            instancesChanged()
+            return child
         case .refused(let error): throw error
         }
     }
@@ -365,18 +372,14 @@ final class CoordinatorCore: Sendable {
             transition { machine, now in
                 machine.childEnded(child: id, reportedTo: operation, records: records, closed: closed, now: now)
             })
+        instancesChanged()
     }
 
     // MARK: Transitions
 
-    /// Wakes the status observers (after a transition, outside the lock), or ends them once
-    /// the coordinator shut down: each reads the status itself, the newest.
-    private func statusChanged() {
-        if refusal == nil {
-            statusChanges.offer(0).resume()
-        } else {
-            statusChanges.finish().resume()
-        }
+    /// Wakes the observers of the open instances (each lists them itself, the newest).
+    private func instancesChanged() {
+        if instanceChanges.hasConsumers { instanceChanges.offer(0).resume() }
     }
 
     /// Runs one event of the state machine under the lock; in the same critical section it
@@ -384,7 +387,7 @@ final class CoordinatorCore: Sendable {
     /// the order of the transitions) and stamps the trace events. After unlocking, it releases a
     /// replaced snapshot and delivers the events; the caller carries out the rest of the action.
     func transition<Action>(_ event: (inout Machine, Duration) -> Action) -> Action {
-        let (action, events, retired, woken) = machine.withLock { machine in
+        let (action, events, retired, woken, isShutDown) = machine.withLock { machine in
             let action = event(&machine, tracer.now)
             var retired: RetiredSnapshot?
             var woken: [LatestFeed<AppServices>.Wake] = []
@@ -404,12 +407,18 @@ final class CoordinatorCore: Sendable {
             if isShutDown { woken.append(snapshotFeed.finish()) }
             machine._checkInvariants()
             // Stamped in the lock, so the trace orders events as the transitions happened.
-            return (action, tracer.stamp(machine.trace.take()), retired, woken)
+            return (action, tracer.stamp(machine.trace.take()), retired, woken, isShutDown)
         }
         // Outside the lock: waiting for readers never holds up another transition.
         if let retired { published.retire(retired) }
         for wake in woken { wake.resume() }
-        if statusChanges.hasConsumers { statusChanged() }
+        if isShutDown {
+            // Once shut down, every observer ends (also one that subscribes later).
+            statusChanges.finish().resume()
+            instanceChanges.finish().resume()
+        } else if statusChanges.hasConsumers {
+            statusChanges.offer(0).resume()
+        }
         tracer.deliver(events)
         return action
     }

@@ -77,4 +77,9 @@ extension CoordinatorStateMachine {
 
     /// The labels of the open children, in the order they opened.
     var openChildren: [String] { children.labels }
+
+    /// The open (not closing) children of `scope`, in the order they opened.
+    func openChildren(of scope: String) -> [Child] {
+        children.all.filter { $0.scope == scope && $0.state == .open }.map(\.child)
+    }
 }
