@@ -133,6 +133,9 @@ final class LatestFeed<Element: Sendable>: Sendable {
         }
     }
 
+    /// Whether a consumer holds a value it has not taken yet (for tests).
+    var hasPending: Bool { state.withLock { $0.pending.contains { $0 != nil } } }
+
     /// Whether consumer `id` waits for a value (for tests).
     func isWaiting(_ id: Int) -> Bool {
         state.withLock { state in state.index(of: id).map { state.waiters[$0] != nil } ?? false }

@@ -80,6 +80,21 @@ struct CheckerCase {
         var withScope = true
         var reloads: [OperationTask] = []
         let hasUnboundedHang = plan.nodes.contains { $0.steps.contains(.hang) }
+        // Two observers of the snapshots, one quick and one that lets others run between
+        // elements (it lags behind, so it gets the newest): checked once the shutdown ended them.
+        let observers = (0..<2).map { lagging in
+            // Subscribed here, before any operation, not when the task first runs.
+            let snapshots = container.snapshots.makeAsyncIterator()
+            return Task {
+                var snapshots = snapshots
+                var seen: [AppServices] = []
+                while let snapshot = await snapshots.next() {
+                    seen.append(snapshot)
+                    if lagging == 1 { for _ in 0..<3 { await Task.yield() } }
+                }
+                return seen
+            }
+        }
         for (index, operation) in plan.operations.enumerated() {
             switch operation {
             case .open(let number) where shutDown:
@@ -217,9 +232,33 @@ struct CheckerCase {
         case .failure(let error) where !shutdowns.isEmpty && error.code == .shutDown: break
         default: world.violation("the final shutdown got \(shutdown)")
         }
+        for (index, observer) in observers.enumerated() {
+            let seen = try await withTimeout(patience, "observer \(index) to end at the shutdown") {
+                await observer.value
+            }
+            checkObserved(seen, by: "observer \(index)")
+        }
         var checker = CheckerInvariants(plan: plan, world: world, events: plan.traced ? watcher.events : nil)
         checker.check(answers: answers, reports: reports)
         return world.state.withLock { $0.violations } + checker.violations
+    }
+
+    /// An observer's snapshots: each at most once, in publication order (generations never go
+    /// back; within one, a snapshot never holds fewer values than the one before).
+    private func checkObserved(_ seen: [AppServices], by observer: String) {
+        if Set(seen.map(ObjectIdentifier.init)).count != seen.count {
+            world.violation("\(observer) got a snapshot twice")
+        }
+        for (earlier, later) in zip(seen, seen.dropFirst()) {
+            let inOrder =
+                later.generation > earlier.generation
+                || (later.generation == earlier.generation && later.values.count >= earlier.values.count)
+            if !inOrder {
+                world.violation(
+                    "\(observer) got generation \(later.generation) (\(later.values.count) values) after "
+                        + "generation \(earlier.generation) (\(earlier.values.count) values)")
+            }
+        }
     }
 
     /// Shuts down in a task of its own as `mode` says and waits until the shutdown took effect

@@ -66,6 +66,39 @@ struct SnapshotUpdatesTests {
         #expect(try await nextElement(&late, "a consumer after the shutdown") == nil)
     }
 
+    @Test("3 consumers racing 100 generation changes: each in order, none twice, all get the last one")
+    func racingGenerations() async throws {
+        let container = try container(OrderLog())
+        let consumers = (0..<3).map { lagging in
+            let snapshots = container.snapshots.makeAsyncIterator()
+            return Task {
+                var snapshots = snapshots
+                var seen: [AppServices] = []
+                while let snapshot = await snapshots.next() {
+                    seen.append(snapshot)
+                    if lagging > 0 { for _ in 0..<lagging * 5 { await Task.yield() } }
+                }
+                return seen
+            }
+        }
+        for _ in 0..<100 {
+            _ = try await container.start()
+            _ = try await container.reset(invalidating: ["session"])
+        }
+        let last = try await container.start()
+        // Quiescent now: every consumer ends up with the last snapshot; then the shutdown ends them.
+        try await withTimeout(.seconds(30), "every consumer to take the last snapshot") {
+            while container.core.snapshotFeed.hasPending { await Task.yield() }
+        }
+        _ = try await container.shutdown()
+        for consumer in consumers {
+            let seen = try await withTimeout(.seconds(30), "a consumer to end") { await consumer.value }
+            #expect(seen.last === last, "the last one always arrives")
+            #expect(Set(seen.map(ObjectIdentifier.init)).count == seen.count, "none twice")
+            #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.generation < $1.generation }, "in order")
+        }
+    }
+
     @Test("a consumer that began after a publication starts with the snapshot published then")
     func startsWithCurrent() async throws {
         let container = try container(OrderLog())
