@@ -24,39 +24,83 @@ public struct ServiceSpec: Sendable {
         }
     }
 
+    /// The declaration's fields, shared by the copies of a spec until one of them changes one
+    /// (copy-on-write): validation copies each spec several times, and a copy is one retain
+    /// rather than one per field.
+    private var storage: Storage
+
     /// The service's unique name.
-    public var name: String
+    public var name: String {
+        get { storage.fields.name }
+        set { change { $0.name = newValue } }
+    }
     /// Who makes the value.
-    public var provider: ProviderReference
+    public var provider: ProviderReference {
+        get { storage.fields.provider }
+        set { change { $0.provider = newValue } }
+    }
     /// Names of the services this one needs, all of which must succeed before it starts.
-    public var dependsOn: [String]
+    public var dependsOn: [String] {
+        get { storage.fields.dependsOn }
+        set { change { $0.dependsOn = newValue } }
+    }
     /// Options handed to the provider.
-    public var options: ServiceOptions
+    public var options: ServiceOptions {
+        get { storage.fields.options }
+        set { change { $0.options = newValue } }
+    }
     /// The longest one provider run may take; exceeding it is a transient failure and cancels
     /// the run. A provider that ignores the cancellation and still returns a value has
     /// committed its effect: the node then ends `succeeded` (see <doc:CoordinatorRules>), late.
     /// Cancellation is cooperative, so a provider that never checks it is never cut off.
-    public var timeout: Duration?
+    public var timeout: Duration? {
+        get { storage.fields.timeout }
+        set { change { $0.timeout = newValue } }
+    }
     /// Retries of transient failures within one build.
-    public var retry: RetryPolicy
+    public var retry: RetryPolicy {
+        get { storage.fields.retry }
+        set { change { $0.retry = newValue } }
+    }
     /// How errors of this node that do not classify themselves are classified (overrides the provider).
-    public var defaultFailure: FailureKind?
+    public var defaultFailure: FailureKind? {
+        get { storage.fields.defaultFailure }
+        set { change { $0.defaultFailure = newValue } }
+    }
     /// How long the value lives: the app (default) or a scope instance.
-    public var lifetime: Lifetime = .app
+    public var lifetime: Lifetime {
+        get { storage.fields.lifetime }
+        set { change { $0.lifetime = newValue } }
+    }
     /// The group this service contributes its value to (see <doc:TypedDependencies>), if any.
-    public var group: String?
+    public var group: String? {
+        get { storage.fields.group }
+        set { change { $0.group = newValue } }
+    }
     /// When the service is built: by `start()` (``StartPolicy/eager``, the default), after the
     /// first frame (``StartPolicy/deferred``), or only when a request needs it (``StartPolicy/lazy``).
-    public var start: StartPolicy = .eager
+    public var start: StartPolicy {
+        get { storage.fields.start }
+        set { change { $0.start = newValue } }
+    }
     /// Whether the app starts without it: its failure never fails a request; snapshots then
     /// lack it and say why (``AppServices/absence(of:)``). Its dependents depend on it with
     /// `"<name>?"` and read it with ``ProviderContext/optional(_:)`` (see <doc:DemandDrivenStartUp>).
-    public var isOptional = false
+    public var isOptional: Bool {
+        get { storage.fields.isOptional }
+        set { change { $0.isOptional = newValue } }
+    }
     /// Dependencies declared with typed keys: validation checks that each service's provider
     /// makes the key's type. Their names are in ``dependsOn`` too.
-    public var typedDependencies: [AnyServiceKey] = []
+    public var typedDependencies: [AnyServiceKey] {
+        get { storage.fields.typedDependencies }
+        set { change { $0.typedDependencies = newValue } }
+    }
     /// Where the spec was declared, for error messages.
-    public var location: ConfigLocation?
+    public var location: ConfigLocation? {
+        get { storage.fields.location }
+        set { change { $0.location = newValue } }
+    }
 
     /// Creates a spec naming a provider by id.
     public init(
@@ -64,14 +108,10 @@ public struct ServiceSpec: Sendable {
         timeout: Duration? = nil, retry: RetryPolicy = .none, defaultFailure: FailureKind? = nil,
         location: ConfigLocation? = nil
     ) {
-        self.name = name
-        self.provider = .id(provider)
-        self.dependsOn = dependsOn
-        self.options = options
-        self.timeout = timeout
-        self.retry = retry
-        self.defaultFailure = defaultFailure
-        self.location = location
+        storage = Storage(
+            Fields(
+                name: name, provider: .id(provider), dependsOn: dependsOn, options: options, timeout: timeout,
+                retry: retry, defaultFailure: defaultFailure, location: location))
     }
 
     /// Creates a spec with an inline provider.
@@ -157,5 +197,41 @@ public struct ServiceSpec: Sendable {
             defaultFailure: defaultFailure, lifetime: lifetime, group: group, start: start, tearDown: tearDown,
             fileID: fileID, line: line, make: make)
         self.typedDependencies = typed
+    }
+}
+
+extension ServiceSpec {
+    /// The stored fields of a spec.
+    struct Fields: Sendable {
+        var name: String
+        var provider: ProviderReference
+        var dependsOn: [String]
+        var options: ServiceOptions
+        var timeout: Duration?
+        var retry: RetryPolicy
+        var defaultFailure: FailureKind?
+        var lifetime: Lifetime = .app
+        var group: String?
+        var start: StartPolicy = .eager
+        var isOptional: Bool = false
+        var typedDependencies: [AnyServiceKey] = []
+        var location: ConfigLocation?
+    }
+
+    /// A spec's fields in a reference, so copies share them.
+    final class Storage: @unchecked Sendable {
+        // Sendable: `fields` is written only by `ServiceSpec.change(_:)`, and only while the
+        // spec that writes holds the sole reference (`isKnownUniquelyReferenced`, as an Array
+        // does): a storage that another copy, and so another thread, can see is never written.
+        var fields: Fields
+
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
+    /// Changes the fields, in place when this spec is the only one holding them, otherwise in a
+    /// storage of its own.
+    private mutating func change(_ body: (inout Fields) -> Void) {
+        if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+        body(&storage.fields)
     }
 }
