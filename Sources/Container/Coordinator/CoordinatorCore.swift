@@ -402,8 +402,9 @@ final class CoordinatorCore: Sendable {
                     snapshotFeed.clear()
                 }
             }
-            let isShutDown = machine.refusal() != nil
-            published.setGeneration(machine.generation, isShutDown: isShutDown)
+            published.setGeneration(machine.generation, isShutDown: machine.refusal() != nil)
+            // Observers end once shut down, not while draining (its build may still publish).
+            let isShutDown = if case .shutDown = machine.phase { true } else { false }
             if isShutDown { woken.append(snapshotFeed.finish()) }
             machine._checkInvariants()
             // Stamped in the lock, so the trace orders events as the transitions happened.

@@ -99,6 +99,31 @@ struct SnapshotUpdatesTests {
         }
     }
 
+    @Test("a graceful shutdown: observers follow it while it drains, and end once it is done")
+    func drainingBuildPublishes() async throws {
+        let gate = Gate()
+        let container = try ServiceContainer([
+            countedSpec("slow", log: OrderLog()) { _ in try await gate.wait(timeout: .seconds(30), "the test") }
+        ])
+        var snapshots = container.snapshots.makeAsyncIterator()
+        var statuses = container.statusUpdates.makeAsyncIterator()
+        let caller = Task { try await container.start() }
+        var state = try await nextElement(&statuses, "the status now")?.state
+        while state != .running { state = try await nextElement(&statuses, "the running status")?.state }
+        let shutdown = Task { try await container.shutdown(deadline: .now + .seconds(30)) }
+        while state != .shuttingDown { state = try await nextElement(&statuses, "the draining status")?.state }
+        gate.open()
+        _ = try await withTimeout(.seconds(30), "the draining build") { try await caller.value }
+        _ = try await withTimeout(.seconds(30), "the shutdown") { try await shutdown.value }
+        // The drained build's callers got its snapshot; the shutdown that followed at once retired
+        // it in the same transition, so it never became current and no observer gets it.
+        #expect(try await nextElement(&snapshots, "the end") == nil)
+        #expect(container.current == nil)
+        var last: ContainerStatus.State?
+        while let status = try await nextElement(&statuses, "statuses until the end") { last = status.state }
+        #expect(last == .shutDown)
+    }
+
     @Test("a consumer that began after a publication starts with the snapshot published then")
     func startsWithCurrent() async throws {
         let container = try container(OrderLog())
