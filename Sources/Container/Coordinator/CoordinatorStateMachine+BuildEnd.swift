@@ -1,0 +1,120 @@
+/// The end of a build: members that never ran, the failed nodes' blocks, `build.failed`, and
+/// the answers to the requests it settled.
+extension CoordinatorStateMachine {
+    /// The build in flight has nothing running and nothing it can start: its members that never
+    /// ran end skipped (an upstream node failed) or cancelled before they started, the failed
+    /// nodes are blocked (until their next allowed attempt, or for good), `build.failed` is
+    /// traced, and every request it leaves settled is answered.
+    mutating func endBuild(
+        answering completed: [Demands.Demand], now: Duration
+    ) -> (resume: [Resumption], then: Lifecycle) {
+        guard var current = build.take() else { preconditionFailure("endBuild without a build") }
+        var completed = completed
+        // Topological order makes every upstream outcome final when a node's is decided.
+        var failedUpstream: [Int: [Int]] = [:]
+        let rank = graph.topologicalRank
+        let pending = current.unstarted > 0 ? current.members.filter { current.records[$0].status == .pending } : []
+        for slot in pending.isEmpty ? [] : pending.sorted(by: { rank[$0] < rank[$1] }) {
+            var roots = Set<Int>()
+            for dependency in graph.nodes[slot].dependencies
+            where current.isMember(dependency) && !graph.nodes[dependency].isOptional {
+                switch current.records[dependency].status {
+                case .failed: roots.insert(dependency)
+                case .skipped: roots.formUnion(failedUpstream[dependency, default: []])
+                default: break
+                }
+            }
+            current.records[slot].endedAt = now
+            let name = graph.nodes[slot].name
+            if roots.isEmpty {
+                current.records[slot].status = .cancelledBeforeStart
+                record(.nodeCancelled(node: name, phase: .beforeStart), current.build)
+            } else {
+                let sorted = roots.sorted()
+                failedUpstream[slot] = sorted
+                let because = sorted.map { graph.nodes[$0].name }
+                current.records.skipped(slot, because: because)
+                record(.nodeSkipped(node: name, because: because), current.build)
+                if graph.hasOptionalServices && graph.nodes[slot].isOptional {
+                    state.noteAbsence(of: slot, "\(name) skipped: \(because.joined(separator: ", ")) failed")
+                }
+            }
+            completed += demands.settled(slot, failed: true)
+        }
+        let report = BuildReport(
+            generation: generation, attempt: current.build.attempt, records: current.records,
+            names: graph.serviceNames[..<graph.builtCount], built: current.members, unbuilt: unbuilt(by: current),
+            startedAt: current.launchedAt ?? now, endedAt: now, wasCancelled: false)
+        lastReport = report
+        build = nil
+        let wasSticky = eagerIsSticky
+        let exhausted = blockFailed(current, report: report, now: now)
+        if !wasSticky && eagerIsSticky && published == nil
+            && (completed + demands.demands).allSatisfy({ $0.key == .eager })
+        {
+            // `start()` can never succeed in this generation and nothing else asked for or holds
+            // a value: what it built goes now (nobody's report owns it; the next operation's
+            // lists it). A request that needs only what succeeded keeps it instead.
+            teardowns.enqueue(state.retireBuiltInThisGeneration(), owner: nil)
+        }
+        // A build whose only failures are optional services' failed no request: no `build.failed`.
+        let roots = report.failedNodes
+        let onlyOptional =
+            graph.hasOptionalServices && !roots.isEmpty && roots.allSatisfy { graph.isOptional($0) == true }
+        if let failure = report.failure, !onlyOptional {
+            record(.buildFailed(failure: failure, roots: roots, exhausted: exhausted), current.build)
+        }
+        attempt = eagerIsBuilt || eagerIsSticky ? current.build.attempt : current.build.attempt + 1
+        if case .draining(let shutdown) = phase {
+            // A graceful shutdown let the build finish: its callers get its outcome (nothing is
+            // published), then it all goes.
+            let resume = answer(completed + demands.removeAll(), now: now, publishing: false, of: current.build)
+            let supersession = shutDown(operation: shutdown, error: .shutDown(generation: generation))
+            return (resume + supersession.resume, continueLifecycle(now: now))
+        }
+        return (answer(completed, now: now, of: current.build), continueLifecycle(now: now))
+    }
+
+    /// Blocks every member left without a value: for good when its attempts are used up (or it
+    /// failed permanently), otherwise until its next attempt is allowed. Returns whether the
+    /// build used a node's last allowed attempt.
+    private mutating func blockFailed(_ ended: BuildState, report: BuildReport, now: Duration) -> Bool {
+        var exhausted = false
+        var failedError: ContainerError?
+        var exhaustedError: ContainerError?
+        for slot in ended.members where !state.hasValue(slot) {
+            state.countAttempt(of: slot)
+            let attempts = state.attempts(of: slot)
+            var permanent = false
+            if ended.records[slot].status == .failed,
+                case .failed(let failure)? = report.outcome(of: graph.nodes[slot].name)
+            {
+                permanent = failure.kind == .permanent
+            }
+            if !permanent, let maxAttempts = policy.maxAttempts, attempts >= maxAttempts {
+                exhausted = true
+                let error = exhaustedError ?? .attemptsExhausted(report, maxAttempts: maxAttempts)
+                exhaustedError = error
+                state.block(slot, .init(error: error, sticky: true, allowedAt: .zero))
+                continue
+            }
+            let isOptional = graph.hasOptionalServices && graph.nodes[slot].isOptional
+            guard ended.records[slot].status == .failed || (isOptional && ended.records[slot].status == .skipped)
+            else { continue }
+            let error = failedError ?? .buildFailed(report)
+            failedError = error
+            let delay = policy.retryAfter.delay(beforeRetry: attempts)
+            state.block(slot, .init(error: error, sticky: permanent, allowedAt: now + delay))
+        }
+        // A build that failed permanently used no attempt budget: its failure is its own.
+        if report.failure == .permanent { return false }
+        return exhausted
+    }
+
+    /// Whether the eager services can never be built in this generation (a sticky block of a
+    /// node whose failure fails `start()`).
+    var eagerIsSticky: Bool {
+        let eager = graph.eagerRequired
+        return state.blocks.contains { slot, block in block.sticky && slot < graph.builtCount && eager.contains(slot) }
+    }
+}
