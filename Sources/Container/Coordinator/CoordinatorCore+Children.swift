@@ -4,7 +4,9 @@ extension CoordinatorCore {
     /// Opens a scope instance of `scope` on this coordinator, on the scope's part of the graph
     /// as it is at this very transition.
     func openChild(scope: String, id: String, parameters: ScopeParameters) throws(ContainerError) -> CoordinatorCore {
-        let label = "\(scope)#\(id)"
+        // A nested instance is named by its chain, and its providers read its parents' parameters too.
+        let label = (self.label.map { $0 + "/" } ?? "") + "\(scope)#\(id)"
+        let parameters = link.map { parameters.inheriting($0.parameters) } ?? parameters
         let action = transition { machine, _ in
             machine.childOpened(scope: scope, label: label) { child, part, runTimes in
                 CoordinatorCore(
@@ -41,8 +43,35 @@ extension CoordinatorCore {
         instancesChanged()
     }
 
-    /// Wakes the observers of the open instances (each lists them itself, the newest).
+    /// Wakes the observers of the open instances (each lists them itself, the newest), here and
+    /// up the parent chain (the app lists nested instances too).
     func instancesChanged() {
         if instanceChanges.hasConsumers { instanceChanges.offer(0).resume() }
+        link?.parent.instancesChanged()
+    }
+
+    /// The open (not closing) instances of `scope` opened here or, for a nested scope, from
+    /// instances opened here: parents before their children, each level in the order it opened.
+    func openInstances(of scope: String) -> [CoordinatorCore] {
+        var found: [CoordinatorCore] = []
+        for child in children.open {
+            if child.link?.scope == scope { found.append(child) }
+            // Only a scope nested in the child's can be below it.
+            if !child.declared.scopeParts.isEmpty { found += child.openInstances(of: scope) }
+        }
+        return found
+    }
+
+    /// The labels of the open instances here and below (`account#ada`, `account#ada/scene#window-1`),
+    /// parents before their children.
+    var openScopes: [String] {
+        let (labels, open) = children
+        guard open.contains(where: { !$0.declared.scopeParts.isEmpty }) else { return labels }
+        var all: [String] = []
+        for child in open {
+            all.append(child.label ?? "")
+            all += child.openScopes
+        }
+        return all
     }
 }

@@ -188,7 +188,11 @@ extension CoordinatorCore {
                 childEnded(id, reportedTo: operation, records: report.tornDown, closed: false)
             }
             switch order.order {
-            case .supersede: order.child.beginReset(invalidating: nil, then: done)
+            case .supersede(let retired):
+                order.child.perform(
+                    order.child.transition { machine, now in
+                        machine.supersessionRequested(retired: retired, waiter: done, now: now)
+                    })
             case .reload(let part, let runTimes): order.child.beginReload(part, runTimes: runTimes, then: done)
             case .close:
                 order.child.beginShutdown(error: .closed(order.child.label ?? ""), reportedTo: operation) { _ in }

@@ -29,6 +29,9 @@ final class CoordinatorCore: Sendable {
         let label: String
         let parameters: ScopeParameters
 
+        /// The app's coordinator, at the top of the parent chain.
+        var root: CoordinatorCore { parent.link?.root ?? parent }
+
         init(parent: CoordinatorCore, child: Int, scope: String, id: String, label: String, parameters: ScopeParameters)
         {
             self.parent = parent
@@ -113,14 +116,21 @@ final class CoordinatorCore: Sendable {
 
     @usableFromInline var generation: Int { published.generation }
 
-    /// The labels of the open scope instances, in the order they opened.
-    var openScopes: [String] { machine.withLock { $0.openChildren } }
-
-    /// The cores of the open (not closing) instances of `scope`, in the order they opened.
-    func openChildren(of scope: String) -> [CoordinatorCore] { machine.withLock { $0.openChildren(of: scope) } }
+    /// The labels of the instances opened here (closing ones too) and the cores of the open
+    /// ones, in the order they opened.
+    var children: (labels: [String], open: [CoordinatorCore]) {
+        machine.withLock { ($0.openChildren, $0.openChildren(of: nil)) }
+    }
 
     /// The coordinator's status (see ``ContainerStatus``).
-    var status: ContainerStatus { machine.withLock { $0.status(openScopes: $0.openChildren) } }
+    var status: ContainerStatus {
+        guard declared.scopes.contains(where: { $0.parent != nil }) else {
+            return machine.withLock { $0.status(openScopes: $0.openChildren) }
+        }
+        // Nested instances are listed after their parents (each instance's lock, one at a time).
+        let scopes = openScopes
+        return machine.withLock { $0.status(openScopes: scopes) }
+    }
 
     /// The state of the app service called `name` (what ``status`` lists for it, without making the rest).
     func serviceState(named name: String) -> ServiceStatus.State? { machine.withLock { $0.serviceState(named: name) } }

@@ -106,8 +106,9 @@ extension CoordinatorStateMachine {
     /// What a scope instance of this coordinator is asked to do by one of its operations.
     struct ChildOrder {
         enum Order {
-            /// Supersede its generation (a value it uses was retired).
-            case supersede
+            /// Supersede its generation: it leases some of these retired values (a child whose
+            /// only retired ones are those it hands on to its nested scopes keeps its own).
+            case supersede(retired: Set<ObjectIdentifier>)
             /// Rebuild it on a new part of the graph (a reload changed its scope).
             case reload(ServiceGraph, NodeRunTimes)
             /// Close it (a shutdown, or a reload removed its scope).

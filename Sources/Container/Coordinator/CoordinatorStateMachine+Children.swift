@@ -7,7 +7,10 @@ extension CoordinatorStateMachine {
         scope: String, label: String, make: (_ id: Int, _ part: ServiceGraph, _ runTimes: NodeRunTimes) -> Child
     ) -> ChildOpenAction {
         if let refusal = refusal() { return .refused(refusal) }
-        guard let part = declared.scopeParts[scope], let runTimes = scopeRunTimes[scope] else {
+        // Only the scopes nested right in this one (the app: the top-level scopes) open here.
+        guard let part = declared.scopeParts[scope], let runTimes = scopeRunTimes[scope],
+            declared.parentScope(of: scope) == declared.scope
+        else {
             return .refused(.unknownScope(scope, known: declared.scopeNames))
         }
         guard let opened = children.open(label: label, scope: scope, make: { id in make(id, part, runTimes) }) else {
@@ -58,6 +61,7 @@ extension CoordinatorStateMachine {
         guard !children.isEmpty else { return [] }
         let holders = Set(children.holders(of: retired))
         var orders: [ChildOrder] = []
+        var retiredIDs: Set<ObjectIdentifier>?
         for entry in children.all where entry.state == .open {
             if closing.contains(entry.scope) {
                 children.markClosing(entry.id, by: operation)
@@ -69,17 +73,37 @@ extension CoordinatorStateMachine {
                     ChildOrder(
                         child: entry.child, id: entry.id, order: .reload(part, runTimes), operation: operation))
             } else if holders.contains(entry.id) {
-                orders.append(ChildOrder(child: entry.child, id: entry.id, order: .supersede, operation: operation))
+                // Made once, shared by every holder's order.
+                if retiredIDs == nil { retiredIDs = Set(retired.map(ObjectIdentifier.init)) }
+                orders.append(
+                    ChildOrder(
+                        child: entry.child, id: entry.id, order: .supersede(retired: retiredIDs ?? []),
+                        operation: operation))
             }
         }
         return orders
     }
 
+    /// This scope instance's parent retired `retired` (some of which it leases): a reset of what
+    /// used them. When it used them only to hand them on to its nested scopes, just those are
+    /// retired (its own values stay, its nested instances that lease them are superseded);
+    /// otherwise the whole generation.
+    mutating func supersessionRequested(
+        retired: Set<ObjectIdentifier>, waiter: OperationWaiter, now: Duration
+    ) -> OperationAction {
+        var leased: Set<Int> = []
+        for slot in graph.builtCount..<graph.nodes.count {
+            if let box = state.values[slot], retired.contains(ObjectIdentifier(box)) { leased.insert(slot) }
+        }
+        let handedOnOnly = !leased.isEmpty && leased.allSatisfy { $0 >= graph.relayedFrom }
+        return resetRequested(invalidating: handedOnOnly ? leased : nil, waiter: waiter, now: now)
+    }
+
     /// The labels of the open children, in the order they opened.
     var openChildren: [String] { children.labels }
 
-    /// The open (not closing) children of `scope`, in the order they opened.
-    func openChildren(of scope: String) -> [Child] {
-        children.all.filter { $0.scope == scope && $0.state == .open }.map(\.child)
+    /// The open (not closing) children of `scope` (`nil`: of every scope), in the order they opened.
+    func openChildren(of scope: String?) -> [Child] {
+        children.all.filter { ($0.scope == scope || scope == nil) && $0.state == .open }.map(\.child)
     }
 }

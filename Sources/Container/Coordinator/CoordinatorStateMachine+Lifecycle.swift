@@ -18,8 +18,14 @@ extension CoordinatorStateMachine {
         case .idle(let completed):
             var lifecycle = Lifecycle(completed: completed)
             guard !teardowns.hasWork else { return lifecycle }
-            lifecycle.release = releasing
-            releasing = []
+            // A value handed on to a nested instance goes back only once that instance let it go.
+            if children.isEmpty {
+                lifecycle.release = releasing
+                releasing = []
+            } else {
+                lifecycle.release = releasing.filter { !children.isLeased($0) }
+                releasing.removeAll { !children.isLeased($0) }
+            }
             if build != nil { lifecycle.start = launch(fromCaller: false, now: now) }
             return lifecycle
         }

@@ -16,7 +16,8 @@ extension CoordinatorStateMachine {
         let invalidated = state.names(of: retired.invalidated.filter { $0 < graph.builtCount })
         let change = TraceEvent.GenerationChange(
             from: from, to: generation, invalidated: invalidating.map { _ in invalidated })
-        supersession.children = childOrders(superseding: retired.values, operation: operation)
+        // Nested instances may lease the external values too (a scope hands its parent's on).
+        supersession.children = childOrders(superseding: retired.values + retired.external, operation: operation)
         return beganGeneration(
             change, retired: retired, supersession: supersession, operation: operation, waiter: waiter,
             report: ResetReport(
@@ -62,7 +63,8 @@ extension CoordinatorStateMachine {
             added: changes.added.filter(own), removed: changes.removed.filter(own),
             changed: changes.changed.filter(own))
         supersession.children = childOrders(
-            superseding: retired.values, operation: operation, closing: Set(changes.removedScopes),
+            superseding: retired.values + retired.external, operation: operation,
+            closing: Set(changes.removedScopes),
             reloading: Set(changes.changedScopes))
         return beganGeneration(
             change, retired: retired, supersession: supersession, operation: operation, waiter: waiter,

@@ -101,11 +101,20 @@ extension ServiceGraph {
         if !scopeNames.isEmpty {
             var isRebuilt = [Bool](repeating: false, count: nodes.count)
             for slot in rebuiltSlots { isRebuilt[slot] = true }
+            var changed = Set<String>()
             for scope in scopeNames {
                 guard let oldPart = old.scopeParts[scope], let newPart = scopeParts[scope] else { continue }
                 let touched = newPart.nodes.contains { newSlots[$0.name].map { isRebuilt[$0] } ?? false }
-                if touched || oldPart.serviceNames != newPart.serviceNames { changedScopes.append(scope) }
+                if touched || oldPart.serviceNames != newPart.serviceNames
+                    || oldPart.fingerprints != newPart.fingerprints
+                    || oldPart.scopeNames != newPart.scopeNames
+                {
+                    // A nested scope's instances are opened from its parent's, which are rebuilt
+                    // on their new parts to reach them.
+                    for link in scopeChain(of: scope) where scopeParts[link] != nil { changed.insert(link) }
+                }
             }
+            changedScopes = scopeNames.filter(changed.contains)
         }
         return ServiceGraph.Changes(
             added: added, removed: removed, changed: changedSlots.map { names[$0] },

@@ -23,23 +23,21 @@ extension ServiceGraph {
             guard let override = replacements[node.name] else { return node.declaration }
             return override.applied(to: node.declaration)
         }
-        // The app services each scope's readers require were checked when this graph was
-        // validated; they are kept, as the requirements of each scope.
-        var reads: [String: Set<String>] = [:]
+        // What each scope's readers require was checked when this graph was validated; it is
+        // kept, as the requirements of each scope.
         var requirements: [ServiceGraph.Requirement] = []
         for scope in scopeNames {
-            guard let part = scopeParts[scope] else { continue }
-            let external = part.nodes[part.builtCount...]
-            reads[scope] = Set(external.map(\.name))
+            guard let part = scopeParts[scope], let read = scopeReads[scope] else { continue }
+            let external = part.nodes[part.builtCount...].filter { read.contains($0.name) }
             requirements.append(
                 ServiceGraph.Requirement(
                     reader: "scope '\(scope)'",
                     keys: external.map { AnyServiceKey(name: $0.name, valueType: $0.provider.valueType) },
                     scope: scope))
         }
-        let validated = try ServiceGraph(specs, requirements: requirements, scopes: scopeNames)
+        let validated = try ServiceGraph(specs, requirements: requirements, scopes: scopes)
         return ServiceGraph(
-            nodes: validated.nodes, scopeNames: validated.scopeNames, scopeReads: reads,
+            nodes: validated.nodes, scopes: validated.scopes, scopeReads: scopeReads,
             overridden: overridden.union(replacements.keys))
     }
 

@@ -4,7 +4,7 @@ extension ServiceGraph {
     convenience init(
         _ specs: [ServiceSpec], resolving registered: [String: AnyServiceProvider],
         requirements: [ServiceGraph.Requirement],
-        scopes: [String]
+        scopes: [Scope]
     ) throws(GraphError) {
         var issues: [GraphError.Issue] = []
         var slotOfName: [String: Int] = [:]
@@ -96,7 +96,7 @@ extension ServiceGraph {
                     defaultFailure: specs[position].defaultFailure, location: specs[position].location,
                     lifetime: specs[position].lifetime, groups: groups[slot], declaration: declaration))
         }
-        self.init(nodes: nodes, scopeNames: scoping.names, scopeReads: scoping.reads)
+        self.init(nodes: nodes, scopes: scoping.scopes, scopeReads: scoping.reads)
     }
 
     /// The spec's provider, and the settings it read from the spec's options (`nil`: the options).

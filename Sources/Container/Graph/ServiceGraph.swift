@@ -129,8 +129,15 @@ public final class ServiceGraph: Sendable {
     /// redact its own output with it (an entry point's error quoting a secret database path). One
     /// per graph: its automaton is built once, on its first use.
     public let redactor: Redactor
-    /// The scope names the graph declares (see <doc:Scopes>), in declaration order.
+    /// The scope names the graph declares (see <doc:Scopes>), in declaration order (for a scope's
+    /// part: the scopes nested in it).
     public let scopeNames: [String]
+    /// The scopes the graph declares, with their parents, in declaration order.
+    public let scopes: [Scope]
+    /// Each nested scope's parent.
+    let scopeParents: [String: String]
+    /// Per scope, the services outside it that its entry points read (kept for ``overriding(_:)``).
+    let scopeReads: [String: Set<String>]
     /// The nodes this graph builds: slots `0..<builtCount`; the others are external (a scope
     /// part's app services, at the end).
     let builtCount: Int
@@ -138,8 +145,12 @@ public final class ServiceGraph: Sendable {
     let scope: String?
     /// The app's part of a graph that declares scoped services; `nil` when it is the graph itself.
     private let appOnly: ServiceGraph?
-    /// Each declared scope's part: its services, then the app services they use (external).
+    /// Each declared scope's part: its services, then the services of its parent chain they use
+    /// (external). For a scope's part, the parts of the scopes nested in it.
     let scopeParts: [String: ServiceGraph]
+    /// In a scope's part, where the external nodes that only its nested scopes use begin (its
+    /// instances hand them on and never ask for them); ``count`` when there are none.
+    let relayedFrom: Int
     /// The services replaced by ``overriding(_:)`` (empty for a graph as declared).
     let overridden: Set<String>
     /// For a scope part: the slots of its external nodes in the app's part, and that part's
@@ -149,27 +160,30 @@ public final class ServiceGraph: Sendable {
 
     /// A graph of `nodes`, split into its app and scope parts when it declares scopes.
     convenience init(
-        nodes: [Node], scopeNames: [String] = [], scopeReads: [String: Set<String>] = [:], overridden: Set<String> = []
+        nodes: [Node], scopes: [Scope] = [], scopeReads: [String: Set<String>] = [:], overridden: Set<String> = []
     ) {
         let hasScoped = nodes.contains { $0.lifetime != .app }
         let appOnly = hasScoped ? Self.part(of: nodes, scope: nil, reads: []) : nil
-        var parts: [String: ServiceGraph] = [:]
-        for scope in scopeNames {
-            parts[scope] = Self.part(of: nodes, scope: scope, reads: scopeReads[scope] ?? [], app: appOnly?.layout)
-        }
         self.init(
-            nodes: nodes, scopeNames: scopeNames, builtCount: nodes.count, scope: nil, appOnly: appOnly,
-            scopeParts: parts, overridden: overridden)
+            nodes: nodes, scopes: scopes, builtCount: nodes.count, scope: nil, appOnly: appOnly,
+            scopeParts: Self.parts(of: nodes, scopes: scopes, reads: scopeReads, app: appOnly?.layout),
+            scopeReads: scopeReads, overridden: overridden)
     }
 
     init(
-        nodes: [Node], scopeNames: [String], builtCount: Int, scope: String?, appOnly: ServiceGraph?,
-        scopeParts: [String: ServiceGraph], overridden: Set<String> = [],
-        appSlots: (layoutID: UInt32, slots: [Int])? = nil
+        nodes: [Node], scopes: [Scope], builtCount: Int, scope: String?, appOnly: ServiceGraph?,
+        scopeParts: [String: ServiceGraph], scopeReads: [String: Set<String>] = [:], overridden: Set<String> = [],
+        relayedFrom: Int? = nil, appSlots: (layoutID: UInt32, slots: [Int])? = nil
     ) {
         self.overridden = overridden
         self.appSlots = appSlots
-        self.scopeNames = scopeNames
+        self.scopes = scopes
+        self.scopeNames = scopes.map(\.name)
+        var parents: [String: String] = [:]
+        for declared in scopes { if let parent = declared.parent { parents[declared.name] = parent } }
+        self.scopeParents = parents
+        self.scopeReads = scopeReads
+        self.relayedFrom = relayedFrom ?? nodes.count
         self.builtCount = builtCount
         self.scope = scope
         self.appOnly = appOnly
@@ -196,8 +210,9 @@ public final class ServiceGraph: Sendable {
         declaresStartPolicies = nodes.contains { $0.start != .eager }
         hasOptionalServices = nodes.contains(where: \.isOptional)
         let optionals = hasOptionalServices ? nodes.map(\.isOptional) : []
-        // A part's external nodes that none of its own depends on are read by its entry points.
-        let read = (builtCount..<nodes.count).filter { slot in dependents[slot].isEmpty }
+        // A part's external nodes that none of its own depends on are read by its entry points
+        // (those its nested scopes alone use come last, and are never asked for by it).
+        let read = (builtCount..<(relayedFrom ?? nodes.count)).filter { slot in dependents[slot].isEmpty }
         func roots(_ policies: Set<StartPolicy>) -> [Int] {
             (0..<builtCount).filter { policies.contains(nodes[$0].start) } + read
         }

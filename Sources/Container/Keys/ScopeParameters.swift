@@ -62,6 +62,13 @@ public struct ScopeParameters: Sendable, ExpressibleByArrayLiteral {
 
     /// The value of `name`, untyped (for messages).
     func anyValue(_ name: String) -> (any Sendable)? { values[name] }
+
+    /// These parameters, and those of `parent` these do not set (a nested instance's).
+    func inheriting(_ parent: ScopeParameters) -> ScopeParameters {
+        var merged = parent
+        merged.values.merge(values) { _, own in own }
+        return merged
+    }
 }
 
 extension ScopeParameters {

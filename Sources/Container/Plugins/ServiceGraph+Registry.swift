@@ -13,11 +13,12 @@ extension ServiceGraph {
     ///   - specs: the services, in declaration order (the order of their slots).
     ///   - registry: resolves provider ids; inline providers need no registry.
     ///   - requirements: what readers such as entry points will read, checked by name and type.
-    ///   - scopes: the scope names services and readers may live or run in (see <doc:Scopes>).
+    ///   - scopes: the scopes services and readers may live or run in, nested ones with their
+    ///     parent (see <doc:Scopes>); a string declares a top-level scope.
     /// - Throws: ``GraphError`` listing every problem.
     public convenience init(
         _ specs: [ServiceSpec], registry: ProviderRegistry = ProviderRegistry(),
-        requirements: [ServiceGraph.Requirement] = [], scopes: [String] = []
+        requirements: [ServiceGraph.Requirement] = [], scopes: [Scope] = []
     ) throws(GraphError) {
         try self.init(specs, resolving: registry.providers, requirements: requirements, scopes: scopes)
     }

@@ -94,7 +94,7 @@ public final class ScopeInstance: Sendable {
                     + ", not in scope '\(scope)'; run it in an instance of its own scope")
         }
         let requirements = entryPoint.requirements
-        try link.parent.declared.check(
+        try link.root.declared.check(
             ServiceGraph.Requirement(reader: "entry point '\(entryPoint.id)'", keys: requirements, scope: scope))
         let services = try await services(for: entryPoint.id, requirements: requirements)
         return try await RunningEntryPoint.run(entryPoint, with: services)
@@ -110,22 +110,24 @@ public final class ScopeInstance: Sendable {
     /// app service the instance was built on, so the view is of one app generation.
     func services(for reader: String, requirements: [AnyServiceKey]) async throws -> ScopedServices {
         // Without start policies (or requirements) an entry point waits for the eager services.
-        let byClosure = !requirements.isEmpty && link.parent.declared.declaresStartPolicies
+        let app = link.root
+        let byClosure = !requirements.isEmpty && app.declared.declaresStartPolicies
         let needs: CoordinatorCore.Machine.Demands.Key = byClosure ? .names(requirements.map(\.name)) : .eager
         var snapshot = try await core.start(needs, label: reader)
         let fromApp = requirements.filter { !snapshot.contains($0.name) }.map(\.name)
         guard !fromApp.isEmpty else { return ScopedServices(snapshot, reader: reader, requirements: requirements) }
         for _ in 0..<Self.consistentViewAttempts {
-            let app = try await link.parent.start(byClosure ? .names(fromApp) : .eager, label: label)
-            if snapshot.isBuilt(on: app) {
-                return ScopedServices(snapshot, reader: reader, requirements: requirements, app: app)
+            let services = try await app.start(byClosure ? .names(fromApp) : .eager, label: label)
+            // A nested instance's generation counts its parent's, not the app's: compare values.
+            if snapshot.isBuilt(on: services, comparingGenerations: app === link.parent) {
+                return ScopedServices(snapshot, reader: reader, requirements: requirements, app: services)
             }
             // A reset of the app retired a service the instance uses: it was superseded, and its
             // next snapshot is built on the new generation.
             snapshot = try await core.start(needs, label: reader)
         }
         throw ContainerError.superseded(
-            generation: snapshot.appGeneration ?? 0, by: link.parent.generation,
+            generation: snapshot.appGeneration ?? 0, by: app.generation,
             detail: "the app was reset \(Self.consistentViewAttempts) times while entry point '\(reader)' of scope "
                 + "instance '\(label)' was starting")
     }

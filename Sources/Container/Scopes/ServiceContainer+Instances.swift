@@ -1,6 +1,7 @@
 extension ServiceContainer {
     /// The open instances of the scope `scope` (not those closing), in the order they opened:
-    /// e.g. every signed-in account (see <doc:Scopes>).
+    /// e.g. every signed-in account (see <doc:Scopes>). For a nested scope, its instances under
+    /// every open parent instance, parents first.
     ///
     /// ```swift
     /// let accounts = container.openInstances(of: "account").map(\.id)
@@ -9,7 +10,7 @@ extension ServiceContainer {
     /// Each call makes new ``ScopeInstance`` handles; they are equal (`==`) to the handles
     /// ``openScope(_:id:parameters:)`` returned for the same instances.
     public func openInstances(of scope: String) -> [ScopeInstance] {
-        core.openChildren(of: scope).map(ScopeInstance.init(core:))
+        core.openInstances(of: scope).map(ScopeInstance.init(core:))
     }
 
     /// The open instances of `scope` now, then after each instance of it opened or closed (a
@@ -22,7 +23,7 @@ extension ServiceContainer {
     /// ```
     public func instanceUpdates(of scope: String) -> ScopeInstanceUpdates {
         ScopeInstanceUpdates(changes: core.instanceChanges) { [core] in
-            core.openChildren(of: scope).map(ScopeInstance.init(core:))
+            core.openInstances(of: scope).map(ScopeInstance.init(core:))
         }
     }
 }

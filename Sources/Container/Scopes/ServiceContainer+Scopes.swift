@@ -2,8 +2,10 @@ extension ServiceContainer {
     /// The longest scope instance id, in UTF-8 bytes.
     public static let maximumScopeIDLength = 256
 
-    /// Opens an instance of the scope `name` (see <doc:Scopes>), named `id`, with `parameters` for its
-    /// providers. Nothing is built until its ``ScopeInstance/start(as:)``.
+    /// Opens an instance of the top-level scope `name` (see <doc:Scopes>), named `id`, with
+    /// `parameters` for its providers. Nothing is built until its ``ScopeInstance/start(as:)``.
+    /// Instances of a nested scope are opened from an instance of its parent
+    /// (``ScopeInstance/openScope(_:id:parameters:)``).
     ///
     /// ```swift
     /// let window = try container.openScope("scene", id: "window-1", parameters: [.set(.windowID, to: "window-1")])
@@ -12,32 +14,16 @@ extension ServiceContainer {
     /// - Throws: ``ContainerError`` `.unknownScope` (with a suggestion), `.scopeAlreadyOpen` for
     ///   an open instance with the same id, `.invalidScope` for an empty or too long id (at most
     ///   ``maximumScopeIDLength`` bytes, no control characters) or more than
-    ///   ``ScopeParameters/maximumCount`` parameters, `.shutDown` once the container shuts down.
+    ///   ``ScopeParameters/maximumCount`` parameters or a nested scope, `.shutDown` once the
+    ///   container shuts down.
     public func openScope(
         _ name: String, id: String, parameters: ScopeParameters = []
     ) throws(ContainerError) -> ScopeInstance {
-        // Shut down: refused as such, before the arguments are looked at.
-        if let refusal = core.refusal { throw refusal }
-        let declared = core.declared
-        guard declared.scopeParts[name] != nil else { throw .unknownScope(name, known: declared.scopeNames) }
-        if id.isEmpty || id.utf8.count > Self.maximumScopeIDLength
-            || id.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
-        {
-            throw .invalidScope(
-                "a scope instance id must be 1 to \(Self.maximumScopeIDLength) bytes without control characters; "
-                    + "got \(id.utf8.count) bytes")
-        }
-        if parameters.count > ScopeParameters.maximumCount {
-            throw .invalidScope(
-                "scope instance '\(name)#\(id)' has \(parameters.count) parameters; at most "
-                    + "\(ScopeParameters.maximumCount) are allowed")
-        }
-        let instance = ScopeInstance(core: try core.openChild(scope: name, id: id, parameters: parameters))
-        core.tracer.emit(.scopeOpened, build: BuildAttempt(generation: 1, attempt: 1), scope: instance.label)
-        return instance
+        try ScopeInstance.open(name, id: id, parameters: parameters, on: core, declared: core.declared)
     }
 
-    /// The labels of the open scope instances (`push#notification-42`), in the order they opened.
+    /// The labels of the open scope instances (`push#notification-42`), in the order they opened;
+    /// nested ones after their parent (`account#ada/scene#window-1`).
     public var openScopes: [String] { core.openScopes }
 
     /// Runs a scoped entry point in `instance` (see ``ScopeInstance/run(_:)``).

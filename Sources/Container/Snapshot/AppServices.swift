@@ -154,8 +154,8 @@ public final class AppServices: Sendable {
     /// Whether this scope instance's snapshot holds the same value as `app` for every app
     /// service it holds (it was built on `app`'s generation, or on one whose values of them
     /// carried over to it).
-    func isBuilt(on app: AppServices) -> Bool {
-        if appGeneration == app.generation { return true }
+    func isBuilt(on app: AppServices, comparingGenerations: Bool = true) -> Bool {
+        if comparingGenerations && appGeneration == app.generation { return true }
         for (slot, name) in layout.names.enumerated() {
             guard let appSlot = app.layout.slots[name] else { continue }
             if values.value(at: slot) !== app.values.value(at: appSlot) { return false }

@@ -55,17 +55,62 @@ extension ConfigDecoder {
         }
     }
 
-    /// Adds the scope names of one `scopes` list; a name already declared is kept once.
-    mutating func decodeScopes(_ field: Field, into scopes: inout [String]) {
-        guard let names = strings(field, what: "a list of scope names") else { return }
-        let items = field.node.elements
-        for (index, name) in names.enumerated() {
-            // An overlay declaring a scope the config has is harmless; the validator reports
-            // a name repeated inside one list.
-            if field.document > 0 && scopes.contains(name) { continue }
-            scopes.append(name)
-            scopeOrigins.append(field.child(items[index], key: "[\(index)]"))
+    /// Adds the scopes of one `scopes` list: names (top-level scopes) or objects with a `name`
+    /// and a `parent`. A scope already declared is kept once; an overlay may give it a parent.
+    mutating func decodeScopes(_ field: Field, into scopes: inout [ServiceGraph.Scope]) {
+        guard case .array = field.node.value else {
+            report(
+                .wrongType, "must be a list of scopes: names, or {\"name\": ..., \"parent\": ...} objects",
+                at: field.path, in: field.document, field.node.position)
+            return
         }
+        let items = field.node.elements
+        guard scopes.count + items.count <= ConfigLimits.maxScopes else {
+            report(
+                .limitExceeded,
+                "\(scopes.count + items.count) scopes are over the limit of \(ConfigLimits.maxScopes); "
+                    + "declare fewer scopes",
+                at: field.path, in: field.document, field.node.position)
+            return
+        }
+        for (index, item) in items.enumerated() {
+            let element = field.child(item, key: "[\(index)]")
+            guard let scope = decodeScope(element) else { continue }
+            // An overlay declaring a scope the config has is harmless (with a parent, it nests
+            // it); the validator reports a name repeated inside one list.
+            if field.document > 0, let existing = scopes.firstIndex(where: { $0.name == scope.name }) {
+                if scope.parent != nil {
+                    scopes[existing].parent = scope.parent
+                    scopeOrigins[existing] = element
+                }
+                continue
+            }
+            scopes.append(scope)
+            scopeOrigins.append(element)
+        }
+    }
+
+    /// One element of a `scopes` list.
+    private mutating func decodeScope(_ element: Field) -> ServiceGraph.Scope? {
+        if case .string(let name) = element.node.value { return ServiceGraph.Scope(name) }
+        guard
+            let fields = members(
+                of: element, expected: "a scope name or an object with \"name\" and \"parent\"",
+                allowed: ConfigSchema.scopeKeys)
+        else { return nil }
+        guard let nameField = fields["name"] else {
+            report(
+                .missingKey, "missing required key 'name'; add \"name\": \"scene\"", at: element.path,
+                in: element.document, element.node.position)
+            return nil
+        }
+        guard let name = string(nameField) else { return nil }
+        var parent: String?
+        if let parentField = fields["parent"] {
+            guard let value = string(parentField) else { return nil }
+            parent = value
+        }
+        return ServiceGraph.Scope(name, parent: parent)
     }
 
     mutating func decodeEntryPoints(_ field: Field) -> ([any EntryPoint], [ServiceGraph.Requirement]) {

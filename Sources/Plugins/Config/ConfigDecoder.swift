@@ -63,7 +63,7 @@ struct ConfigDecoder {
         }
         policy.retryAfter = retryAfter.backoff
 
-        var scopes: [String] = []
+        var scopes: [ServiceGraph.Scope] = []
         for top in tops { if let field = top.fields["scopes"] { decodeScopes(field, into: &scopes) } }
 
         if let services = tops[0].fields["services"] {

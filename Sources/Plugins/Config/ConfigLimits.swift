@@ -15,6 +15,8 @@ public enum ConfigLimits {
     public static let maxDependencies = 10_000
     /// The most overlays one load applies (``ConfigLoader/load(path:overlays:registry:pathRoots:)``).
     public static let maxOverlays = 64
+    /// The most scopes the `scopes` lists of a config and its overlays declare.
+    public static let maxScopes = 1_000
     /// The most `entryPoints` entries.
     public static let maxEntryPoints = 1_000
     /// The longest name (service, `dependsOn` entry, provider or entry point id, `secretOptions`

@@ -8,6 +8,8 @@ enum ConfigSchema {
 
     /// A config file's top-level keys.
     static let topLevelKeys = ["version", "description", "policy", "scopes", "services", "entryPoints"]
+    /// The keys of a scope declared as an object.
+    static let scopeKeys = ["name", "parent", "description"]
     /// An overlay file's top-level keys: a config's, plus the `overlay` marker.
     static let overlayKeys = ["version", "overlay", "description", "policy", "scopes", "services", "entryPoints"]
     /// `policy`'s keys (in a config, and merged key by key from overlays).

@@ -136,7 +136,7 @@ struct GraphIssuePlacementTests {
         #expect(
             error.description == """
                 test.json:3:31: scopes[2]: scope 'scene' is declared twice; remove one
-                test.json:3:40: scopes[3]: scope name 'bad#name' may not contain '#', spaces or control characters; \
+                test.json:3:40: scopes[3]: scope name 'bad#name' may not contain '#', '/', spaces or control characters; \
                 use letters, digits, '-' or '_'
                 test.json:6:74: services[1].scope: service 'b' lives in scope 'scen', which is not declared; \
                 did you mean 'scene'?

@@ -138,7 +138,7 @@ struct SQLiteRaceTests {
             context in
             throw LeakyError(token: try context[.session].token ?? "")
         }
-        let graph = try ServiceGraph(config.specs + [leaky], registry: .demo, scopes: config.graph.scopeNames)
+        let graph = try ServiceGraph(config.specs + [leaky], registry: .demo, scopes: config.graph.scopes)
         let recorder = TraceRecorder()
         let container = ServiceContainer(graph: graph, policy: config.policy, trace: [recorder])
         do {
