@@ -29,14 +29,8 @@ extension ServiceGraph {
                             + SwiftRemedy.key(key.name, type: node.provider.valueType),
                         service: key.name, location: requirement.location))
             }
-            if let scope = node.lifetime.scope, scope != requirement.scope {
-                let runsIn = requirement.scope.map { "runs in scope '\($0)'" } ?? "does not run in a scope"
-                issues.append(
-                    .init(
-                        code: .scopeMismatch,
-                        message: "\(requirement.reader) requires '\(key.name)' of scope '\(scope)' but \(runsIn); "
-                            + "declare the entry point's scope as '\(scope)' or require an app service",
-                        service: key.name, location: requirement.location))
+            if let scope = node.lifetime.scope, !ScopeLineage(scopes).sees(scope, from: requirement.scope) {
+                issues.append(Self.scopeMismatch(requirement, reads: key.name, of: scope))
             }
         }
         return issues
@@ -44,6 +38,18 @@ extension ServiceGraph {
 }
 
 extension ServiceGraph {
+    /// `requirement` reads `name`, a service of `scope`, which it cannot see from its own scope.
+    static func scopeMismatch(
+        _ requirement: ServiceGraph.Requirement, reads name: String, of scope: String
+    ) -> GraphError.Issue {
+        let runsIn = requirement.scope.map { "runs in scope '\($0)'" } ?? "does not run in a scope"
+        return .init(
+            code: .scopeMismatch,
+            message: "\(requirement.reader) requires '\(name)' of scope '\(scope)' but \(runsIn); declare the "
+                + "entry point's scope as '\(scope)' (or a scope nested in it) or require an app service",
+            service: name, location: requirement.location)
+    }
+
     /// Throws the ``problems(with:)`` of `requirement`, if it has any.
     func check(_ requirement: ServiceGraph.Requirement) throws(GraphError) {
         let issues = problems(with: requirement)

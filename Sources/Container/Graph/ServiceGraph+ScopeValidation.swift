@@ -85,14 +85,7 @@ extension ServiceGraph {
                 guard let slot = slots[key.name] else { continue }  // reported as unknownRequirement
                 let lifetime = lifetimes[slot]
                 if let scope = lifetime.scope, !lineage.sees(scope, from: requirement.scope) {
-                    let runsIn = requirement.scope.map { "runs in scope '\($0)'" } ?? "does not run in a scope"
-                    issues.append(
-                        .init(
-                            code: .scopeMismatch,
-                            message: "\(requirement.reader) requires '\(key.name)' of scope '\(scope)' but \(runsIn); "
-                                + "declare the entry point's scope as '\(scope)' (or a scope nested in it) or "
-                                + "require an app service",
-                            service: key.name, location: requirement.location))
+                    issues.append(scopeMismatch(requirement, reads: key.name, of: scope))
                 } else if let scope = requirement.scope, lifetime.scope != scope {
                     reads[scope, default: []].insert(key.name)
                 }

@@ -18,6 +18,17 @@ struct NestedApp: Sendable {
     let calls = Locked<[String: Int]>([:])
     let torn = OrderLog()
     let gates = Locked<[String: Gate]>([:])
+    let starts = Locked<[String: Gate]>([:])
+
+    /// Opens when the provider of `service` first starts.
+    func started(_ service: String) -> Gate {
+        starts.withLock { starts in
+            if let gate = starts[service] { return gate }
+            let gate = Gate()
+            starts[service] = gate
+            return gate
+        }
+    }
 
     func count(_ service: String) -> Int { calls.withLock { $0[service] ?? 0 } }
 
@@ -32,8 +43,9 @@ struct NestedApp: Sendable {
         ServiceSpec(
             .built(name), dependsOn: dependsOn, lifetime: lifetime,
             tearDown: { [torn] value in torn.append("\(value.instance.map { "\($0)/" } ?? "")\(value.service)") }
-        ) { [calls, gates] context in
+        ) { [calls, gates, self] context in
             calls.withLock { $0[name, default: 0] += 1 }
+            started(name).open()
             if let gate = gates.withLock({ $0.removeValue(forKey: name) }) { try await gate.cancellableWait() }
             if name == "accountStore" { _ = try context.parameter(.userID) }
             // A nested instance reads its parents' parameters too.
@@ -46,7 +58,8 @@ struct NestedApp: Sendable {
         "account", .init("scene", parent: "account"), .init("detail", parent: "scene"), "push",
     ]
 
-    func specs() -> [ServiceSpec] {
+    /// `detailReads`: the app service the detail view reads besides the router (a reload changes it).
+    func specs(detailReads: String = "database") -> [ServiceSpec] {
         [
             spec("configuration"),
             spec("database", ["configuration"]),
@@ -54,12 +67,14 @@ struct NestedApp: Sendable {
             spec("theme"),
             spec("accountStore", ["session"], .scope("account")),
             spec("router", ["accountStore", "configuration", "theme"], .scope("scene")),
-            spec("detailView", ["router", "database"], .scope("detail")),
+            spec("detailView", ["router", detailReads], .scope("detail")),
             spec("pushView", ["database"], .scope("push")),
         ]
     }
 
-    func graph() throws -> ServiceGraph { try ServiceGraph(specs(), scopes: Self.scopes) }
+    func graph(detailReads: String = "database") throws -> ServiceGraph {
+        try ServiceGraph(specs(detailReads: detailReads), scopes: Self.scopes)
+    }
 }
 
 @Suite("Nested scopes (Scopes)")
@@ -201,5 +216,112 @@ struct NestedScopeTests {
         for caller in callers { _ = try await withTimeout { try await caller.value } }
         _ = try await withTimeout { try await accountCaller.value }
         #expect(app.count("session") == 1 && app.count("accountStore") == 1 && app.count("router") == 10)
+    }
+
+    @Test("A reload that changes a nested scope rebuilds its instances from their rebuilt parents; others stay")
+    func reloadNested() async throws {
+        let app = NestedApp()
+        let container = ServiceContainer(graph: try app.graph())
+        let account = try container.openScope("account", id: "ada", parameters: [.set(.userID, to: "ada")])
+        let window = try account.openScope("scene", id: "w1", parameters: [.set(.windowID, to: "w1")])
+        let detail = try window.openScope("detail", id: "d")
+        let push = try container.openScope("push", id: "p")
+        _ = try await withTimeout { try await detail.start() }
+        let pushBefore = try await withTimeout { try await push.start() }
+        let report = try await withTimeout { try await container.reload(try app.graph(detailReads: "session")) }
+        #expect(report.changes.changedScopes == ["account", "scene", "detail"])
+        #expect(report.reloadedScopes == ["account#ada"])
+        #expect(report.rebuilt == ["detailView"], "no app service changed")
+        let after = try await withTimeout { try await detail.start() }
+        #expect(try after[.built("session")].service == "session", "the new declaration reads the session")
+        #expect(!after.contains("database"))
+        #expect(push.current === pushBefore, "an unchanged scope's instance keeps its snapshot")
+        #expect(detail.label == "account#ada/scene#w1/detail#d" && container.openScopes.count == 4)
+        #expect(app.count("detailView") == 2 && app.count("database") == 1)
+    }
+
+    @Test("A reload that removes a nested scope closes its instances; their parents stay open")
+    func reloadRemovesNested() async throws {
+        let app = NestedApp()
+        let container = ServiceContainer(graph: try app.graph())
+        let account = try container.openScope("account", id: "ada", parameters: [.set(.userID, to: "ada")])
+        let window = try account.openScope("scene", id: "w1", parameters: [.set(.windowID, to: "w1")])
+        let detail = try window.openScope("detail", id: "d")
+        _ = try await withTimeout { try await detail.start() }
+        let specs = app.specs().filter { $0.name != "detailView" }
+        let withoutDetail = try ServiceGraph(specs, scopes: ["account", .init("scene", parent: "account"), "push"])
+        _ = try await withTimeout { try await container.reload(withoutDetail) }
+        #expect(container.openScopes == ["account#ada", "account#ada/scene#w1"])
+        await #expect(throws: ContainerError.self) { try await detail.start() }
+        #expect(app.torn.count(of: "account#ada/scene#w1/detail#d/detailView") == 1)
+        _ = try await withTimeout { try await window.start() }
+    }
+
+    @Test("An entry point of a nested scope reads services of its whole chain")
+    func entryPoint() async throws {
+        struct ShowDetail: EntryPoint {
+            let id = "show-detail"
+            var scope: String? { "detail" }
+            @Needs(.built("detailView")) var view: Built
+            @Needs(.built("accountStore")) var store: Built
+            @Needs(.built("theme")) var theme: Built
+            func run(_ services: ScopedServices) async throws -> [String] {
+                [view.instance ?? "", store.instance ?? "", theme.service]
+            }
+        }
+        let app = NestedApp()
+        let graph = try ServiceGraph(
+            app.specs(), requirements: [ServiceGraph.Requirement(ShowDetail())], scopes: NestedApp.scopes)
+        #expect(graph.scopeParts["detail"]?.serviceNames.contains("accountStore") == true)
+        let container = ServiceContainer(graph: graph)
+        let account = try container.openScope("account", id: "ada", parameters: [.set(.userID, to: "ada")])
+        let window = try account.openScope("scene", id: "w1", parameters: [.set(.windowID, to: "w1")])
+        let detail = try window.openScope("detail", id: "d")
+        let shown = try await withTimeout { try await detail.run(ShowDetail()) }
+        #expect(shown == ["account#ada/scene#w1/detail#d", "account#ada", "theme"])
+        #expect(app.count("accountStore") == 1)
+    }
+
+    @Test("A shutdown closes every level, innermost first; closing a parent with 1,000 children tears each down once")
+    func manyChildren() async throws {
+        let app = NestedApp()
+        let container = ServiceContainer(graph: try app.graph())
+        let account = try container.openScope("account", id: "ada", parameters: [.set(.userID, to: "ada")])
+        let windows = try (0..<1_000).map {
+            try account.openScope("scene", id: "w\($0)", parameters: [.set(.windowID, to: "w\($0)")])
+        }
+        try await withTimeout {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for window in windows { group.addTask { _ = try await window.start() } }
+                try await group.waitForAll()
+            }
+        }
+        #expect(app.count("router") == 1_000 && app.count("accountStore") == 1)
+        let report = try await withTimeout { try await container.shutdown() }
+        let torn = app.torn.entries
+        #expect(torn.count == 1_000 + 1 + 4, "routers, the account store, the app's four")
+        #expect(Set(torn).count == torn.count, "each once")
+        let store = try #require(torn.firstIndex(of: "account#ada/accountStore"))
+        #expect(torn[..<store].count == 1_000, "every router before the account store")
+        #expect(torn[(store + 1)...].allSatisfy { !$0.contains("#") }, "then the app's")
+        #expect(report.tornDown.count == torn.count)
+    }
+
+    @Test("Closing a parent while its child builds: the child's build is cancelled, nothing it made survives")
+    func closeDuringChildBuild() async throws {
+        let app = NestedApp()
+        let gate = app.hold("router")
+        let container = ServiceContainer(graph: try app.graph())
+        let account = try container.openScope("account", id: "ada", parameters: [.set(.userID, to: "ada")])
+        let window = try account.openScope("scene", id: "w1", parameters: [.set(.windowID, to: "w1")])
+        let caller = Task { try await window.start() }
+        try await withTimeout(.seconds(60), "the router to start") { await app.started("router").wait() }
+        let closing = Task { try await account.close() }
+        let result = await caller.result
+        #expect(throws: ContainerError.self) { try result.get() }
+        _ = try await withTimeout { try await closing.value }
+        gate.open()
+        #expect(app.torn.entries == ["account#ada/accountStore"], "the router never finished")
+        #expect(container.openScopes.isEmpty)
     }
 }
