@@ -61,33 +61,51 @@ public struct DOTRenderer: Sendable {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// One `subgraph cluster_N` per scope instance, and the edges into and inside it.
+    /// One `subgraph cluster_N` per scope instance (a nested instance's inside its parent's),
+    /// and the edges into and inside it.
     private func clusters(_ scopes: ScopeInstances, graph: ServiceGraph, appNames: [String]) -> [String] {
         var used = Set(appNames)
         let app = Set(appNames)
-        var lines: [String] = []
-        for (index, instance) in scopes.instances.enumerated() {
-            var ids: [String: String] = [:]
-            lines.append("    subgraph cluster_\(index) {")
-            lines.append("        label=\(TraceText.dotQuoted(instance.label));")
-            lines.append("        style=\"rounded,dashed\";")
+        // Node ids are free text in DOT; keep each instance's apart from the app's and each other's.
+        var ids: [[String: String]] = []
+        for instance in scopes.instances {
+            var instanceIDs: [String: String] = [:]
             for name in instance.nodeNames {
-                // Node ids are free text in DOT; keep each instance's apart from the app's and each other's.
                 var id = instance.label + "/" + name
                 while used.contains(id) { id += "'" }
                 used.insert(id)
-                ids[name] = id
-                let style = OutcomeStyle(traced: instance.latest(name))
-                lines.append(node(id, label: name + "\n" + style.label, style, indent: "        "))
+                instanceIDs[name] = id
             }
-            lines.append("    }")
+            ids.append(instanceIDs)
+        }
+        var lines: [String] = []
+        func cluster(_ index: Int, indent: String) {
+            let instance = scopes.instances[index]
+            lines.append("\(indent)subgraph cluster_\(index) {")
+            lines.append("\(indent)    label=\(TraceText.dotQuoted(instance.label));")
+            lines.append("\(indent)    style=\"rounded,dashed\";")
             for name in instance.nodeNames {
-                guard let id = ids[name] else { continue }
+                guard let id = ids[index][name] else { continue }
+                let style = OutcomeStyle(traced: instance.latest(name))
+                lines.append(node(id, label: name + "\n" + style.label, style, indent: indent + "    "))
+            }
+            for child in scopes.children(of: index) { cluster(child, indent: indent + "    ") }
+            lines.append("\(indent)}")
+        }
+        for index in scopes.children(of: nil) { cluster(index, indent: "    ") }
+        for (index, instance) in scopes.instances.enumerated() {
+            let chain = scopes.chain(of: index)
+            for name in instance.nodeNames {
+                guard let id = ids[index][name] else { continue }
                 for dependency in graph.dependencies(of: name) ?? [] {
-                    let upstream = ids[dependency] ?? (app.contains(dependency) ? dependency : nil)
+                    // The instance's own node, else its parents' (innermost first), else the app's.
+                    let owner = chain.first { ids[$0][dependency] != nil }
+                    let upstream =
+                        owner.flatMap { ids[$0][dependency] } ?? (app.contains(dependency) ? dependency : nil)
                     guard let upstream else { continue }
                     let value =
-                        ids[dependency] == nil || Self.hasValue(OutcomeStyle(traced: instance.latest(dependency)).name)
+                        owner == nil
+                        || Self.hasValue(OutcomeStyle(traced: scopes.instances[owner ?? index].latest(dependency)).name)
                     lines.append(edge(upstream, id, dashed: !value))
                 }
             }

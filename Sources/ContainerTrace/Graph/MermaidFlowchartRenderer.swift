@@ -52,21 +52,33 @@ public struct MermaidFlowchartRenderer: Sendable {
                 lines.append("    \(from) --> \(to)")
             }
         }
+        // Each instance's node ids; a nested instance's subgraph sits inside its parent's.
+        var scoped: [[String: String]] = []
         for (index, instance) in scopes.instances.enumerated() {
-            var scoped: [String: String] = [:]
-            lines.append("    subgraph s\(index)[\"\(TraceText.mermaidEscaped(instance.label))\"]")
-            for (number, name) in instance.nodeNames.enumerated() {
-                let id = "s\(index)n\(number)"
-                scoped[name] = id
+            var own: [String: String] = [:]
+            for (number, name) in instance.nodeNames.enumerated() { own[name] = "s\(index)n\(number)" }
+            scoped.append(own)
+        }
+        func subgraph(_ index: Int, indent: String) {
+            let instance = scopes.instances[index]
+            lines.append("\(indent)subgraph s\(index)[\"\(TraceText.mermaidEscaped(instance.label))\"]")
+            for name in instance.nodeNames {
+                guard let id = scoped[index][name] else { continue }
                 let style = OutcomeStyle(traced: instance.latest(name))
                 let label = TraceText.mermaidEscaped(name) + "<br/>" + TraceText.mermaidEscaped(style.label)
-                lines.append("        \(id)[\"\(label)\"]")
+                lines.append("\(indent)    \(id)[\"\(label)\"]")
                 classes[style.name, default: []].append(id)
             }
-            lines.append("    end")
+            for child in scopes.children(of: index) { subgraph(child, indent: indent + "    ") }
+            lines.append("\(indent)end")
+        }
+        for index in scopes.children(of: nil) { subgraph(index, indent: "    ") }
+        for (index, instance) in scopes.instances.enumerated() {
+            let chain = scopes.chain(of: index)
             for name in instance.nodeNames {
                 for dependency in graph.dependencies(of: name) ?? [] {
-                    guard let from = scoped[dependency] ?? ids[dependency], let to = scoped[name] else { continue }
+                    let from = chain.lazy.compactMap { scoped[$0][dependency] }.first ?? ids[dependency]
+                    guard let from, let to = scoped[index][name] else { continue }
                     lines.append("    \(from) --> \(to)")
                 }
             }

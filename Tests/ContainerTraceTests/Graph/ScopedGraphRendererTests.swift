@@ -1,4 +1,5 @@
 import Container
+import ContainerTesting
 import ContainerTrace
 import Foundation
 import TestSupport
@@ -91,5 +92,41 @@ struct ScopedGraphRendererTests {
         #expect(lines.contains { $0.hasPrefix("\"scene#window-1/sceneRouter\" [label=") })
         #expect(!lines.contains { $0.contains("-> \"scene#window-1/sceneRouter\"") })
         #expect(lines.contains { $0.hasPrefix("\"feed\" [label=") }, "every app service is still drawn")
+    }
+
+    @Test("nested instances are drawn inside their parents' groups, with edges from every level of their chain")
+    func nestedInstances() async throws {
+        let graph = try ServiceGraph(
+            [
+                ServiceSpec(ServiceKey<Int>("session")) { _ in 1 },
+                ServiceSpec(ServiceKey<Int>("store"), dependsOn: ["session"], lifetime: .scope("account")) { _ in 2 },
+                ServiceSpec(ServiceKey<Int>("router"), dependsOn: ["store", "session"], lifetime: .scope("scene")) {
+                    _ in 3
+                },
+            ], scopes: ["account", .init("scene", parent: "account")])
+        let watcher = TraceWatcher()
+        let container = ServiceContainer(graph: graph, trace: [watcher])
+        let account = try container.openScope("account", id: "ada")
+        _ = try await account.openScope("scene", id: "w1").start()
+        let events = watcher.events
+        #expect(events.contains { $0.scope == "account#ada/scene#w1" && $0.kind.name == "node.succeeded" })
+
+        let dot = Self.lines(DOTRenderer().render(graph, report: nil, trace: events))
+        let account0 = try #require(dot.firstIndex(of: "subgraph cluster_0 {"))
+        let scene1 = try #require(dot.firstIndex(of: "subgraph cluster_1 {"))
+        let closing = dot[scene1...].firstIndex(of: "}") ?? dot.endIndex
+        #expect(dot[account0 + 1] == "label=\"account#ada\";" && dot[scene1 + 1] == "label=\"account#ada/scene#w1\";")
+        #expect(
+            account0 < scene1 && dot[(closing + 1)...].first == "}", "the scene's cluster closes inside the account's")
+        #expect(dot.contains("\"account#ada/store\" -> \"account#ada/scene#w1/router\";"))
+        #expect(dot.contains("\"session\" -> \"account#ada/scene#w1/router\";"))
+        #expect(dot.contains("\"session\" -> \"account#ada/store\";"))
+
+        let mermaid = Self.lines(MermaidFlowchartRenderer().render(graph, report: nil, trace: events))
+        let outer = try #require(mermaid.firstIndex { $0.hasPrefix("subgraph s0[") })
+        let inner = try #require(mermaid.firstIndex { $0.hasPrefix("subgraph s1[") })
+        let innerEnd = try #require(mermaid[inner...].firstIndex(of: "end"))
+        #expect(outer < inner && mermaid[innerEnd + 1] == "end", "s1 ends inside s0")
+        #expect(mermaid.contains("s0n0 --> s1n0") && mermaid.contains("n0 --> s1n0"))
     }
 }
