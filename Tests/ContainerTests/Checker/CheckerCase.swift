@@ -57,7 +57,7 @@ struct CheckerCase {
         self.plan = plan
         world = CheckerWorld(plan: plan)
         container = ServiceContainer(
-            graph: try ServiceGraph(world.specs(), scopes: plan.hasScope ? ["s"] : []),
+            graph: try ServiceGraph(world.specs(), scopes: plan.scopes()),
             policy: plan.failFast ? .failFast : .default, trace: plan.traced ? [watcher] : [])
     }
 
@@ -73,6 +73,8 @@ struct CheckerCase {
         var shutDown = false
         var settled: [ResetReport] = []
         var instances: [Int: ScopeInstance] = [:]
+        /// Instances of `t`, by `"<parent>/<n>"`; closing a parent drops its own.
+        var nested: [String: ScopeInstance] = [:]
         var closes: [OperationTask] = []
         /// The graph's version: the nodes a reload changed (with their versions), and whether it
         /// declares the scope.
@@ -115,6 +117,37 @@ struct CheckerCase {
                     ("close(i\(number))", .closed, Task { await resetResult { try await instance.close() } }))
             case .close(let number):
                 guard let instance = instances.removeValue(forKey: number) else { break }
+                // Its nested instances close with it (before it).
+                nested = nested.filter { !$0.key.hasPrefix("\(number)/") }
+                closes.append(Task { await resetResult { try await instance.close() } })
+            case .openNested(let parent, let number) where shutDown:
+                guard let instance = instances[parent] else { break }
+                do {
+                    _ = try instance.openScope("t", id: "j\(number)")
+                    world.violation("openScope(i\(parent)/j\(number)) succeeded after the shutdown")
+                } catch {
+                    if error.code != .closed && error.code != .shutDown {
+                        world.violation("openScope(i\(parent)/j\(number)) after the shutdown threw \(error)")
+                    }
+                }
+            case .openNested(let parent, let number):
+                guard let instance = instances[parent], nested["\(parent)/\(number)"] == nil else { break }
+                nested["\(parent)/\(number)"] = try? instance.openScope("t", id: "j\(number)")
+            case .nestedCallers(let parent, let number, let count, let mode):
+                guard let instance = nested["\(parent)/\(number)"] else { break }
+                for caller in 0..<count {
+                    let record = call(
+                        label: "t\(index)-\(caller)", mode: mode, afterShutdown: shutDown, in: instance)
+                    callers.append(record)
+                    try await cancel(record, mode: mode)
+                }
+            case .closeNested(let parent, let number) where shutDown:
+                guard let instance = nested["\(parent)/\(number)"] else { break }
+                refused.append(
+                    ("close(i\(parent)/j\(number))", .closed, Task { await resetResult { try await instance.close() } })
+                )
+            case .closeNested(let parent, let number):
+                guard let instance = nested.removeValue(forKey: "\(parent)/\(number)") else { break }
                 closes.append(Task { await resetResult { try await instance.close() } })
             case .scopeCallers(let number, let count, let mode):
                 guard let instance = instances[number] else { break }
@@ -156,6 +189,7 @@ struct CheckerCase {
                         closes.append(Task { await resetResult { try await instance.close() } })
                     }
                     instances = [:]
+                    nested = [:]
                 }
                 var rounds = 0
                 // After a shutdown every caller is answered without one (and resets are refused).
@@ -171,16 +205,16 @@ struct CheckerCase {
                     _ = try await withTimeout(patience, "caller \(caller.label) to settle") { await caller.task.value }
                 }
             case .shutdown(let mode):
-                shutdowns += try await shutDownMidCase(mode, after: shutdowns, instances: instances)
+                shutdowns += try await shutDownMidCase(
+                    mode, after: shutdowns, instances: Array(instances.values) + Array(nested.values))
                 shutDown = true
             case .openTeardowns:
                 for gate in world.teardownGates { gate.open() }
             case .reload(let reload):
                 if let changed = reload.changed { versions[changed, default: 0] += 1 }
                 withScope = reload.withScope
-                let scoped = withScope && plan.hasScope
                 let graph = try ServiceGraph(
-                    world.specs(versions: versions, withScope: withScope), scopes: scoped ? ["s"] : [])
+                    world.specs(versions: versions, withScope: withScope), scopes: plan.scopes(withScope: withScope))
                 let task = Task { [container] in
                     await resetResult {
                         let report = try await container.reload(graph)
@@ -217,7 +251,7 @@ struct CheckerCase {
             if case .failure(let error) = result, error.code == code { continue }
             world.violation("\(what) after the shutdown got \(result), not \(code)")
         }
-        checkShutDown(returned: true, instances: instances)
+        checkShutDown(returned: true, instances: Array(instances.values) + Array(nested.values))
         var answers: [(CallerRecord, Answer)] = []
         for caller in callers {
             answers.append(
@@ -267,7 +301,7 @@ struct CheckerCase {
     /// the shutdown returned means waiting for them too.
     private func shutDownMidCase(
         _ mode: CheckerPlan.Shutdown, after earlier: [OperationTask],
-        instances: [Int: ScopeInstance]
+        instances: [ScopeInstance]
     ) async throws -> [OperationTask] {
         if mode.opensGates { for gate in world.gates { gate.open() } }
         let awaitsReturn = mode.awaitsReturn || !plan.traced
@@ -305,9 +339,9 @@ struct CheckerCase {
 
     /// Once a shutdown took effect: nothing is published or resolvable, the status says so; once
     /// it returned, nobody waits and no teardown is left unreported.
-    private func checkShutDown(returned: Bool, instances: [Int: ScopeInstance]) {
+    private func checkShutDown(returned: Bool, instances: [ScopeInstance]) {
         if container.current != nil { world.violation("a snapshot is published after the shutdown") }
-        for instance in instances.values {
+        for instance in instances {
             if instance.current != nil {
                 world.violation("\(instance.label) has a snapshot published after the shutdown")
             }
@@ -371,12 +405,9 @@ struct CheckerCase {
                 return .snapshot(try await container.start(as: label))
             } catch let error as ContainerError {
                 if error.code == .buildFailed, error.failure == .permanent, let report = error.report {
-                    // A scope instance's own build reports its scoped nodes; the app's, app nodes.
-                    let scoped = report.nodes.first.map { node in
-                        plan.nodes.contains { $0.name == node.name && $0.scoped }
-                    }
+                    // Each coordinator's build reports its own nodes: the app's, an instance's, its parent's.
                     world.sawPermanentFailure(
-                        label: scoped == true ? (instance?.label ?? "app") : "app", generation: error.generation)
+                        label: plan.owner(of: report, askedOf: instance?.label), generation: error.generation)
                 }
                 return .failure(error)
             } catch is CancellationError {

@@ -53,9 +53,10 @@ struct CheckerInvariants {
                 if snapshot.scope != caller.instance {
                     fail("\(caller.label) got a snapshot of \(snapshot.scope ?? "app")")
                 }
-                // An app snapshot holds every app service; a scope's, every scoped service and the
-                // app services they use.
-                let expected = plan.nodes.indices.filter { plan.nodes[$0].scoped == (caller.instance != nil) }
+                // An app snapshot holds every app service; a scope instance's, every service of its
+                // scope and those it uses of its chain.
+                let depth = caller.instance.map { $0.contains("/") ? 2 : 1 } ?? 0
+                let expected = plan.nodes.indices.filter { plan.nodes[$0].level == depth }
                 for index in expected where !snapshot.contains(plan.nodes[index].name) {
                     fail("snapshot \(key) lacks \(plan.nodes[index].name) (a snapshot is complete)")
                 }
@@ -71,9 +72,12 @@ struct CheckerInvariants {
                             "\(caller.label) got \(plan.nodes[index].name) g\(value.generation), torn down before it asked"
                         )
                     }
-                    let built =
-                        value.label == "app" ? (snapshot.appGeneration ?? snapshot.generation) : snapshot.generation
-                    if value.generation > built {
+                    // Its own values are of its generation; those of its parent of the generation it
+                    // was built on (an instance of `t` does not know the app's generation).
+                    let built: Int? =
+                        value.label == label
+                        ? snapshot.generation : depth - plan.nodes[index].level == 1 ? snapshot.appGeneration : nil
+                    if let built, value.generation > built {
                         fail("snapshot \(key) holds a value of a later generation \(value.generation)")
                     }
                 }
@@ -84,11 +88,9 @@ struct CheckerInvariants {
                         fail("buildFailed without a report")
                         continue
                     }
-                    // A scope caller may get its own build's failure or the app's.
-                    let scoped = report.nodes.first.map { node in
-                        plan.nodes.contains { $0.name == node.name && $0.scoped }
-                    }
-                    let key = "\(scoped == true ? label : "app") g\(report.generation)a\(report.attempt)"
+                    // A scope caller may get its own build's failure, its parent's or the app's.
+                    let key =
+                        "\(plan.owner(of: report, askedOf: caller.instance)) g\(report.generation)a\(report.attempt)"
                     if let first = failures[key], first != error.message {
                         fail("callers of \(key) got different failures (rule 1)")
                     }

@@ -1,3 +1,4 @@
+import Container
 import ContainerTesting
 
 /// One random case of the randomized checker: a graph, per-run outcomes, and the operations
@@ -24,8 +25,12 @@ struct CheckerPlan: CustomStringConvertible {
         /// The teardown waits on the node's teardown gate (opened by ``Operation/openTeardowns``),
         /// so teardown jobs end at moments of their own.
         var teardownGated = false
-        /// Lives in scope `s` instead of the app.
+        /// Lives in scope `s` instead of the app (or, with ``nested``, in `t`).
         var scoped = false
+        /// Lives in scope `t`, nested in `s` (its instances open from those of `s`).
+        var nested = false
+        /// 0 for the app, 1 for `s`, 2 for `t`.
+        var level: Int { nested ? 2 : scoped ? 1 : 0 }
         /// Set for nodes with a `lateError` step: the timeout they ignore.
         var hasTimeout: Bool { steps.contains(.lateError) }
     }
@@ -50,6 +55,13 @@ struct CheckerPlan: CustomStringConvertible {
         case scopeCallers(Int, count: Int, cancel: CancelMode)
         /// Closes scope instance `i<n>` in its own task (when it is open).
         case close(Int)
+        /// Opens instance `j<n>` of the nested scope `t` from instance `i<parent>` (when both are
+        /// as needed).
+        case openNested(parent: Int, Int)
+        /// Callers of nested instance `j<n>` of `i<parent>` (when it is open).
+        case nestedCallers(parent: Int, Int, count: Int, cancel: CancelMode)
+        /// Closes nested instance `j<n>` of `i<parent>` in its own task (when it is open).
+        case closeNested(parent: Int, Int)
         /// Shuts the container down in its own task, then waits until it took effect: every
         /// later call must be refused.
         case shutdown(Shutdown)
@@ -69,6 +81,10 @@ struct CheckerPlan: CustomStringConvertible {
             case .open(let instance): "open(i\(instance))"
             case .scopeCallers(let instance, let count, let cancel): "scopeCallers(i\(instance), \(count), \(cancel))"
             case .close(let instance): "close(i\(instance))"
+            case .openNested(let parent, let instance): "open(i\(parent)/j\(instance))"
+            case .nestedCallers(let parent, let instance, let count, let cancel):
+                "nestedCallers(i\(parent)/j\(instance), \(count), \(cancel))"
+            case .closeNested(let parent, let instance): "close(i\(parent)/j\(instance))"
             case .shutdown(let shutdown): "shutdown(\(shutdown))"
             case .reload(let reload): "reload(\(reload))"
             case .openTeardowns: "openTeardowns"
@@ -119,6 +135,24 @@ struct CheckerPlan: CustomStringConvertible {
     let operations: [Operation]
     /// Whether any node lives in scope `s`.
     var hasScope: Bool { nodes.contains { $0.scoped } }
+    /// Whether any node lives in scope `t`, nested in `s`.
+    var hasNested: Bool { nodes.contains { $0.nested } }
+
+    /// The coordinator whose build `report` is, for a caller of `instance` (`nil`: the app): the
+    /// level of its nodes says which of the caller's chain it is (`app`, `s#i0`, `s#i0/t#j1`).
+    func owner(of report: BuildReport, askedOf instance: String?) -> String {
+        let level = report.nodes.first.flatMap { node in nodes.first { $0.name == node.name }?.level } ?? 0
+        guard let instance, level > 0 else { return "app" }
+        // A nested instance's label is its parent's, `/`, then its own.
+        let chain = instance.split(separator: "/", maxSplits: 1).map(String.init)
+        return level == 1 ? chain[0] : instance
+    }
+
+    /// The scopes of the graph (none, `s`, or `s` and `t` nested in it).
+    func scopes(withScope: Bool = true) -> [ServiceGraph.Scope] {
+        guard withScope && hasScope else { return [] }
+        return hasNested ? ["s", .init("t", parent: "s")] : ["s"]
+    }
 
     init(seed: UInt64) {
         var random = SplitMix64(seed: seed)
@@ -147,6 +181,11 @@ struct CheckerPlan: CustomStringConvertible {
         if count >= 2 && Int.random(in: 0..<3, using: &random) == 0 {
             let first = Int.random(in: 1..<count, using: &random)
             for index in first..<count { nodes[index].scoped = true }
+            // Half of those cases nest a scope `t` in `s`: again a suffix, so nothing of `s` reads it.
+            if count - first >= 2 && Bool.random(using: &random) {
+                let nested = Int.random(in: (first + 1)..<count, using: &random)
+                for index in nested..<count { nodes[index].nested = true }
+            }
         }
         self.nodes = nodes
         failFast = Int.random(in: 0..<5, using: &random) == 0
@@ -176,6 +215,18 @@ struct CheckerPlan: CustomStringConvertible {
     /// One random operation other than a shutdown.
     private static func randomOperation(nodes: [Node], traced: Bool, using random: inout SplitMix64) -> Operation {
         let modes: [CancelMode] = traced ? [.none, .none, .immediately, .afterJoining] : [.none, .immediately]
+        if nodes.contains(where: { $0.nested }) && Int.random(in: 0..<3, using: &random) == 0 {
+            let parent = Int.random(in: 0..<2, using: &random)
+            let instance = Int.random(in: 0..<2, using: &random)
+            switch Int.random(in: 0..<5, using: &random) {
+            case 0, 1: return .openNested(parent: parent, instance)
+            case 2, 3:
+                return .nestedCallers(
+                    parent: parent, instance, count: Int.random(in: 1...3, using: &random),
+                    cancel: modes.randomElement(using: &random)!)
+            default: return .closeNested(parent: parent, instance)
+            }
+        }
         if nodes.contains(where: { $0.scoped }) && Int.random(in: 0..<2, using: &random) == 0 {
             let instance = Int.random(in: 0..<2, using: &random)
             switch Int.random(in: 0..<5, using: &random) {
@@ -213,7 +264,7 @@ struct CheckerPlan: CustomStringConvertible {
             if node.gated { text += " gated" }
             if node.teardownFails { text += " teardownFails" }
             if node.teardownGated { text += " teardownGated" }
-            if node.scoped { text += " scoped" }
+            if node.scoped { text += node.nested ? " nested" : " scoped" }
             return text
         }
         return "seed \(seed)\(failFast ? " failFast" : "")\(traced ? " traced" : "")\n  graph: "

@@ -108,7 +108,8 @@ final class CheckerWorld: Sendable {
             return ServiceSpec(
                 .checker(index), dependsOn: node.dependencies.map { plan.nodes[$0].name },
                 options: ServiceOptions(versions[index].map { ["version": .int($0)] } ?? [:]),
-                timeout: node.hasTimeout ? .milliseconds(1) : nil, lifetime: node.scoped ? .scope("s") : .app,
+                timeout: node.hasTimeout ? .milliseconds(1) : nil,
+                lifetime: node.nested ? .scope("t") : node.scoped ? .scope("s") : .app,
                 tearDown: { [self] value in try await tearDown(value) }
             ) { [self] context in try await provide(index, context) }
         }
