@@ -131,9 +131,9 @@ struct CheckerCase {
                     }
                 }
             case .openNested(let parent, let number):
-                guard let instance = instances[parent], nested["\(parent)/\(number)"] == nil else { break }
-                nested["\(parent)/\(number)"] = try? instance.openScope("t", id: "j\(number)")
+                openNested(parent, number, instances: &instances, nested: &nested)
             case .nestedCallers(let parent, let number, let count, let mode):
+                if !shutDown { openNested(parent, number, instances: &instances, nested: &nested) }
                 guard let instance = nested["\(parent)/\(number)"] else { break }
                 for caller in 0..<count {
                     let record = call(
@@ -275,6 +275,16 @@ struct CheckerCase {
         var checker = CheckerInvariants(plan: plan, world: world, events: plan.traced ? watcher.events : nil)
         checker.check(answers: answers, reports: reports)
         return world.state.withLock { $0.violations } + checker.violations
+    }
+
+    /// Opens nested instance `j<number>` of `i<parent>`, opening the parent first when needed
+    /// (either is skipped while a close of it in its own task has not finished).
+    private func openNested(
+        _ parent: Int, _ number: Int, instances: inout [Int: ScopeInstance], nested: inout [String: ScopeInstance]
+    ) {
+        if instances[parent] == nil { instances[parent] = try? container.openScope("s", id: "i\(parent)") }
+        guard let instance = instances[parent], nested["\(parent)/\(number)"] == nil else { return }
+        nested["\(parent)/\(number)"] = try? instance.openScope("t", id: "j\(number)")
     }
 
     /// An observer's snapshots: each at most once, in publication order (generations never go

@@ -55,10 +55,10 @@ struct CheckerPlan: CustomStringConvertible {
         case scopeCallers(Int, count: Int, cancel: CancelMode)
         /// Closes scope instance `i<n>` in its own task (when it is open).
         case close(Int)
-        /// Opens instance `j<n>` of the nested scope `t` from instance `i<parent>` (when both are
-        /// as needed).
+        /// Opens instance `j<n>` of the nested scope `t` from instance `i<parent>` (opening that
+        /// one first when needed).
         case openNested(parent: Int, Int)
-        /// Callers of nested instance `j<n>` of `i<parent>` (when it is open).
+        /// Callers of nested instance `j<n>` of `i<parent>` (opening both first when needed).
         case nestedCallers(parent: Int, Int, count: Int, cancel: CancelMode)
         /// Closes nested instance `j<n>` of `i<parent>` in its own task (when it is open).
         case closeNested(parent: Int, Int)
@@ -215,7 +215,7 @@ struct CheckerPlan: CustomStringConvertible {
     /// One random operation other than a shutdown.
     private static func randomOperation(nodes: [Node], traced: Bool, using random: inout SplitMix64) -> Operation {
         let modes: [CancelMode] = traced ? [.none, .none, .immediately, .afterJoining] : [.none, .immediately]
-        if nodes.contains(where: { $0.nested }) && Int.random(in: 0..<3, using: &random) == 0 {
+        if nodes.contains(where: { $0.nested }) && Int.random(in: 0..<2, using: &random) == 0 {
             let parent = Int.random(in: 0..<2, using: &random)
             let instance = Int.random(in: 0..<2, using: &random)
             switch Int.random(in: 0..<5, using: &random) {
