@@ -21,6 +21,9 @@ public struct SnapshotUpdates: AsyncSequence, Sendable {
     public func makeAsyncIterator() -> Iterator { Iterator(subscription: FeedSubscription(feed)) }
 
     /// One consumer: ``next()`` is the next snapshot, `nil` once the sequence ended.
+    ///
+    /// Copies of an iterator are the same consumer: `next()` calls that wait at the same time
+    /// are answered in the order they were made, each snapshot going to one of them.
     public struct Iterator: AsyncIteratorProtocol, Sendable {
         let subscription: FeedSubscription<AppServices>
 

@@ -60,4 +60,37 @@ struct LatestFeedTests {
         #expect(await feed.next(feed.subscribe()) == nil)
         #expect(!feed.hasConsumers)
     }
+
+    @Test("calls of one consumer waiting at once (iterator copies) get the values in call order; an end ends each")
+    func concurrentCallsOfOneConsumer() async throws {
+        let feed = LatestFeed<Int>()
+        let id = feed.subscribe()
+        /// Starts a `next(consumer)` and returns once it waits.
+        func waitingCall(_ consumer: Int) async throws -> Task<Int?, Never> {
+            let parked = feed.waitCount
+            let call = Task { await feed.next(consumer) }
+            try await withTimeout(.seconds(30), "a call to wait") {
+                while feed.waitCount == parked { await Task.yield() }
+            }
+            return call
+        }
+        let first = try await waitingCall(id)
+        let second = try await waitingCall(id)
+        feed.offer(1).resume()
+        #expect(try await withTimeout(.seconds(30), "the earlier call") { await first.value } == 1)
+        #expect(feed.isWaiting(id), "the later call still waits, for the next value")
+        feed.offer(2).resume()
+        #expect(try await withTimeout(.seconds(30), "the later call") { await second.value } == 2)
+
+        let cancelled = [try await waitingCall(id), try await waitingCall(id)]
+        feed.cancel(id)
+        for call in cancelled {
+            #expect(try await withTimeout(.seconds(30), "a cancelled call") { await call.value } == nil)
+        }
+
+        let other = feed.subscribe(startingWithNewest: false)
+        let ended = [try await waitingCall(other), try await waitingCall(other)]
+        feed.finish().resume()
+        for call in ended { #expect(try await withTimeout(.seconds(30), "the end") { await call.value } == nil) }
+    }
 }
