@@ -75,7 +75,7 @@ public struct ServiceValueUpdates<Value: Sendable>: AsyncSequence, Sendable {
 /// The container's or instance's ``ContainerStatus`` after each change of its state: the
 /// status when the iteration began, then the newest after each transition (a slow consumer
 /// gets the newest; two elements may read alike), and the last status at the shutdown or close,
-/// after which the sequence ends (see <doc:ObservingTheServices>).
+/// exactly once, after which the sequence ends (see <doc:ObservingTheServices>).
 public struct StatusUpdates: AsyncSequence, Sendable {
     public typealias Element = ContainerStatus
     let changes: LatestFeed<Int>
@@ -96,14 +96,18 @@ public struct StatusUpdates: AsyncSequence, Sendable {
         /// The status now (the first time), then after the next change; `nil` after the last.
         public mutating func next() async -> ContainerStatus? {
             guard !ended else { return nil }
-            guard started else {
-                started = true
-                return status()
+            if started, await changes.next() == nil {
+                // The feed ended at the shutdown or close (its status follows), or the task was
+                // cancelled.
+                ended = true
+                if Task.isCancelled { return nil }
             }
-            if await changes.next() != nil { return status() }
-            ended = true
-            // The feed ended at the shutdown or close: the status it left, once, unless cancelled.
-            return Task.isCancelled ? nil : status()
+            started = true
+            let now = status()
+            // The shutdown's status is the last one, however it was reached (a consumer that
+            // began after the shutdown, or read it before the feed ended).
+            if now.state == .shutDown { ended = true }
+            return now
         }
     }
 }

@@ -251,9 +251,28 @@ struct SnapshotUpdatesTests {
         }
         #expect(state == .ready)
         _ = try await container.shutdown()
-        var last: ContainerStatus.State?
-        while let status = try await nextElement(&statuses, "statuses until the end") { last = status.state }
-        #expect(last == .shutDown)
+        var ends: [ContainerStatus.State] = []
+        while let status = try await nextElement(&statuses, "statuses until the end") {
+            if !ends.isEmpty || status.state == .shutDown { ends.append(status.state) }
+        }
+        #expect(ends == [.shutDown], "the last status, once")
+    }
+
+    @Test("status updates that begin after the shutdown or close: the last status exactly once, then the end")
+    func statusUpdatesAfterTheEnd() async throws {
+        let (container, instance) = try pushInstance()
+        _ = try await instance.start()
+        _ = try await instance.close()
+        _ = try await container.shutdown()
+        for (what, updates) in [("container", container.statusUpdates), ("instance", instance.statusUpdates)] {
+            var statuses = updates.makeAsyncIterator()
+            var seen: [ContainerStatus.State] = []
+            while let status = try await nextElement(&statuses, "the \(what)'s statuses until the end") {
+                seen.append(status.state)
+            }
+            #expect(seen == [.shutDown], "the \(what)'s last status, once")
+            #expect(try await nextElement(&statuses, "still the end") == nil)
+        }
     }
 
     @Test("a scope instance's snapshots end when it is closed")
