@@ -15,7 +15,7 @@
 /// and when the consuming task is cancelled (that consumer's sequence only).
 public struct SnapshotUpdates: AsyncSequence, Sendable {
     public typealias Element = AppServices
-    let feed: LatestFeed<AppServices>
+    let feed: LatestFeed<SnapshotChange>
 
     /// A consumer of the snapshots.
     public func makeAsyncIterator() -> Iterator { Iterator(subscription: FeedSubscription(feed)) }
@@ -25,10 +25,16 @@ public struct SnapshotUpdates: AsyncSequence, Sendable {
     /// Copies of an iterator are the same consumer: `next()` calls that wait at the same time
     /// are answered in the order they were made, each snapshot going to one of them.
     public struct Iterator: AsyncIteratorProtocol, Sendable {
-        let subscription: FeedSubscription<AppServices>
+        let subscription: FeedSubscription<SnapshotChange>
 
         /// The next snapshot published; `nil` once the container or instance shut down or the task is cancelled.
-        public mutating func next() async -> AppServices? { await subscription.next() }
+        public mutating func next() async -> AppServices? {
+            // Only publications are offered to it (it does not take clears).
+            while let change = await subscription.next() {
+                if case .publish(let snapshot) = change { return snapshot }
+            }
+            return nil
+        }
     }
 }
 
@@ -117,9 +123,9 @@ final class FeedSubscription<Element: Sendable>: Sendable {
     private let feed: LatestFeed<Element>
     private let id: Int
 
-    init(_ feed: LatestFeed<Element>, startingWithNewest: Bool = true) {
+    init(_ feed: LatestFeed<Element>, startingWithNewest: Bool = true, takingClears: Bool = false) {
         self.feed = feed
-        id = feed.subscribe(startingWithNewest: startingWithNewest)
+        id = feed.subscribe(startingWithNewest: startingWithNewest, takingClears: takingClears)
     }
 
     func next() async -> Element? { await feed.next(id) }

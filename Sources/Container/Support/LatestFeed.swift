@@ -22,6 +22,8 @@ final class LatestFeed<Element: Sendable>: Sendable {
         var pending: [Element?] = []
         /// The continuation of a consumer's earliest waiting `next(_:)`.
         var waiters: [Waiter?] = []
+        /// Whether a consumer is given the notices of ``clear(telling:)``.
+        var takesClears: [Bool] = []
         /// The later `next(_:)` calls of consumers that wait already (copies of one iterator
         /// waiting at once), in the order they were made; usually empty.
         var queued: [(id: Int, waiter: Waiter)] = []
@@ -51,6 +53,7 @@ final class LatestFeed<Element: Sendable>: Sendable {
         mutating func remove(at index: Int) -> [Waiter] {
             let id = ids.remove(at: index)
             pending.remove(at: index)
+            takesClears.remove(at: index)
             guard let first = waiters.remove(at: index) else { return [] }
             var removed = [first]
             if !queued.isEmpty {
@@ -83,14 +86,16 @@ final class LatestFeed<Element: Sendable>: Sendable {
     var hasConsumers: Bool { subscribed.load(ordering: .relaxed) > 0 }
 
     /// A new consumer's id; with `startingWithNewest`, its first value is the newest one
-    /// offered, when there is one, otherwise the first offered after it subscribed.
-    func subscribe(startingWithNewest: Bool = true) -> Int {
+    /// offered, when there is one, otherwise the first offered after it subscribed. With
+    /// `takingClears`, it is given the notices of ``clear(telling:)``.
+    func subscribe(startingWithNewest: Bool = true, takingClears: Bool = false) -> Int {
         state.withLock { state in
             defer { state.nextID += 1 }
             guard !state.isFinished else { return state.nextID }
             state.ids.append(state.nextID)
             state.pending.append(startingWithNewest ? state.newest : nil)
             state.waiters.append(nil)
+            state.takesClears.append(takingClears)
             subscribed.add(1, ordering: .relaxed)
             return state.nextID
         }
@@ -108,11 +113,22 @@ final class LatestFeed<Element: Sendable>: Sendable {
         }
     }
 
-    /// Forgets the newest value and every value not taken yet (it is no longer current).
-    func clear() {
+    /// Forgets the newest value and every value not taken yet (it is no longer current); the
+    /// consumers that take clears are given `notice` in its place, when there is one (a new
+    /// consumer starts with nothing).
+    func clear(telling notice: Element?) -> Wake {
         state.withLock { state in
+            guard !state.isFinished else { return Wake() }
             state.newest = nil
-            for index in state.pending.indices { state.pending[index] = nil }
+            var wake = Wake()
+            for index in state.ids.indices {
+                if let notice, state.takesClears[index] {
+                    state.give(notice, at: index, &wake)
+                } else {
+                    state.pending[index] = nil
+                }
+            }
+            return wake
         }
     }
 
@@ -128,6 +144,7 @@ final class LatestFeed<Element: Sendable>: Sendable {
             state.ids = []
             state.pending = []
             state.waiters = []
+            state.takesClears = []
             state.queued = []
             return Wake(resumptions: waiters.map { ($0, nil) })
         }
@@ -173,7 +190,10 @@ final class LatestFeed<Element: Sendable>: Sendable {
 
     /// How many `next(_:)` calls, of every consumer, had to wait so far: one that counts is
     /// parked (for tests).
-    var waitCount: Int { state.withLock { $0.waits } }
+    var callsThatWaited: Int { state.withLock { $0.waits } }
+
+    /// How many `next(_:)` calls, of every consumer, wait now (for tests).
+    var waitingCalls: Int { state.withLock { $0.waiters.count { $0 != nil } + $0.queued.count } }
 
     /// Ends consumer `id`: its waiting calls, if any, end with `nil`, and it holds no value any more.
     func cancel(_ id: Int) {

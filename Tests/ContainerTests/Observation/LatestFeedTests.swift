@@ -38,16 +38,19 @@ struct LatestFeedTests {
         }
     }
 
-    @Test("clear drops what was not taken; finish ends waiting and later consumers; cancel ends one")
+    @Test("clear drops what was not taken (a notice to who asks); finish ends waiting and later consumers; cancel one")
     func clearFinishCancel() async throws {
         let feed = LatestFeed<Int>()
         let early = feed.subscribe()
+        let told = feed.subscribe(takingClears: true)
         feed.offer(1).resume()
-        feed.clear()
+        feed.clear(telling: -1).resume()
+        #expect(await feed.next(told) == -1, "a consumer that takes clears gets the notice in place of 1")
         let late = feed.subscribe()
         feed.offer(2).resume()
         #expect(await feed.next(early) == 2, "1 was cleared before it was taken")
         #expect(await feed.next(late) == 2, "a consumer after a clear starts with nothing, then gets 2")
+        #expect(await feed.next(told) == 2)
         let cancelled = feed.subscribe(startingWithNewest: false)
         feed.cancel(cancelled)
         #expect(await feed.next(cancelled) == nil)
@@ -67,10 +70,10 @@ struct LatestFeedTests {
         let id = feed.subscribe()
         /// Starts a `next(consumer)` and returns once it waits.
         func waitingCall(_ consumer: Int) async throws -> Task<Int?, Never> {
-            let parked = feed.waitCount
+            let parked = feed.callsThatWaited
             let call = Task { await feed.next(consumer) }
             try await withTimeout(.seconds(30), "a call to wait") {
-                while feed.waitCount == parked { await Task.yield() }
+                while feed.callsThatWaited == parked { await Task.yield() }
             }
             return call
         }

@@ -185,13 +185,13 @@ struct SnapshotUpdatesTests {
         let iterator = container.snapshots.makeAsyncIterator()
         /// A task taking one snapshot from a copy of `iterator`, returned once it waits.
         func waitingCopy() async throws -> Task<AppServices?, Never> {
-            let parked = feed.waitCount
+            let parked = feed.callsThatWaited
             let copy = Task {
                 var copy = iterator
                 return await copy.next()
             }
             try await withTimeout(.seconds(30), "a copy to wait") {
-                while feed.waitCount == parked { await Task.yield() }
+                while feed.callsThatWaited == parked { await Task.yield() }
             }
             return copy
         }
