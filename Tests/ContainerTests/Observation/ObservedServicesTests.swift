@@ -130,6 +130,39 @@ struct ObservedServicesTests {
         _ = try await container.shutdown()
     }
 
+    @Test("a reload: a changed service reads nil at once and its reader is told; a carried one stays, untold")
+    func reloadRetiresAtOnce() async throws {
+        func graph(feedVersion: Int) throws -> ServiceGraph {
+            func spec(_ name: String, _ dependsOn: [String], version: Int = 1) -> ServiceSpec {
+                ServiceSpec(.made(name), dependsOn: dependsOn, options: ServiceOptions(["version": .int(version)])) {
+                    context in Made(name: name, generation: context.generation)
+                }
+            }
+            return try ServiceGraph([spec("session", []), spec("feed", ["session"], version: feedVersion)])
+        }
+        let container = ServiceContainer(graph: try graph(feedVersion: 1))
+        let observed = ObservedServices(container)
+        let session = ServiceKey<Made>.made("session")
+        let feed = ServiceKey<Made>.made("feed")
+        let sessionReader = ChangeCounter { _ = observed[session] }
+        let feedReader = ChangeCounter { _ = observed[feed] }
+        _ = try await container.start()
+        try await sessionReader.wait(until: 1)
+        try await feedReader.wait(until: 1)
+        let kept = try #require(observed[session])
+
+        _ = try await container.reload(try graph(feedVersion: 2))
+        try await feedReader.wait(until: 2)
+        #expect(observed[feed] == nil && observed.generation == nil, "the changed feed is retired at once")
+        #expect(observed[session] === kept && sessionReader.toldOnMainActor == 1, "the session was carried over")
+
+        _ = try await container.start()
+        try await feedReader.wait(until: 3)
+        #expect(observed[feed]?.generation == 2 && observed[session] === kept)
+        #expect(sessionReader.toldOnMainActor == 1 && feedReader.toldOnMainActor == 3)
+        _ = try await container.shutdown()
+    }
+
     @Test("a reset never shows a value no snapshot published (built by a build the reset cancelled)")
     func resetShowsOnlyWhatWasShown() async throws {
         let gate = Gate()
