@@ -58,9 +58,10 @@ final class CoordinatorCore: Sendable {
     private let callerIDs = Atomic<Int>(0)
     /// Completes once the coordinator shut down (closed) and its values are torn down.
     let ended = Completion()
-    /// The published snapshots, for their observers (``SnapshotUpdates``): offered in the same
-    /// critical section as the hot path's slot, so observers see them in publication order.
-    let snapshotFeed = LatestFeed<AppServices>()
+    /// The changes of the published snapshot, for their observers (``SnapshotUpdates``,
+    /// ``ObservedServices``): offered in the same critical section as the hot path's slot, so
+    /// observers see them in the order they were made.
+    let snapshotFeed = LatestFeed<SnapshotChange>()
     /// A tick per transition while anyone observes the status (``StatusUpdates``).
     let statusChanges = LatestFeed<Int>()
     /// A tick per scope instance opened or ended, for the observers of the open instances.
@@ -353,16 +354,21 @@ final class CoordinatorCore: Sendable {
         let (action, events, retired, woken, isShutDown) = machine.withLock { machine in
             let action = event(&machine, tracer.now)
             var retired: RetiredSnapshot?
-            var woken: [LatestFeed<AppServices>.Wake] = []
+            var woken: [LatestFeed<SnapshotChange>.Wake] = []
             if let change = machine.snapshotChange {
                 machine.snapshotChange = nil
                 switch change {
                 case .publish(let snapshot):
                     retired = published.exchange(snapshot)
-                    woken.append(snapshotFeed.offer(snapshot))
-                case .clear:
+                    woken.append(snapshotFeed.offer(change))
+                case .newGeneration:
                     retired = published.exchange(nil)
-                    snapshotFeed.clear()
+                    // Told to the views of the services only: a sequence of snapshots skips it.
+                    woken.append(snapshotFeed.clear(telling: change))
+                case .clear:
+                    // The shutdown: the feed finishes below; views keep what they showed.
+                    retired = published.exchange(nil)
+                    woken.append(snapshotFeed.clear(telling: nil))
                 }
             }
             published.setGeneration(machine.generation, isShutDown: machine.refusal() != nil)

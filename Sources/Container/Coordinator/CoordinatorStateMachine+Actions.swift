@@ -179,8 +179,14 @@ extension CoordinatorStateMachine {
 }
 
 /// A change of the published snapshot, made by an event, applied by the storage in the same
-/// critical section (so the hot path changes in the order of the transitions).
-enum SnapshotChange {
+/// critical section (so the hot path changes in the order of the transitions), and what the
+/// observers of the snapshots are offered.
+enum SnapshotChange: Sendable {
     case publish(AppServices)
+    /// A reset or reload began a new generation: the published snapshot is cleared; `carried`
+    /// holds the values the new generation kept (never published: for the observers that show
+    /// services, see <doc:ObservingTheServices>).
+    case newGeneration(carried: AppServices)
+    /// The shutdown (close) cleared the published snapshot; its observers end in the same step.
     case clear
 }

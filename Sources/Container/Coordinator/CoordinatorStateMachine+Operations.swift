@@ -84,6 +84,7 @@ extension CoordinatorStateMachine {
         teardowns.enqueue(retired.values, owner: operation)
         releasing += retired.external
         attempt = 1
+        clearForNewGeneration()
         record(.generationReset(change), BuildAttempt(generation: generation, attempt: 1))
         traceResumptions(supersession, result: .superseded)
         teardowns.add(.init(id: operation, waiter: waiter, report: report))

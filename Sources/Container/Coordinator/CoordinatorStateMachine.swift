@@ -282,6 +282,17 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
         snapshotChange = .clear
     }
 
+    /// Clears the published snapshot, if any, for the generation that began, and records the
+    /// values it carried over (for the observers, even when nothing was published since the
+    /// last generation: they may still show that one's values).
+    mutating func clearForNewGeneration() {
+        published = nil
+        snapshotChange = .newGeneration(
+            carried: AppServices(
+                generation: generation, report: emptyReport, layout: graph.layout, values: state.values,
+                scope: scopeInstance, appGeneration: appGeneration, holdsEager: false))
+    }
+
     /// The report of a generation none of whose builds ended yet.
     private var emptyReport: BuildReport {
         BuildReport(

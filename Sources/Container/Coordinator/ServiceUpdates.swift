@@ -15,17 +15,26 @@
 /// and when the consuming task is cancelled (that consumer's sequence only).
 public struct SnapshotUpdates: AsyncSequence, Sendable {
     public typealias Element = AppServices
-    let feed: LatestFeed<AppServices>
+    let feed: LatestFeed<SnapshotChange>
 
     /// A consumer of the snapshots.
     public func makeAsyncIterator() -> Iterator { Iterator(subscription: FeedSubscription(feed)) }
 
     /// One consumer: ``next()`` is the next snapshot, `nil` once the sequence ended.
+    ///
+    /// Copies of an iterator are the same consumer: `next()` calls that wait at the same time
+    /// are answered in the order they were made, each snapshot going to one of them.
     public struct Iterator: AsyncIteratorProtocol, Sendable {
-        let subscription: FeedSubscription<AppServices>
+        let subscription: FeedSubscription<SnapshotChange>
 
         /// The next snapshot published; `nil` once the container or instance shut down or the task is cancelled.
-        public mutating func next() async -> AppServices? { await subscription.next() }
+        public mutating func next() async -> AppServices? {
+            // Only publications are offered to it (it does not take clears).
+            while let change = await subscription.next() {
+                if case .publish(let snapshot) = change { return snapshot }
+            }
+            return nil
+        }
     }
 }
 
@@ -72,7 +81,7 @@ public struct ServiceValueUpdates<Value: Sendable>: AsyncSequence, Sendable {
 /// The container's or instance's ``ContainerStatus`` after each change of its state: the
 /// status when the iteration began, then the newest after each transition (a slow consumer
 /// gets the newest; two elements may read alike), and the last status at the shutdown or close,
-/// after which the sequence ends (see <doc:ObservingTheServices>).
+/// exactly once, after which the sequence ends (see <doc:ObservingTheServices>).
 public struct StatusUpdates: AsyncSequence, Sendable {
     public typealias Element = ContainerStatus
     let changes: LatestFeed<Int>
@@ -93,14 +102,18 @@ public struct StatusUpdates: AsyncSequence, Sendable {
         /// The status now (the first time), then after the next change; `nil` after the last.
         public mutating func next() async -> ContainerStatus? {
             guard !ended else { return nil }
-            guard started else {
-                started = true
-                return status()
+            if started, await changes.next() == nil {
+                // The feed ended at the shutdown or close (its status follows), or the task was
+                // cancelled.
+                ended = true
+                if Task.isCancelled { return nil }
             }
-            if await changes.next() != nil { return status() }
-            ended = true
-            // The feed ended at the shutdown or close: the status it left, once, unless cancelled.
-            return Task.isCancelled ? nil : status()
+            started = true
+            let now = status()
+            // The shutdown's status is the last one, however it was reached (a consumer that
+            // began after the shutdown, or read it before the feed ended).
+            if now.state == .shutDown { ended = true }
+            return now
         }
     }
 }
@@ -110,9 +123,9 @@ final class FeedSubscription<Element: Sendable>: Sendable {
     private let feed: LatestFeed<Element>
     private let id: Int
 
-    init(_ feed: LatestFeed<Element>, startingWithNewest: Bool = true) {
+    init(_ feed: LatestFeed<Element>, startingWithNewest: Bool = true, takingClears: Bool = false) {
         self.feed = feed
-        id = feed.subscribe(startingWithNewest: startingWithNewest)
+        id = feed.subscribe(startingWithNewest: startingWithNewest, takingClears: takingClears)
     }
 
     func next() async -> Element? { await feed.next(id) }

@@ -12,13 +12,20 @@ public import Observation
 /// ```
 ///
 /// Reading `services[key]` tracks that service alone: a new snapshot that keeps its value
-/// (an unrelated service was rebuilt) tells no one who read only it. Reading ``snapshot`` or
-/// ``generation`` tracks every new snapshot. It updates on the main actor; it stops following
-/// when the container shuts down (the instance closes), when ``stop()`` is called, or when it
-/// is released.
+/// (an unrelated service was rebuilt) tells no one who read only it. A reset or reload retires
+/// the snapshot at once: the services it rebuilds read `nil` until the new generation's
+/// snapshot, those it carries over keep their value. Reading ``snapshot`` or ``generation``
+/// tracks every new snapshot and every reset or reload. It updates on the main actor; it stops
+/// following when the container shuts down (the instance closes), when ``stop()`` is called, or
+/// when it is released.
 @MainActor
 public final class ObservedServices: Observable {
+    /// The newest published snapshot; `nil` before the first and from a reset or reload to the
+    /// next publication.
     private var newest: AppServices?
+    /// What the services read: `newest`, or from a reset or reload, the values shown before it
+    /// that the new generation carried over.
+    private var shown: AppServices?
     private let registrar = ObservationRegistrar()
     private let follower = Follower()
 
@@ -33,49 +40,63 @@ public final class ObservedServices: Observable {
     }
 
     init(following snapshots: SnapshotUpdates) {
-        let updates = snapshots.makeAsyncIterator()
+        // Subscribed now, not when the task first runs; told of resets and reloads too.
+        let changes = FeedSubscription(snapshots.feed, takingClears: true)
         follower.start { [weak self] in
-            var updates = updates
-            while let snapshot = await updates.next() {
+            while let change = await changes.next() {
                 guard let self else { return }
-                self.apply(snapshot)
+                self.apply(change)
             }
         }
     }
 
     deinit { follower.stop() }
 
-    /// The newest snapshot; `nil` before the first one, and while a reset's new generation is
-    /// not built yet. Reading it tracks every new snapshot.
+    /// The newest snapshot; `nil` before the first one, and from a reset or reload until its new
+    /// generation's snapshot. Reading it tracks every new snapshot, reset and reload.
     public var snapshot: AppServices? {
         registrar.access(self, keyPath: \.snapshot)
         return newest
     }
 
-    /// The newest snapshot's generation (tracks every new snapshot, like ``snapshot``).
+    /// The newest snapshot's generation (tracks like ``snapshot``).
     public var generation: Int? { snapshot?.generation }
 
     /// The service of `key` in the newest snapshot; `nil` when it does not hold it (not built
-    /// yet, or of another type). Reading it tracks that service alone.
+    /// yet, of another type, or retired by a reset or reload since). Reading it tracks that
+    /// service alone.
     public subscript<Value>(key: ServiceKey<Value>) -> Value? {
         registrar.access(self, keyPath: \.[tracking: key.name])
-        return newest?.numberedValue(of: key)?.value
+        return shown?.numberedValue(of: key)?.value
     }
 
     /// Stops following: later snapshots change nothing here.
     public func stop() { follower.stop() }
 
-    /// What each service's tracking reads: the number of its value in the newest snapshot.
+    /// What each service's tracking reads: the number of its value shown.
     private subscript(tracking name: String) -> UInt64? {
-        newest.flatMap { $0.valueNumber(named: name) }
+        shown.flatMap { $0.valueNumber(named: name) }
     }
 
-    /// Takes `snapshot` as the newest: observers of the snapshot, and of each service whose
+    /// Applies a change of the snapshot: observers of the snapshot, and of each service whose
     /// value it changed, are told.
-    private func apply(_ snapshot: AppServices) {
-        let previous = newest
-        registrar.withMutation(of: self, keyPath: \.snapshot) { newest = snapshot }
-        for name in snapshot.serviceNames(changedFrom: previous) {
+    private func apply(_ change: SnapshotChange) {
+        let previous = shown
+        switch change {
+        case .publish(let snapshot):
+            registrar.withMutation(of: self, keyPath: \.snapshot) { newest = snapshot }
+            shown = snapshot
+        case .newGeneration(let carried):
+            // Told once, by the first reset or reload after a publication.
+            if newest != nil { registrar.withMutation(of: self, keyPath: \.snapshot) { newest = nil } }
+            // What it showed, less what the new generation retired (never a value it did not show).
+            shown = previous?.keeping(carried)
+        case .clear:
+            // Not offered (the feed ends with the shutdown): the view keeps what it showed.
+            return
+        }
+        let changed = shown.map { $0.serviceNames(changedFrom: previous) } ?? previous?.serviceNames ?? []
+        for name in changed {
             registrar.withMutation(of: self, keyPath: \.[tracking: name]) {}
         }
     }
@@ -99,5 +120,21 @@ extension ObservedServices {
             }
             running?.cancel()
         }
+    }
+}
+
+extension AppServices {
+    /// The values of this snapshot that `carried` holds too (the same value under the same
+    /// name), as a snapshot of `carried`'s generation and layout.
+    fileprivate func keeping(_ carried: AppServices) -> AppServices {
+        var kept = SlotValues()
+        carried.values.forEach { slot, box in
+            if let mine = layout.slots[carried.layout.names[slot]].flatMap(values.value(at:)), mine === box {
+                kept[slot] = box
+            }
+        }
+        return AppServices(
+            generation: carried.generation, report: carried.report, layout: carried.layout, values: kept,
+            scope: carried.scope, appGeneration: carried.appGeneration, holdsEager: false)
     }
 }

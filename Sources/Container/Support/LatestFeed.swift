@@ -8,34 +8,65 @@ import Synchronization
 /// unlocked (``Wake/resume()``), so no continuation runs under anyone's lock. The feed's own
 /// lock is a leaf: nothing is called while it is held.
 ///
-/// States of one consumer: waiting for a value (a continuation), holding one not yet taken
-/// (`pending`), or neither; ``finish()`` and ``cancel(_:)`` end it.
+/// States of one consumer: waiting for a value (one continuation per `next(_:)` call, answered
+/// in the order of the calls), holding one not yet taken (`pending`), or neither; ``finish()``
+/// and ``cancel(_:)`` end it.
 final class LatestFeed<Element: Sendable>: Sendable {
+    typealias Waiter = CheckedContinuation<Element?, Never>
+
     /// The consumers, in parallel arrays (a few, walked on every offer: no hashing, no
     /// per-entry generic accessor).
     private struct State {
         var ids: [Int] = []
         /// A value offered and not taken yet, per consumer.
         var pending: [Element?] = []
-        /// The continuation of a consumer waiting for a value.
-        var waiters: [CheckedContinuation<Element?, Never>?] = []
+        /// The continuation of a consumer's earliest waiting `next(_:)`.
+        var waiters: [Waiter?] = []
+        /// Whether a consumer is given the notices of ``clear(telling:)``.
+        var takesClears: [Bool] = []
+        /// The later `next(_:)` calls of consumers that wait already (copies of one iterator
+        /// waiting at once), in the order they were made; usually empty.
+        var queued: [(id: Int, waiter: Waiter)] = []
         var nextID = 0
+        /// How many `next(_:)` calls had to wait so far (for tests).
+        var waits = 0
         /// The value a new consumer starts with (the newest offered, unless cleared since).
         var newest: Element?
         var isFinished = false
 
         func index(of id: Int) -> Int? { ids.firstIndex(of: id) }
 
-        mutating func remove(at index: Int) -> CheckedContinuation<Element?, Never>? {
-            ids.remove(at: index)
+        /// Gives `value` to consumer `index`: to its earliest waiting call (the next one moves
+        /// up), or as its pending value when none waits.
+        mutating func give(_ value: Element, at index: Int, _ wake: inout Wake) {
+            guard let waiter = waiters[index] else {
+                pending[index] = value
+                return
+            }
+            wake.resumptions.append((waiter, value))
+            waiters[index] = nil
+            guard !queued.isEmpty, let next = queued.firstIndex(where: { $0.id == ids[index] }) else { return }
+            waiters[index] = queued.remove(at: next).waiter
+        }
+
+        /// Removes consumer `index`; returns its waiting calls.
+        mutating func remove(at index: Int) -> [Waiter] {
+            let id = ids.remove(at: index)
             pending.remove(at: index)
-            return waiters.remove(at: index)
+            takesClears.remove(at: index)
+            guard let first = waiters.remove(at: index) else { return [] }
+            var removed = [first]
+            if !queued.isEmpty {
+                removed += queued.lazy.filter { $0.id == id }.map(\.waiter)
+                queued.removeAll { $0.id == id }
+            }
+            return removed
         }
     }
 
     /// Continuations an offer or an end woke, with what each gets: resume after unlocking.
     struct Wake: Sendable {
-        fileprivate var resumptions: [(CheckedContinuation<Element?, Never>, Element?)] = []
+        fileprivate var resumptions: [(Waiter, Element?)] = []
 
         /// Whether there is nothing to resume.
         var isEmpty: Bool { resumptions.isEmpty }
@@ -55,14 +86,16 @@ final class LatestFeed<Element: Sendable>: Sendable {
     var hasConsumers: Bool { subscribed.load(ordering: .relaxed) > 0 }
 
     /// A new consumer's id; with `startingWithNewest`, its first value is the newest one
-    /// offered, when there is one, otherwise the first offered after it subscribed.
-    func subscribe(startingWithNewest: Bool = true) -> Int {
+    /// offered, when there is one, otherwise the first offered after it subscribed. With
+    /// `takingClears`, it is given the notices of ``clear(telling:)``.
+    func subscribe(startingWithNewest: Bool = true, takingClears: Bool = false) -> Int {
         state.withLock { state in
             defer { state.nextID += 1 }
             guard !state.isFinished else { return state.nextID }
             state.ids.append(state.nextID)
             state.pending.append(startingWithNewest ? state.newest : nil)
             state.waiters.append(nil)
+            state.takesClears.append(takingClears)
             subscribed.add(1, ordering: .relaxed)
             return state.nextID
         }
@@ -75,23 +108,27 @@ final class LatestFeed<Element: Sendable>: Sendable {
             guard !state.isFinished else { return Wake() }
             state.newest = value
             var wake = Wake()
-            for index in state.ids.indices {
-                if let waiter = state.waiters[index] {
-                    state.waiters[index] = nil
-                    wake.resumptions.append((waiter, value))
-                } else {
-                    state.pending[index] = value
-                }
-            }
+            for index in state.ids.indices { state.give(value, at: index, &wake) }
             return wake
         }
     }
 
-    /// Forgets the newest value and every value not taken yet (it is no longer current).
-    func clear() {
+    /// Forgets the newest value and every value not taken yet (it is no longer current); the
+    /// consumers that take clears are given `notice` in its place, when there is one (a new
+    /// consumer starts with nothing).
+    func clear(telling notice: Element?) -> Wake {
         state.withLock { state in
+            guard !state.isFinished else { return Wake() }
             state.newest = nil
-            for index in state.pending.indices { state.pending[index] = nil }
+            var wake = Wake()
+            for index in state.ids.indices {
+                if let notice, state.takesClears[index] {
+                    state.give(notice, at: index, &wake)
+                } else {
+                    state.pending[index] = nil
+                }
+            }
+            return wake
         }
     }
 
@@ -102,28 +139,38 @@ final class LatestFeed<Element: Sendable>: Sendable {
             guard !state.isFinished else { return Wake() }
             state.isFinished = true
             state.newest = nil
-            let waiters = state.waiters.compactMap { $0 }
+            let waiters = state.waiters.compactMap { $0 } + state.queued.map(\.waiter)
             subscribed.subtract(state.ids.count, ordering: .relaxed)
             state.ids = []
             state.pending = []
             state.waiters = []
+            state.takesClears = []
+            state.queued = []
             return Wake(resumptions: waiters.map { ($0, nil) })
         }
     }
 
     /// The next value of consumer `id`: at once when one is pending, otherwise once one is
-    /// offered; `nil` once the feed finished or the consumer was cancelled (also when its task
-    /// is cancelled while it waits).
+    /// offered (calls that wait at once get the values in the order they were made); `nil` once
+    /// the feed finished or the consumer was cancelled (also when its task is cancelled while
+    /// it waits).
     func next(_ id: Int) async -> Element? {
         await withTaskCancellationHandler {
-            await withCheckedContinuation { (waiter: CheckedContinuation<Element?, Never>) in
+            await withCheckedContinuation { (waiter: Waiter) in
                 let answer: Element?? = state.withLock { state in
                     guard let index = state.index(of: id) else { return .some(nil) }
                     if let pending = state.pending[index] {
                         state.pending[index] = nil
                         return .some(pending)
                     }
-                    state.waiters[index] = waiter
+                    state.waits += 1
+                    // Another call of this consumer waits already (a copy of its iterator): this
+                    // one waits after it, never in its place (that one would never be resumed).
+                    if state.waiters[index] == nil {
+                        state.waiters[index] = waiter
+                    } else {
+                        state.queued.append((id, waiter))
+                    }
                     return nil
                 }
                 if let answer { waiter.resume(returning: answer) }
@@ -141,13 +188,20 @@ final class LatestFeed<Element: Sendable>: Sendable {
         state.withLock { state in state.index(of: id).map { state.waiters[$0] != nil } ?? false }
     }
 
-    /// Ends consumer `id`: its wait, if it waits, ends with `nil`, and it holds no value any more.
+    /// How many `next(_:)` calls, of every consumer, had to wait so far: one that counts is
+    /// parked (for tests).
+    var callsThatWaited: Int { state.withLock { $0.waits } }
+
+    /// How many `next(_:)` calls, of every consumer, wait now (for tests).
+    var waitingCalls: Int { state.withLock { $0.waiters.count { $0 != nil } + $0.queued.count } }
+
+    /// Ends consumer `id`: its waiting calls, if any, end with `nil`, and it holds no value any more.
     func cancel(_ id: Int) {
-        let waiter = state.withLock { state -> CheckedContinuation<Element?, Never>? in
-            guard let index = state.index(of: id) else { return nil }
+        let waiters = state.withLock { state -> [Waiter] in
+            guard let index = state.index(of: id) else { return [] }
             subscribed.subtract(1, ordering: .relaxed)
             return state.remove(at: index)
         }
-        waiter?.resume(returning: nil)
+        for waiter in waiters { waiter.resume(returning: nil) }
     }
 }

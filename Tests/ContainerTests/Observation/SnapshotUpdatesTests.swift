@@ -178,6 +178,36 @@ struct SnapshotUpdatesTests {
 
     }
 
+    @Test("copies of one iterator waiting at once: each snapshot goes to one of them, the earlier first; both end")
+    func copiesOfOneIterator() async throws {
+        let container = try container(OrderLog())
+        let feed = container.core.snapshotFeed
+        let iterator = container.snapshots.makeAsyncIterator()
+        /// A task taking one snapshot from a copy of `iterator`, returned once it waits.
+        func waitingCopy() async throws -> Task<AppServices?, Never> {
+            let parked = feed.callsThatWaited
+            let copy = Task {
+                var copy = iterator
+                return await copy.next()
+            }
+            try await withTimeout(.seconds(30), "a copy to wait") {
+                while feed.callsThatWaited == parked { await Task.yield() }
+            }
+            return copy
+        }
+        let earlier = try await waitingCopy()
+        let later = try await waitingCopy()
+        let first = try await container.start()
+        #expect(try await withTimeout(.seconds(30), "the earlier copy") { await earlier.value } === first)
+        _ = try await container.reset(invalidating: ["session"])
+        let second = try await container.start()
+        #expect(try await withTimeout(.seconds(30), "the later copy") { await later.value } === second)
+
+        let ending = [try await waitingCopy(), try await waitingCopy()]
+        _ = try await container.shutdown()
+        for copy in ending { #expect(try await withTimeout(.seconds(30), "a copy's end") { await copy.value } == nil) }
+    }
+
     @Test("an iterator that is dropped unsubscribes: the feed holds no snapshot for it")
     func droppedIterator() async throws {
         let container = try container(OrderLog())
@@ -221,9 +251,28 @@ struct SnapshotUpdatesTests {
         }
         #expect(state == .ready)
         _ = try await container.shutdown()
-        var last: ContainerStatus.State?
-        while let status = try await nextElement(&statuses, "statuses until the end") { last = status.state }
-        #expect(last == .shutDown)
+        var ends: [ContainerStatus.State] = []
+        while let status = try await nextElement(&statuses, "statuses until the end") {
+            if !ends.isEmpty || status.state == .shutDown { ends.append(status.state) }
+        }
+        #expect(ends == [.shutDown], "the last status, once")
+    }
+
+    @Test("status updates that begin after the shutdown or close: the last status exactly once, then the end")
+    func statusUpdatesAfterTheEnd() async throws {
+        let (container, instance) = try pushInstance()
+        _ = try await instance.start()
+        _ = try await instance.close()
+        _ = try await container.shutdown()
+        for (what, updates) in [("container", container.statusUpdates), ("instance", instance.statusUpdates)] {
+            var statuses = updates.makeAsyncIterator()
+            var seen: [ContainerStatus.State] = []
+            while let status = try await nextElement(&statuses, "the \(what)'s statuses until the end") {
+                seen.append(status.state)
+            }
+            #expect(seen == [.shutDown], "the \(what)'s last status, once")
+            #expect(try await nextElement(&statuses, "still the end") == nil)
+        }
     }
 
     @Test("a scope instance's snapshots end when it is closed")
