@@ -106,10 +106,13 @@ extension CoordinatorStateMachine {
             reason: .shutdown, from: generation, to: generation,
             invalidated: state.names(of: state.values.keys.filter { $0 < graph.builtCount }), carriedOver: [])
         teardowns.add(.init(id: operation, waiter: waiter, report: report))
-        let closing = children.all.filter { $0.state == .open }.map { entry in
+        // Every instance, those closing already too: another operation's close of one may not
+        // have reached it yet, and it must refuse its calls from this step on (a second close
+        // of an instance that is closed is refused, and changes nothing).
+        let closing = children.all.map { entry in
             ChildOrder(child: entry.child, id: entry.id, order: .close, operation: operation)
         }
-        for order in closing { children.markClosing(order.id, by: operation) }
+        for order in closing where children.isOpen(order.id) { children.markClosing(order.id, by: operation) }
         // The instances closing already (their own close) end before this shutdown completes too.
         teardowns.expect(children: children.all.map(\.id), for: operation)
         if graceful, let current = build, current.isLaunched {

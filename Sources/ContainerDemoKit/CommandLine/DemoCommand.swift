@@ -41,13 +41,14 @@ public enum DemoCommand {
                                scopes      \(DemoScenario.scopes.summary)
                                reload      \(DemoScenario.reload.summary)
                                launch      \(DemoScenario.launch.summary)
+                               accounts    \(DemoScenario.accounts.summary)
                                all         \(DemoScenario.all.summary)
                              --config runs with cold-start (and all, for its cold start) and
                              scopes (a config with the scene and push scopes of app.json);
                              transient, permanent, logout and cancel use built-in graphs;
                              scopes uses Configs/app.json, reload Configs/reload/v1.json
-                             and v2.json, launch Configs/launch.json (run them from the
-                             repository's root).
+                             and v2.json, launch Configs/launch.json, accounts
+                             Configs/accounts.json (run them from the repository's root).
           --reload NEW       Reload: run --config (default Configs/app.json), reload the
                              container with the config file NEW, run the entry points again,
                              and print the reload report (added, removed, changed, rebuilt,

@@ -37,12 +37,17 @@ public struct DemoScenario: Sendable, Hashable, CustomStringConvertible {
     /// nobody; push registration waits for the device token the app supplies later.
     public static let launch = DemoScenario(
         "launch", "start-up in tiers: eager, deferred after the first frame, lazy, optional, a late input")
+    /// Two signed-in accounts on `Configs/accounts.json` (nested scopes): a window in each and a
+    /// push for the second at cold start; a view follows the active account's feed across a
+    /// switch; logging one account out closes its window first.
+    public static let accounts = DemoScenario(
+        "accounts", "nested scopes: accounts with windows and pushes, an observed account switch, a logout")
     /// Every story, one after the other.
     public static let all = DemoScenario("all", "every story, one after the other")
 
     /// The single stories, in the order `all` runs them.
     public static let stories: [DemoScenario] = [
-        .coldStart, .transient, .permanent, .logout, .cancel, .scopes, .reload, .launch,
+        .coldStart, .transient, .permanent, .logout, .cancel, .scopes, .reload, .launch, .accounts,
     ]
 
     /// The scenario called `name`, if any.

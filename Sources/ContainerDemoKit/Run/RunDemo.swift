@@ -163,6 +163,14 @@ private func run(
             return await LaunchStory.run(loaded.config, retries: options.retries, interrupt: interrupt, live: live)
         case .failure(let problem): return .failure(problem)
         }
+    case .accounts:
+        let path = options.scenario == .accounts ? options.configPath ?? AccountsStory.path : AccountsStory.path
+        if let skipped = skipped(scenario, missing: path, options, output: output) { return .success(skipped) }
+        switch prepare(path, options, note: note) {
+        case .success(let loaded):
+            return await AccountsStory.run(loaded.config, retries: options.retries, interrupt: interrupt, live: live)
+        case .failure(let problem): return .failure(problem)
+        }
     case .transient: return .success(await TransientStory.run(callers: callers, retries: retries))
     case .permanent: return .success(await PermanentStory.run(callers: callers, retries: retries))
     case .logout: return .success(await LogoutStory.run(callers: callers, retries: retries))

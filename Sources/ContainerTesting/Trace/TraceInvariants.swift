@@ -69,7 +69,8 @@ public enum TraceInvariants {
     }
 
     /// Inside one build: a node starts only after each of its dependencies succeeded or was reused in the
-    /// same build (in a scope instance's build, app services come with the instance); an optional
+    /// same build (in a scope instance's build, the services of the app and of the scopes it is
+    /// nested in come with the instance); an optional
     /// dependency may instead have ended without a value.
     public static func dependenciesFirst(_ graph: ServiceGraph) -> TraceExpectation {
         TraceExpectation("a node starts only after all its dependencies have values") { events in
@@ -82,8 +83,12 @@ public enum TraceInvariants {
                 case .nodeStarted:
                     let node = event.kind.node ?? ""
                     let have = ready[BuildKey(event)] ?? []
+                    // The instance's scope: the last link of its label (`account#ada/scene#w1`: scene).
+                    let scope = event.scope.map {
+                        String($0.split(separator: "/").last?.split(separator: "#").first ?? "")
+                    }
                     let missing = (graph.dependencies(of: node) ?? []).filter { dependency in
-                        !have.contains(dependency) && !(event.scope != nil && graph.lifetime(of: dependency) == .app)
+                        !have.contains(dependency) && !(scope != nil && graph.lifetime(of: dependency)?.scope != scope)
                             && graph.isOptional(dependency) != true
                     }
                     if !missing.isEmpty {

@@ -46,15 +46,19 @@ struct DemoTraceFormatTests {
         ChromeTraceChecks.expectWellFormed(chrome)
         let processes = chrome.filter { $0["name"] as? String == "process_name" }
             .compactMap { ($0["args"] as? [String: Any])?["name"] as? String }
-        // One process per story, and one per scope instance the cold start (scene and push) and
-        // the scopes story (two windows and a push) open.
+        // One process per story, and one per scope instance the cold start (scene and push), the
+        // scopes story (two windows and a push) and the accounts story (two accounts, a window in
+        // each, a push) open.
         let stories = processes.filter { !$0.contains(" · scope ") }
         #expect(stories == DemoScenario.stories.map { "container (\($0.name))" })
         #expect(
             processes.filter { $0.contains(" · scope ") } == [
                 "container (cold-start) · scope scene#window-1", "container (cold-start) · scope push#notification-42",
                 "container (scopes) · scope scene#window-1", "container (scopes) · scope scene#window-2",
-                "container (scopes) · scope push#notification-42",
+                "container (scopes) · scope push#notification-42", "container (accounts) · scope account#ada",
+                "container (accounts) · scope account#grace", "container (accounts) · scope account#ada/scene#window-1",
+                "container (accounts) · scope account#grace/scene#window-2",
+                "container (accounts) · scope account#grace/push#notification-7",
             ])
     }
 

@@ -35,8 +35,8 @@ struct ConfigFileTests {
         #expect(
             error.description
                 == "\(PackagePaths.configs.path):1:1: cannot read the config file: it is a directory, not a file; "
-                + "give the path of a JSON config file in it (it holds app.json, broken.json, launch.json, "
-                + "permanent.json, startup-simulated.json, ...)")
+                + "give the path of a JSON config file in it (it holds accounts.json, app.json, broken.json, "
+                + "launch.json, permanent.json, ...)")
     }
 
     @Test func aMissingFileAndAMissingFolderAreNamed() throws {
