@@ -324,4 +324,41 @@ struct NestedScopeTests {
         #expect(app.torn.entries == ["account#ada/accountStore"], "the router never finished")
         #expect(container.openScopes.isEmpty)
     }
+
+    @Test("An app service fans out over the open accounts: the instance updates supplied as an input")
+    func appServiceFollowsInstances() async throws {
+        let openAccounts = ServiceKey<ScopeInstanceUpdates>("openAccounts")
+        let seen = Locked<[[String]]>([])
+        let loggedOut = Gate()
+        let follower = ServiceKey<Task<Void, Never>>("follower")
+        let graph = try ServiceGraph(
+            [
+                ServiceSpec.input(openAccounts),
+                ServiceSpec(follower, dependsOn: ["openAccounts"]) { context in
+                    let updates = try context[openAccounts]
+                    return Task {
+                        for await accounts in updates {
+                            seen.withLock { $0.append(accounts.map(\.id)) }
+                            if accounts.map(\.id) == ["grace"] { loggedOut.open() }
+                        }
+                    }
+                },
+                ServiceSpec(.built("accountStore"), lifetime: .scope("account")) { context in
+                    Built(service: "accountStore", generation: context.generation, instance: context.scopeInstance)
+                },
+            ], scopes: ["account"])
+        let container = ServiceContainer(graph: graph)
+        try await container.supply(openAccounts, container.instanceUpdates(of: "account"))
+        let task = try await withTimeout { try await container.service(follower) }
+        let ada = try container.openScope("account", id: "ada")
+        _ = try container.openScope("account", id: "grace")
+        try await withTimeout { _ = try await ada.close() }
+        // The service is told of the logout (newest first: it may skip the lists in between).
+        try await loggedOut.wait(timeout: .seconds(60), "the follower to see the logout")
+        try await withTimeout { _ = try await container.shutdown() }
+        // The sequence ends at the shutdown, and so does the service's loop.
+        try await withTimeout { await task.value }
+        let lists = seen.withLock { $0 }
+        #expect(lists.last == ["grace"] || lists.last == [], "\(lists)")
+    }
 }
