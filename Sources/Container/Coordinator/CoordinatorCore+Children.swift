@@ -46,7 +46,7 @@ extension CoordinatorCore {
     /// Wakes the observers of the open instances (each lists them itself, the newest), here and
     /// up the parent chain (the app lists nested instances too).
     func instancesChanged() {
-        if instanceChanges.hasConsumers { instanceChanges.offer(0).resume() }
+        if let feeds = feedsIfMade, feeds.instances.hasConsumers { feeds.instances.offer(0).resume() }
         link?.parent.instancesChanged()
     }
 

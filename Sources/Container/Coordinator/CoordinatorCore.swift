@@ -58,14 +58,9 @@ final class CoordinatorCore: Sendable {
     private let callerIDs = Atomic<Int>(0)
     /// Completes once the coordinator shut down (closed) and its values are torn down.
     let ended = Completion()
-    /// The changes of the published snapshot, for their observers (``SnapshotUpdates``,
-    /// ``ObservedServices``): offered in the same critical section as the hot path's slot, so
-    /// observers see them in the order they were made.
-    let snapshotFeed = LatestFeed<SnapshotChange>()
-    /// A tick per transition while anyone observes the status (``StatusUpdates``).
-    let statusChanges = LatestFeed<Int>()
-    /// A tick per scope instance opened or ended, for the observers of the open instances.
-    let instanceChanges = LatestFeed<Int>()
+    /// The feeds of the observers, made by the first one (``feeds``): most scope instances are
+    /// never observed.
+    private let observers = LazyReference<Feeds>()
 
     /// The app's coordinator, over the app part of `declared`.
     init(declared: ServiceGraph, policy: BuildPolicy, tuning: SchedulerTuning, tracer: Tracer) {
@@ -116,6 +111,26 @@ final class CoordinatorCore: Sendable {
     var current: AppServices? { published.load() }
 
     @usableFromInline var generation: Int { published.generation }
+
+    /// The feeds of this coordinator's observers, made by the first (in the state lock, so it
+    /// starts with the published snapshot and misses no transition; after the shutdown, ended).
+    var feeds: Feeds {
+        machine.withLock { machine in
+            observers.get {
+                let feeds = Feeds()
+                if let snapshot = published.load() { _ = feeds.snapshots.offer(.publish(snapshot)) }
+                if case .shutDown = machine.phase {
+                    _ = feeds.snapshots.finish()
+                    _ = feeds.status.finish()
+                    _ = feeds.instances.finish()
+                }
+                return feeds
+            }
+        }
+    }
+
+    /// The feeds of this coordinator's observers, if any observer made them (in the state lock).
+    var feedsIfMade: Feeds? { machine.withLock { _ in observers.ifMade } }
 
     /// The labels of the instances opened here (closing ones too) and the cores of the open
     /// ones, in the order they opened.
@@ -351,45 +366,63 @@ final class CoordinatorCore: Sendable {
     /// the order of the transitions) and stamps the trace events. After unlocking, it releases a
     /// replaced snapshot and delivers the events; the caller carries out the rest of the action.
     func transition<Action>(_ event: (inout Machine, Duration) -> Action) -> Action {
-        let (action, events, retired, woken, isShutDown) = machine.withLock { machine in
+        let (action, events, retired, woken, isShutDown, feeds) = machine.withLock { machine in
             let action = event(&machine, tracer.now)
             var retired: RetiredSnapshot?
             var woken: [LatestFeed<SnapshotChange>.Wake] = []
+            // Read in the lock, where it is made: until an observer made them, there is none to offer to.
+            let feeds = observers.ifMade
             if let change = machine.snapshotChange {
                 machine.snapshotChange = nil
                 switch change {
                 case .publish(let snapshot):
                     retired = published.exchange(snapshot)
-                    woken.append(snapshotFeed.offer(change))
+                    if let feeds { woken.append(feeds.snapshots.offer(change)) }
                 case .newGeneration:
                     retired = published.exchange(nil)
                     // Told to the views of the services only: a sequence of snapshots skips it.
-                    woken.append(snapshotFeed.clear(telling: change))
+                    if let feeds { woken.append(feeds.snapshots.clear(telling: change)) }
                 case .clear:
                     // The shutdown: the feed finishes below; views keep what they showed.
                     retired = published.exchange(nil)
-                    woken.append(snapshotFeed.clear(telling: nil))
+                    if let feeds { woken.append(feeds.snapshots.clear(telling: nil)) }
                 }
             }
             published.setGeneration(machine.generation, isShutDown: machine.refusal() != nil)
             // Observers end once shut down, not while draining (its build may still publish).
             let isShutDown = if case .shutDown = machine.phase { true } else { false }
-            if isShutDown { woken.append(snapshotFeed.finish()) }
+            if isShutDown, let feeds { woken.append(feeds.snapshots.finish()) }
             machine._checkInvariants()
             // Stamped in the lock, so the trace orders events as the transitions happened.
-            return (action, tracer.stamp(machine.trace.take()), retired, woken, isShutDown)
+            return (action, tracer.stamp(machine.trace.take()), retired, woken, isShutDown, feeds)
         }
         // Outside the lock: waiting for readers never holds up another transition.
         if let retired { published.retire(retired) }
         for wake in woken { wake.resume() }
-        if isShutDown {
-            // Once shut down, every observer ends (also one that subscribes later).
-            statusChanges.finish().resume()
-            instanceChanges.finish().resume()
-        } else if statusChanges.hasConsumers {
-            statusChanges.offer(0).resume()
+        if let feeds {
+            if isShutDown {
+                // Once shut down, every observer ends (also one that subscribes later).
+                feeds.status.finish().resume()
+                feeds.instances.finish().resume()
+            } else if feeds.status.hasConsumers {
+                feeds.status.offer(0).resume()
+            }
         }
         tracer.deliver(events)
         return action
+    }
+}
+
+extension CoordinatorCore {
+    /// The feeds of a coordinator's observers (see <doc:ObservingTheServices>).
+    final class Feeds: Sendable {
+        /// The changes of the published snapshot (``SnapshotUpdates``, ``ObservedServices``):
+        /// offered in the same critical section as the hot path's slot, so observers see them in
+        /// the order they were made.
+        let snapshots = LatestFeed<SnapshotChange>()
+        /// A tick per transition while anyone observes the status (``StatusUpdates``).
+        let status = LatestFeed<Int>()
+        /// A tick per scope instance opened or ended, for the observers of the open instances.
+        let instances = LatestFeed<Int>()
     }
 }

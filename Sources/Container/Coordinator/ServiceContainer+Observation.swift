@@ -2,7 +2,7 @@ extension ServiceContainer {
     /// The snapshots the container publishes, as it publishes them: each generation (after a
     /// `start()`, a reset, a reload) and each growth of one (a request that built more); newest
     /// first for a slow consumer; it ends at the shutdown (see <doc:ObservingTheServices>).
-    public var snapshots: SnapshotUpdates { SnapshotUpdates(feed: core.snapshotFeed) }
+    public var snapshots: SnapshotUpdates { SnapshotUpdates(feed: core.feeds.snapshots) }
 
     /// The successive values of the service of `key`: one each time a published snapshot holds
     /// a value of it other than the last one given (see <doc:ObservingTheServices>).
@@ -13,6 +13,6 @@ extension ServiceContainer {
     /// The container's ``status`` now, then after each change of its state, until the shutdown
     /// (see <doc:ObservingTheServices>).
     public var statusUpdates: StatusUpdates {
-        StatusUpdates(changes: core.statusChanges) { [core] in core.status }
+        StatusUpdates(changes: core.feeds.status) { [core] in core.status }
     }
 }

@@ -2,7 +2,7 @@ extension ScopeInstance {
     /// The snapshots the instance publishes, as it publishes them (each generation and each
     /// growth; newest first for a slow consumer); it ends when the instance is closed or
     /// superseded (see <doc:ObservingTheServices>).
-    public var snapshots: SnapshotUpdates { SnapshotUpdates(feed: core.snapshotFeed) }
+    public var snapshots: SnapshotUpdates { SnapshotUpdates(feed: core.feeds.snapshots) }
 
     /// The successive values of the service of `key` in the instance's snapshots (see
     /// <doc:ObservingTheServices>).
@@ -13,6 +13,6 @@ extension ScopeInstance {
     /// The instance's status (a ``ContainerStatus``) now, then after each change of its state, until it is closed
     /// (see <doc:ObservingTheServices>).
     public var statusUpdates: StatusUpdates {
-        StatusUpdates(changes: core.statusChanges) { [core] in core.status }
+        StatusUpdates(changes: core.feeds.status) { [core] in core.status }
     }
 }

@@ -22,7 +22,7 @@ extension ServiceContainer {
     /// }
     /// ```
     public func instanceUpdates(of scope: String) -> ScopeInstanceUpdates {
-        ScopeInstanceUpdates(changes: core.instanceChanges) { [core] in
+        ScopeInstanceUpdates(changes: core.feeds.instances) { [core] in
             core.openInstances(of: scope).map(ScopeInstance.init(core:))
         }
     }

@@ -174,7 +174,7 @@ struct ObservedServicesTests {
                 if context.generation == 2 { try await gate.cancellableWait() }
             },
         ])
-        let feed = container.core.snapshotFeed
+        let feed = container.core.feeds.snapshots
         let observed = ObservedServices(container)
         let session = ServiceKey<Made>.made("session")
         let sessionReader = ChangeCounter { _ = observed[session] }

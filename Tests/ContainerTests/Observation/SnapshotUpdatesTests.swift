@@ -88,7 +88,7 @@ struct SnapshotUpdatesTests {
         let last = try await container.start()
         // Quiescent now: every consumer ends up with the last snapshot; then the shutdown ends them.
         try await withTimeout(.seconds(30), "every consumer to take the last snapshot") {
-            while container.core.snapshotFeed.hasPending { await Task.yield() }
+            while container.core.feeds.snapshots.hasPending { await Task.yield() }
         }
         _ = try await container.shutdown()
         for consumer in consumers {
@@ -181,7 +181,7 @@ struct SnapshotUpdatesTests {
     @Test("copies of one iterator waiting at once: each snapshot goes to one of them, the earlier first; both end")
     func copiesOfOneIterator() async throws {
         let container = try container(OrderLog())
-        let feed = container.core.snapshotFeed
+        let feed = container.core.feeds.snapshots
         let iterator = container.snapshots.makeAsyncIterator()
         /// A task taking one snapshot from a copy of `iterator`, returned once it waits.
         func waitingCopy() async throws -> Task<AppServices?, Never> {
@@ -211,7 +211,7 @@ struct SnapshotUpdatesTests {
     @Test("an iterator that is dropped unsubscribes: the feed holds no snapshot for it")
     func droppedIterator() async throws {
         let container = try container(OrderLog())
-        let feed = container.core.snapshotFeed
+        let feed = container.core.feeds.snapshots
         #expect(!feed.hasConsumers)
         do {
             var dropped = container.snapshots.makeAsyncIterator()
