@@ -44,12 +44,14 @@ final class CoordinatorCore: Sendable {
     }
 
     let link: Link?
-    /// The values supplied for input services (a scope instance's is its app's).
-    let inputs: InputStore
+    /// What the app's coordinator and its scope instances share (one object, not a copy each).
+    let settings: CoordinatorSettings
     let tracer: Tracer
-    let redactor: Redactor
-    let policy: BuildPolicy
-    let tuning: SchedulerTuning
+    /// The values supplied for input services (a scope instance's is its app's).
+    var inputs: InputStore { settings.inputs }
+    var redactor: Redactor { settings.redactor }
+    var policy: BuildPolicy { settings.policy }
+    var tuning: SchedulerTuning { settings.tuning }
     private let machine: Locked<Machine>
     /// The published snapshot and generation, for the synchronous hot path: lock-free reads
     /// (see `SnapshotSlot`); changed only under `machine`'s lock, in the same order as the state.
@@ -65,36 +67,29 @@ final class CoordinatorCore: Sendable {
     /// The app's coordinator, over the app part of `declared`.
     init(declared: ServiceGraph, policy: BuildPolicy, tuning: SchedulerTuning, tracer: Tracer) {
         self.link = nil
-        self.inputs = InputStore()
         self.tracer = tracer
-        self.policy = policy
-        self.tuning = tuning
         // Every secret of the graph, scoped services' too: scope instances share this redactor.
-        redactor = Redactor(combining: [declared.redactor])
+        let settings = CoordinatorSettings(
+            policy: policy, tuning: tuning, redactor: Redactor(combining: [declared.redactor]), inputs: InputStore())
+        self.settings = settings
         machine = Locked(
             Machine(
                 declared: declared,
                 tickets: TicketFactory(
-                    policy: policy, tuning: tuning, tracer: tracer, redactor: redactor, scopeInstance: nil,
-                    parameters: ScopeParameters(), inputs: inputs)))
+                    settings: settings, tracer: tracer, scopeInstance: nil, parameters: ScopeParameters())))
         published = SnapshotSlot(answersReadyInline: !tracer.isEnabled)
     }
 
     /// A scope instance's coordinator, over its scope's `part`, opened on `parent`.
     init(part: ServiceGraph, runTimes: NodeRunTimes, link: Link) {
         self.link = link
-        let parent = link.parent
-        inputs = parent.inputs
-        tracer = parent.tracer.scoped(link.label)
-        redactor = parent.redactor
-        policy = parent.policy
-        tuning = parent.tuning
+        settings = link.parent.settings
+        tracer = link.parent.tracer.scoped(link.label)
         machine = Locked(
             Machine(
                 declared: part,
                 tickets: TicketFactory(
-                    policy: policy, tuning: tuning, tracer: tracer, redactor: redactor, scopeInstance: link.label,
-                    parameters: link.parameters, inputs: inputs),
+                    settings: settings, tracer: tracer, scopeInstance: link.label, parameters: link.parameters),
                 runTimes: runTimes))
         published = SnapshotSlot(answersReadyInline: !tracer.isEnabled, shards: 1)
     }

@@ -33,8 +33,9 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
         /// A graceful shutdown (operation `shutdown`) lets the build in flight finish; new
         /// callers and operations are refused.
         case draining(shutdown: Int)
-        /// Shut down (or closed): every call is refused with `error`.
-        case shutDown(ContainerError)
+        /// Shut down (or closed): every call is refused with `error` (boxed: the phase of an open
+        /// coordinator takes a word, not the size of an error).
+        indirect case shutDown(ContainerError)
     }
 
     var phase = Phase.open
@@ -45,7 +46,12 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
     var build: BuildState?
     /// A build a reset, reload or shutdown superseded, still running (its nodes finish, its
     /// values go to the teardown).
-    var stopping: BuildState?
+    var stopping: BuildState? {
+        get { stoppingStorage.value }
+        set { stoppingStorage = OutOfLine(newValue) }
+    }
+    /// ``stopping``, out of line: rarely there, so a coordinator keeps a word for it.
+    private var stoppingStorage = OutOfLine<BuildState>(nil)
     var teardowns = Teardowns()
     var children = Children()
     /// Trace events of the transitions so far; the storage takes them after every event.
@@ -351,16 +357,36 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
 
 /// What makes a build's ticket: what every build of one coordinator shares.
 struct TicketFactory: Sendable {
-    let policy: BuildPolicy
-    let tuning: SchedulerTuning
+    /// What the app's coordinator and its scope instances share.
+    let settings: CoordinatorSettings
     /// The coordinator's tracer (a scope instance's labels its events).
     let tracer: Tracer
-    let redactor: Redactor
     /// The scope instance (`push#notification-42`), `nil` for the app.
     let scopeInstance: String?
     let parameters: ScopeParameters
+
+    var policy: BuildPolicy { settings.policy }
+    var tuning: SchedulerTuning { settings.tuning }
+    var redactor: Redactor { settings.redactor }
     /// The container's inputs (a scope instance shares its app's).
-    var inputs = InputStore()
+    var inputs: InputStore { settings.inputs }
+
+    init(settings: CoordinatorSettings, tracer: Tracer, scopeInstance: String?, parameters: ScopeParameters) {
+        self.settings = settings
+        self.tracer = tracer
+        self.scopeInstance = scopeInstance
+        self.parameters = parameters
+    }
+
+    /// A factory with settings of its own (a state machine driven as a value).
+    init(
+        policy: BuildPolicy, tuning: SchedulerTuning, tracer: Tracer, redactor: Redactor, scopeInstance: String?,
+        parameters: ScopeParameters, inputs: InputStore = InputStore()
+    ) {
+        self.init(
+            settings: CoordinatorSettings(policy: policy, tuning: tuning, redactor: redactor, inputs: inputs),
+            tracer: tracer, scopeInstance: scopeInstance, parameters: parameters)
+    }
 
     func ticket(
         id: Int, build: BuildAttempt, graph: ServiceGraph, values: SlotValues, runTimes: NodeRunTimes, priority: UInt8
