@@ -90,6 +90,13 @@ public struct ServiceSpec: Sendable {
         get { storage.fields.isOptional }
         set { change { $0.isOptional = newValue } }
     }
+    /// Whether the service must be readable with ``ServiceContainer/resolveNow(_:)``: validation
+    /// checks that it and everything it depends on are synchronous (config `"sync": true`; see
+    /// <doc:LaunchTiers>). Not part of the declaration a reload compares.
+    public var sync: Bool {
+        get { storage.fields.sync }
+        set { change { $0.sync = newValue } }
+    }
     /// Dependencies declared with typed keys: validation checks that each service's provider
     /// makes the key's type. Their names are in ``dependsOn`` too.
     public var typedDependencies: [AnyServiceKey] {
@@ -214,6 +221,7 @@ extension ServiceSpec {
         var group: String?
         var start: StartPolicy = .eager
         var isOptional: Bool = false
+        var sync: Bool = false
         var typedDependencies: [AnyServiceKey] = []
         var location: ConfigLocation?
     }
@@ -233,5 +241,31 @@ extension ServiceSpec {
     private mutating func change(_ body: (inout Fields) -> Void) {
         if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
         body(&storage.fields)
+    }
+}
+
+extension ServiceSpec {
+    /// Declares the service of `key`, made by a synchronous closure, in code: it can be read
+    /// with ``ServiceContainer/resolveNow(_:)`` when everything it depends on is synchronous too
+    /// (see <doc:LaunchTiers>). The closure must return promptly; it has no timeout and no
+    /// retries (a failure counts for the build, like any other).
+    ///
+    /// ```swift
+    /// ServiceSpec.synchronous(.settings) { _ in Settings() }
+    /// ```
+    public static func synchronous<Value: Sendable>(
+        _ key: ServiceKey<Value>, dependsOn: [String] = [], options: ServiceOptions = ServiceOptions(),
+        lifetime: Lifetime = .app, group: String? = nil, start: StartPolicy = .eager, sync: Bool = false,
+        tearDown: (@Sendable (Value) async throws -> Void)? = nil, fileID: String = #fileID, line: Int = #line,
+        make: @escaping @Sendable (ProviderContext) throws -> Value
+    ) -> ServiceSpec {
+        var spec = ServiceSpec(
+            name: key.name, provider: SynchronousClosureProvider(id: "closure", tearDown: tearDown, make: make),
+            dependsOn: dependsOn, options: options, location: ConfigLocation(file: fileID, line: line))
+        spec.lifetime = lifetime
+        spec.group = group
+        spec.start = start
+        spec.sync = sync
+        return spec
     }
 }
