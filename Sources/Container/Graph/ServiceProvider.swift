@@ -112,6 +112,9 @@ extension ServiceProvider where Settings == ServiceOptions {
 /// }
 /// ```
 public protocol SynchronousServiceProvider<Value>: ServiceProvider {
+    /// The type of value this provider makes (restated, so that it is inferred from ``makeNow(_:)``).
+    associatedtype Value
+
     /// Makes the value, without suspending.
     func makeNow(_ context: ProviderContext) throws -> Value
 }
