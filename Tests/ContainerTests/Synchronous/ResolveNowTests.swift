@@ -237,4 +237,38 @@ struct ResolveNowTests {
         _ = try await scene.close()
         #expect(throws: ContainerError.self) { try scene.resolveNow(router) }
     }
+
+    // A thread comes first: the held node blocks the thread that runs it, and the pool's few
+    // threads must never be the ones blocked (a task's build would run it there).
+    @Test(
+        "two threads and a task, in every order after a thread that runs the held shared node: each node runs once",
+        arguments: [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0]])
+    func everyOrder(order: [Int]) async throws {
+        let app = SyncApp()
+        let gate = app.hold("settings")
+        let watcher = TraceWatcher()
+        let container = ServiceContainer(graph: try app.graph(), trace: [watcher])
+        var callers: [Task<Built, any Error>] = []
+        for (position, caller) in order.enumerated() {
+            let task: Task<Built, any Error>
+            switch caller {
+            case 0: task = Task { try await offThePool { try container.resolveNow(SyncApp.delegate) } }
+            case 1: task = Task { try await offThePool { try container.resolveNow(SyncApp.registrar) } }
+            default: task = Task { try await container.start(needs: [SyncApp.feed.erased])[SyncApp.feed] }
+            }
+            callers.append(task)
+            // The first caller starts the build, which runs the held settings; the others join it.
+            if position == 0 { try await offThePool { try gate.waitUntilReached() } }
+        }
+        // Every caller joined while the held node runs.
+        try await watcher.wait(for: "the three callers to join") { events in
+            events.count { $0.kind.name == "caller.joined" } >= 3
+        }
+        #expect(app.count("settings") == 1 && !watcher.events.contains { $0.kind.name == "node.succeeded" })
+        gate.open()
+        for caller in callers { _ = try await withTimeout { try await caller.value } }
+        for name in ["settings", "notificationDelegate", "taskRegistrar", "database", "feed"] {
+            #expect(app.count(name) == 1, "\(name) in order \(order)")
+        }
+    }
 }
