@@ -67,7 +67,8 @@ extension ServiceGraph {
         let groups = Self.resolveGroups(
             specs: specs, accepted: accepted, providers: providers, dependencies: &dependencies, issues: &issues)
         Self.checkTypedEdges(
-            specs: specs, accepted: accepted, providers: providers, dependencies: dependencies, issues: &issues)
+            specs: specs, accepted: accepted, slotOfName: slotOfName, providers: providers, dependencies: dependencies,
+            issues: &issues)
         Self.findCycles(names: accepted.map { specs[$0].name }, dependencies: dependencies) {
             specs[accepted[$0]].location
         }.forEach { issues.append($0) }
