@@ -14,16 +14,17 @@ extension CoordinatorStateMachine {
             if !demand.failed {
                 let snapshot =
                     publishing
-                    ? publishedHolding(demand.closure, build: ended)
+                    ? publishedHolding(build: ended)
                     : AppServices(
                         generation: generation, report: lastReport ?? report(now: now), layout: graph.layout,
                         values: state.values, scope: scopeInstance, appGeneration: appGeneration,
                         holdsEager: eagerIsBuilt)
                 resume.append(resumption(demand, .snapshot(snapshot), result: .snapshot, build: build))
             } else {
-                var error = failure(of: demand.required, report: lastReport ?? report(now: now))
+                let required = requiredSlots(of: demand)
+                var error = failure(of: required, report: lastReport ?? report(now: now))
                 // Draining, an input never supplied failed because the shutdown ended its wait.
-                if case .draining = phase, needsUnsuppliedInput(demand.required) {
+                if case .draining = phase, needsUnsuppliedInput(required) {
                     error = .shutDown(generation: generation)
                 }
                 resume.append(resumption(demand, .failure(error), result: .failure, build: build))
@@ -31,6 +32,10 @@ extension CoordinatorStateMachine {
         }
         return resume
     }
+
+    /// The part of `demand`'s closure whose failure fails it (made from its key when the graph
+    /// has no optional services: only a failed demand needs it).
+    func requiredSlots(of demand: Demands.Demand) -> SlotSet { demand.required ?? required(of: demand.key) }
 
     /// The error of a request whose required nodes include one without a value: a permanent
     /// failure before used-up attempts before a transient failure.

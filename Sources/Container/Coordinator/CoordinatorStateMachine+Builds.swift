@@ -7,11 +7,13 @@ extension CoordinatorStateMachine {
 
     /// Adds `missing` (in topological order) to the build of the generation, making the build
     /// if there is none, and starts what can start: ready nodes of a launched build at once, or
-    /// the build itself when no job stands in its way. `closure` is the request's (its nodes
-    /// with a value are traced as reused by the build), `label` its caller's (traced as whom the
-    /// nodes were added for). `fromCaller`: the request's caller may start the build on its own thread.
+    /// the build itself when no job stands in its way. `closure` is the request's, when traced
+    /// (its nodes with a value are traced as reused by the build), `label` its caller's (traced
+    /// as whom the nodes were added for). `fromCaller`: the request's caller may start the build
+    /// on its own thread.
     mutating func add(
-        _ missing: [Int], closure: SlotSet, for label: String, priority: UInt8, fromCaller: Bool, now: Duration
+        _ missing: [Int], reusing closure: SlotSet?, for label: String, priority: UInt8, fromCaller: Bool,
+        now: Duration
     ) -> Start {
         guard !missing.isEmpty else { return Start() }
         // Taken out (moved, not copied), so the build's arrays are changed in place: here and in
@@ -44,7 +46,7 @@ extension CoordinatorStateMachine {
         guard current.isLaunched else {
             if !ready.isEmpty { current.ready += ready }
             if !fetch.isEmpty { current.toFetch += fetch }
-            if trace.isEnabled {
+            if trace.isEnabled, let closure {
                 current.reused = current.reused?.union(closure) ?? closure
                 if !added.isEmpty { current.added.append((added, label)) }
             }
@@ -56,7 +58,7 @@ extension CoordinatorStateMachine {
         }
         var start = Start()
         if !added.isEmpty { record(.buildAdded(nodes: added, caller: label), current.build) }
-        traceReused(closure, in: &current)
+        if let closure { traceReused(closure, in: &current) }
         if current.awaitingApp || !fetch.isEmpty {
             current.ready += ready
         } else if !current.stopped && !ready.isEmpty {
@@ -213,8 +215,8 @@ extension CoordinatorStateMachine {
             }
             let failsARequest =
                 !graph.hasOptionalServices
-                || completed.contains { $0.required.contains(slot) }
-                || demands.demands.contains { $0.required.contains(slot) }
+                || completed.contains { $0.requires(slot) }
+                || demands.demands.contains { $0.requires(slot) }
             if policy.failureMode == .failFast && !current.stopped && failsARequest {
                 current.stopped = true
                 cancel = current.ticket

@@ -47,7 +47,7 @@ extension CoordinatorStateMachine {
         /// build in flight already, and `failed` tells whether a required one settled without a
         /// value. `absent`: nodes outside `required` that cannot be built now (blocked, settled
         /// without a value, or needing such a node), which the request does not wait for.
-        case needed(missing: [Int], unsettled: Int, failed: Bool, absent: [Int] = [])
+        case needed(missing: [Int], unsettled: [Int], failed: Bool, absent: [Int] = [])
     }
 
     /// What `closure` lacks: sticky failures first, then nodes waiting for their next attempt.
@@ -60,7 +60,7 @@ extension CoordinatorStateMachine {
         }
         var missing: [Int] = []
         missing.reserveCapacity(min(closure.count, graph.nodes.count - state.values.count))
-        var unsettled = 0
+        var unsettled: [Int] = []
         var failed = false
         var waiting: ContainerError?
         for slot in graph.topologicallyOrdered(closure) where !state.hasValue(slot) {
@@ -71,7 +71,7 @@ extension CoordinatorStateMachine {
             }
             // `build?.` reads the build in place (`if let build` would copy it, and retain its arrays).
             if build?.isMember(slot) == true {
-                if build?.isSettled(slot) == true { failed = true } else { unsettled += 1 }
+                if build?.isSettled(slot) == true { failed = true } else { unsettled.append(slot) }
                 continue
             }
             if let block = state.block(of: slot) {
@@ -84,7 +84,7 @@ extension CoordinatorStateMachine {
             missing.append(slot)
         }
         if let waiting { return .blocked(waiting, found: .waiting) }
-        if missing.isEmpty && unsettled == 0 && !failed { return .built }
+        if missing.isEmpty && unsettled.isEmpty && !failed { return .built }
         return .needed(missing: missing, unsettled: unsettled, failed: failed)
     }
 
@@ -99,7 +99,7 @@ extension CoordinatorStateMachine {
         _ closure: SlotSet, required: SlotSet, retrying: SlotSet, now: Duration
     ) -> ClosureNeed {
         var missing: [Int] = []
-        var unsettled = 0
+        var unsettled: [Int] = []
         var failed = false
         var waiting: ContainerError?
         var absent: [Int] = []
@@ -126,7 +126,7 @@ extension CoordinatorStateMachine {
                         isAbsent.contains(dependency) && !graph.nodes[dependency].isOptional
                     }
                 guard build?.isSettled(slot) == true || doomed else {
-                    unsettled += 1
+                    unsettled.append(slot)
                     continue
                 }
                 if isRequired { failed = true } else { cannotBuild = true }
@@ -152,7 +152,7 @@ extension CoordinatorStateMachine {
             }
         }
         if let waiting { return .blocked(waiting, found: .waiting) }
-        if missing.isEmpty && unsettled == 0 && !failed { return .built }
+        if missing.isEmpty && unsettled.isEmpty && !failed { return .built }
         return .needed(missing: missing, unsettled: unsettled, failed: failed, absent: absent)
     }
 }

@@ -165,9 +165,9 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
             let raised = demands.park(entry, at: index, priority: priority)
             return .park(raise: raised ? raise(to: priority) : nil, start: Start())
         }
-        var closure = closure(of: key)
-        let required = graph.hasOptionalServices ? required(of: key) : closure
-        switch inspect(closure, required: required, retrying: retrying(for: key), now: now) {
+        let closure = closure(of: key)
+        let required = graph.hasOptionalServices ? required(of: key) : nil
+        switch inspect(closure, required: required ?? closure, retrying: retrying(for: key), now: now) {
         case .built:
             if graph.hasOptionalServices {
                 for slot in closure.slots
@@ -178,17 +178,14 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
                 }
             }
             traceAnswer(label, key, found: .ready, result: .snapshot)
-            return .answer(waiter, .snapshot(publishedHolding(closure)))
+            return .answer(waiter, .snapshot(publishedHolding()))
         case .blocked(let error, let found):
             traceAnswer(label, key, found: found, result: .failure)
             return .answer(waiter, .failure(error))
         case .needed(let missing, let unsettled, let failed, let absent):
             // Optional nodes that cannot be built now are not waited for.
-            for slot in absent {
-                closure.remove(slot)
-                if graph.nodes[slot].isOptional && state.absences[slot] == nil {
-                    state.noteAbsence(of: slot, "\(graph.nodes[slot].name) skipped: a service it needs failed")
-                }
+            for slot in absent where graph.nodes[slot].isOptional && state.absences[slot] == nil {
+                state.noteAbsence(of: slot, "\(graph.nodes[slot].name) skipped: a service it needs failed")
             }
             let found: TraceEvent.CallerState = build == nil ? .idle : .running
             if isCancelled {
@@ -200,16 +197,16 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
             recordJoined(
                 label, key, found: found,
                 build: build?.build ?? BuildAttempt(generation: generation, attempt: state.builds + 1))
-            var demand = Demands.Demand(
-                key: key, closure: closure, required: required, pending: missing.count + unsettled, priority: priority)
+            var demand = Demands.Demand(key: key, required: required, priority: priority)
             demand.failed = failed
             demand.callers.park(entry)
-            let start = add(missing, closure: closure, for: label, priority: priority, fromCaller: true, now: now)
-            if demand.pending == 0 {
+            let reused = trace.isEnabled ? closure : nil
+            let start = add(missing, reusing: reused, for: label, priority: priority, fromCaller: true, now: now)
+            if missing.isEmpty && unsettled.isEmpty {
                 // Every node it needs has settled in the build in flight, not all with a value.
-                return .answer(waiter, .failure(failure(of: demand.required, report: report(now: now))))
+                return .answer(waiter, .failure(failure(of: requiredSlots(of: demand), report: report(now: now))))
             }
-            _ = demands.add(demand)
+            _ = demands.add(demand, waitingFor: missing + unsettled)
             return .park(raise: raise(to: priority), start: start)
         }
     }
@@ -264,7 +261,7 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
     }
 
     /// The published snapshot, made anew first when values were added since it was made.
-    mutating func publishedHolding(_ closure: SlotSet, build: BuildAttempt? = nil) -> AppServices {
+    mutating func publishedHolding(build: BuildAttempt? = nil) -> AppServices {
         if let published, published.values.count == state.values.count,
             published.absences.count == state.absences.count, published.absenceVersion == state.absenceVersion
         {

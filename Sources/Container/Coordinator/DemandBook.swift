@@ -1,10 +1,12 @@
 /// The callers waiting for the build, grouped by what they asked for (a **demand**): a demand
-/// is answered once every node of its dependency closure has settled in the build, with the
-/// snapshot when all of them have values, with the failure otherwise.
+/// is answered once every node it waits for has settled in the build, with the snapshot when
+/// all of them have values, with the failure otherwise.
 ///
-/// Callers that ask for the same thing (every `start()`, say) share one demand, so a thousand
-/// joiners cost one closure. A plain value, generic over the waiter so tests drive it with
-/// integers.
+/// A demand waits for the nodes of its dependency closure the build had not settled when it
+/// was made; a request may name only the first members of the build it meets, as a member
+/// settles after every node below it (see the Demand-driven start-up article). Callers that ask
+/// for the same thing (every `start()`, say) share one demand, so a thousand joiners cost one
+/// closure. A plain value, generic over the waiter so tests drive it with integers.
 struct DemandBook<Waiter> {
     /// What a demand asks for.
     enum Key: Hashable {
@@ -22,62 +24,90 @@ struct DemandBook<Waiter> {
     /// Callers waiting for one closure.
     struct Demand {
         let key: Key
-        /// The closure's slots: the nodes whose settling this demand counts.
-        let closure: SlotSet
-        /// The part of the closure whose failure fails the demand: reached without passing an
-        /// optional service (the closure itself when the graph has none).
-        let required: SlotSet
-        /// Nodes of the closure that have not settled yet.
-        var pending: Int
+        /// The part of the closure whose failure fails the demand (reached without passing an
+        /// optional service), when the graph has optional services; `nil`: the whole closure.
+        let required: SlotSet?
+        /// Nodes it waits for that have not settled yet.
+        var pending = 0
         /// Whether a node of the closure ended without a value.
         var failed = false
         var callers = CallerRegistry<Waiter>()
         /// The highest priority among its callers (a `TaskPriority.rawValue`).
         var priority: UInt8
 
-        /// A demand with no caller yet; `required` defaults to the whole closure.
-        init(key: Key, closure: SlotSet, required: SlotSet? = nil, pending: Int, priority: UInt8) {
+        /// A demand with no caller yet, waiting for nothing yet (see ``DemandBook/add(_:waitingFor:)``).
+        init(key: Key, required: SlotSet? = nil, priority: UInt8) {
             self.key = key
-            self.closure = closure
-            self.required = required ?? closure
-            self.pending = pending
+            self.required = required
             self.priority = priority
         }
+
+        /// Whether a failure of `slot` fails the demand.
+        func requires(_ slot: Int) -> Bool { required?.contains(slot) ?? true }
     }
 
-    private(set) var demands: [Demand] = []
+    /// The demands by id, in the order they were made; `nil` once answered or left.
+    private var entries: [Demand?] = []
+    /// How many entries are not `nil`.
+    private var live = 0
+    /// Per slot, the first and the last of its waits (`-1`: none), linked in the order made: a
+    /// node's end visits only the demands waiting for it, however many others wait.
+    private var firstWait: [Int32] = []
+    private var lastWait: [Int32] = []
+    /// The waits: a demand's id, and the next wait for the same slot (`-1`: the last).
+    private var waits: [(demand: Int32, next: Int32)] = []
+
+    /// The demands waiting, in the order they were made.
+    var demands: [Demand] { entries.compactMap { $0 } }
 
     /// How many callers wait, all demands together.
-    var waitingCallers: Int { demands.reduce(0) { $0 + $1.callers.count } }
+    var waitingCallers: Int { entries.reduce(0) { $0 + ($1?.callers.count ?? 0) } }
 
-    var isEmpty: Bool { demands.isEmpty }
+    var isEmpty: Bool { live == 0 }
 
     /// The highest priority any caller waits at, if one does.
-    var priority: UInt8? { demands.map(\.priority).max() }
+    var priority: UInt8? { entries.compactMap { $0?.priority }.max() }
 
     /// The demand for `key`, if callers already wait for it.
-    func index(of key: Key) -> Int? { demands.firstIndex { $0.key == key } }
+    func index(of key: Key) -> Int? { entries.firstIndex { $0?.key == key } }
 
-    /// Adds a demand; returns its index.
-    mutating func add(_ demand: Demand) -> Int {
-        demands.append(demand)
-        return demands.count - 1
+    /// Adds `demand`, waiting for `slots` (each once, none settled yet); returns its index.
+    mutating func add(_ demand: Demand, waitingFor slots: [Int]) -> Int {
+        let id = entries.count
+        entries.append(demand)
+        entries[id]!.pending = slots.count
+        live += 1
+        if let highest = slots.max(), highest >= firstWait.count {
+            let count = max(highest + 1, firstWait.count * 2)
+            firstWait += repeatElement(-1, count: count - firstWait.count)
+            lastWait += repeatElement(-1, count: count - lastWait.count)
+        }
+        for slot in slots {
+            let wait = Int32(truncatingIfNeeded: waits.count)
+            waits.append((Int32(truncatingIfNeeded: id), -1))
+            if lastWait[slot] < 0 { firstWait[slot] = wait } else { waits[Int(lastWait[slot])].next = wait }
+            lastWait[slot] = wait
+        }
+        return id
     }
 
     /// Parks a caller on demand `index`; returns whether it raised the demand's priority.
     mutating func park(_ entry: CallerRegistry<Waiter>.Entry, at index: Int, priority: UInt8) -> Bool {
-        demands[index].callers.park(entry)
-        guard priority > demands[index].priority else { return false }
-        demands[index].priority = priority
+        entries[index]!.callers.park(entry)
+        guard priority > entries[index]!.priority else { return false }
+        entries[index]!.priority = priority
         return true
     }
 
     /// Takes a cancelled caller out; `nil` when it is not parked (already answered). A demand
     /// left without callers goes: nobody waits for it (its nodes go on building).
     mutating func remove(caller: Int) -> CallerRegistry<Waiter>.Entry? {
-        for index in demands.indices {
-            guard let entry = demands[index].callers.remove(caller) else { continue }
-            if demands[index].callers.isEmpty { demands.remove(at: index) }
+        for index in entries.indices where entries[index] != nil {
+            guard let entry = entries[index]!.callers.remove(caller) else { continue }
+            if entries[index]!.callers.isEmpty {
+                _ = take(index)
+                startAfreshIfEmpty()
+            }
             return entry
         }
         return nil
@@ -85,39 +115,55 @@ struct DemandBook<Waiter> {
 
     /// Raises every demand's priority to at least `priority` (a caller was raised).
     mutating func raise(to priority: UInt8) {
-        for index in demands.indices where demands[index].priority < priority { demands[index].priority = priority }
+        for index in entries.indices where entries[index].map({ $0.priority < priority }) == true {
+            entries[index]!.priority = priority
+        }
     }
 
     /// Node `slot` settled (with a value, or `failed`); returns the demands it completed, in
     /// the order they were made, taken out of the book.
     mutating func settled(_ slot: Int, failed: Bool) -> [Demand] {
+        guard slot < firstWait.count, firstWait[slot] >= 0 else { return [] }
         var completed: [Demand] = []
-        var index = 0
-        while index < demands.count {
-            if demands[index].closure.contains(slot) {
-                demands[index].pending -= 1
-                if failed && demands[index].required.contains(slot) { demands[index].failed = true }
-                if demands[index].pending == 0 {
-                    completed.append(demands.remove(at: index))
-                    continue
-                }
-            }
-            index += 1
+        var wait = Int(firstWait[slot])
+        firstWait[slot] = -1
+        lastWait[slot] = -1
+        while wait >= 0 {
+            let index = Int(waits[wait].demand)
+            wait = Int(waits[wait].next)
+            // A demand whose callers all left is gone; its waits stay behind.
+            guard entries[index] != nil else { continue }
+            entries[index]!.pending -= 1
+            if failed && entries[index]!.requires(slot) { entries[index]!.failed = true }
+            if entries[index]!.pending == 0 { completed.append(take(index)) }
         }
+        startAfreshIfEmpty()
         return completed
     }
 
     /// Takes out the demands with nothing pending (their closure settled before they joined).
     mutating func takeSettled() -> [Demand] {
-        let settled = demands.filter { $0.pending == 0 }
-        if !settled.isEmpty { demands.removeAll { $0.pending == 0 } }
+        var settled: [Demand] = []
+        for index in entries.indices where entries[index]?.pending == 0 { settled.append(take(index)) }
+        startAfreshIfEmpty()
         return settled
     }
 
     /// Takes every demand out (a reset or shutdown ends them).
     mutating func removeAll() -> [Demand] {
-        defer { demands = [] }
+        defer { self = DemandBook() }
         return demands
+    }
+
+    /// Takes demand `index` out (its waits stay until ``startAfreshIfEmpty()``).
+    private mutating func take(_ index: Int) -> Demand {
+        live -= 1
+        return entries[index].take()!
+    }
+
+    /// Once no demand is left, forgets the ids and waits (ids then start at 0 again).
+    private mutating func startAfreshIfEmpty() {
+        if live == 0 && !entries.isEmpty { self = DemandBook() }
     }
 
     /// Broken invariants.
@@ -128,6 +174,7 @@ struct DemandBook<Waiter> {
             if demand.callers.isEmpty { violations.append("a demand \(demand.key) without callers") }
             if demand.pending <= 0 { violations.append("a settled demand \(demand.key) still waits") }
         }
+        if live != demands.count { violations.append("\(live) demands counted, \(demands.count) kept") }
         if Set(demands.map(\.key)).count != demands.count { violations.append("two demands for the same key") }
         return violations
     }

@@ -10,28 +10,18 @@ import Testing
 struct DemandBookTests {
     typealias Book = DemandBook<Int>
 
-    static let capacity = 8
-
-    static func slots(_ slots: [Int]) -> SlotSet {
-        var set = SlotSet(capacity: capacity)
-        for slot in slots { set.insert(slot) }
-        return set
-    }
-
     /// Caller `id`, waiter `id * 10`, named `c<id>`.
     static func entry(_ id: Int) -> CallerRegistry<Int>.Entry { .init(id: id, label: "c\(id)", waiter: id * 10) }
 
-    /// Adds a demand for `key` over `closure` (`pending`: all of it unless said), parked on by
-    /// `callers` (the first makes it, as in the state machine); returns its index.
+    /// Adds a demand for `key` waiting for the slots `waiting`, parked on by `callers` (the
+    /// first makes it, as in the state machine); returns its index.
     @discardableResult
     static func add(
-        _ book: inout Book, _ key: Book.Key, closure: [Int], pending: Int? = nil, callers: [Int],
-        priority: UInt8 = 21
+        _ book: inout Book, _ key: Book.Key, waiting: [Int], callers: [Int], priority: UInt8 = 21
     ) -> Int {
-        var demand = Book.Demand(
-            key: key, closure: slots(closure), pending: pending ?? closure.count, priority: priority)
+        var demand = Book.Demand(key: key, priority: priority)
         if let first = callers.first { demand.callers.park(entry(first)) }
-        let index = book.add(demand)
+        let index = book.add(demand, waitingFor: waiting)
         for caller in callers.dropFirst() { _ = book.park(entry(caller), at: index, priority: priority) }
         return index
     }
@@ -64,8 +54,8 @@ struct DemandBookTests {
     @Test("Demands are found by key; callers of one key share a demand")
     func byKey() {
         var book = Book()
-        Self.add(&book, .eager, closure: [0, 1, 2], callers: [1])
-        Self.add(&book, .roots([1, 3]), closure: [0, 1, 3], callers: [2, 3])
+        Self.add(&book, .eager, waiting: [0, 1, 2], callers: [1])
+        Self.add(&book, .roots([1, 3]), waiting: [0, 1, 3], callers: [2, 3])
         #expect(book.index(of: .eager) == 0 && book.index(of: .roots([1, 3])) == 1)
         #expect(book.index(of: .roots([3])) == nil && book.index(of: .roots([3, 1])) == nil, "keys are exact")
         _ = book.park(Self.entry(4), at: 0, priority: 21)
@@ -80,8 +70,8 @@ struct DemandBookTests {
     @Test("park raises a demand's priority only when higher, and says so; raise(to:) lifts every lower demand")
     func priorities() {
         var book = Book()
-        Self.add(&book, .eager, closure: [0], callers: [1], priority: 21)
-        Self.add(&book, .roots([1]), closure: [1], callers: [2], priority: 9)
+        Self.add(&book, .eager, waiting: [0], callers: [1], priority: 21)
+        Self.add(&book, .roots([1]), waiting: [1], callers: [2], priority: 9)
         #expect(book.priority == 21)
         let same = book.park(Self.entry(3), at: 1, priority: 9)
         let lower = book.park(Self.entry(4), at: 1, priority: 5)
@@ -101,8 +91,8 @@ struct DemandBookTests {
     @Test("remove(caller:) hands a parked caller back once; a demand left without callers goes")
     func removeCaller() throws {
         var book = Book()
-        Self.add(&book, .eager, closure: [0, 1], callers: [1, 2])
-        Self.add(&book, .roots([2]), closure: [2], callers: [3])
+        Self.add(&book, .eager, waiting: [0, 1], callers: [1, 2])
+        Self.add(&book, .roots([2]), waiting: [2], callers: [3])
         let removed = book.remove(caller: 2)
         let entry = try #require(removed)
         #expect(entry.id == 2 && entry.waiter == 20 && entry.label == "c2")
@@ -124,13 +114,13 @@ struct DemandBookTests {
         Self.expectValid(book)
     }
 
-    @Test("settled counts the slot down in every demand whose closure holds it and completes those at zero, in order")
+    @Test("settled counts the slot down in every demand waiting for it and completes those at zero, in order")
     func settled() {
         var book = Book()
-        Self.add(&book, .eager, closure: [0, 1, 2], callers: [1])  // A
-        Self.add(&book, .roots([3]), closure: [1, 3], callers: [2])  // D
-        Self.add(&book, .roots([1]), closure: [1], callers: [3, 4])  // B
-        Self.add(&book, .roots([4]), closure: [3, 4], pending: 1, callers: [5])  // C: 4 settled before it joined
+        Self.add(&book, .eager, waiting: [0, 1, 2], callers: [1])  // A
+        Self.add(&book, .roots([3]), waiting: [1, 3], callers: [2])  // D
+        Self.add(&book, .roots([1]), waiting: [1], callers: [3, 4])  // B
+        Self.add(&book, .roots([4]), waiting: [3], callers: [5])  // C: 4 settled before it joined
 
         let none = book.settled(7, failed: true)
         #expect(none.isEmpty, "in no closure")
@@ -160,10 +150,10 @@ struct DemandBookTests {
     @Test("takeSettled takes out exactly the demands with nothing pending; until then the invariants object")
     func takeSettled() {
         var book = Book()
-        Self.add(&book, .eager, closure: [0], callers: [1])
-        Self.add(&book, .roots([1]), closure: [1], pending: 0, callers: [2])
-        Self.add(&book, .roots([2]), closure: [2], callers: [3])
-        Self.add(&book, .roots([3]), closure: [3], pending: 0, callers: [4])
+        Self.add(&book, .eager, waiting: [0], callers: [1])
+        Self.add(&book, .roots([1]), waiting: [], callers: [2])
+        Self.add(&book, .roots([2]), waiting: [2], callers: [3])
+        Self.add(&book, .roots([3]), waiting: [], callers: [4])
         #expect(book.invariantViolations().count == 2, "two settled demands still wait")
         let taken = book.takeSettled()
         #expect(taken.map(\.key) == [.roots([1]), .roots([3])] && Self.waiters(taken) == [[20], [40]])
@@ -176,10 +166,10 @@ struct DemandBookTests {
     @Test("removeAll hands back every demand with its callers, in the order made")
     func removeAll() {
         var book = Book()
-        Self.add(&book, .roots([2]), closure: [2], callers: [1, 2])
-        Self.add(&book, .eager, closure: [0, 1, 2], callers: [3])
+        Self.add(&book, .roots([2]), waiting: [2], callers: [1, 2])
+        Self.add(&book, .eager, waiting: [0, 1, 2], callers: [3])
         _ = book.settled(2, failed: true)  // completes the first
-        Self.add(&book, .roots([0]), closure: [0], callers: [4])
+        Self.add(&book, .roots([0]), waiting: [0], callers: [4])
         let all = book.removeAll()
         #expect(all.map(\.key) == [.eager, .roots([0])] && Self.waiters(all) == [[30], [40]])
         #expect(all.first?.failed == true && all.map(\.pending) == [2, 1])
@@ -191,11 +181,11 @@ struct DemandBookTests {
     @Test("The invariants catch a demand without callers, a settled one, and two demands for one key")
     func invariants() {
         var book = Book()
-        _ = book.add(.init(key: .eager, closure: Self.slots([0]), pending: 1, priority: 21))
+        _ = book.add(.init(key: .eager, priority: 21), waitingFor: [0])
         #expect(book.invariantViolations().count == 1, "nobody waits for it")
         _ = book.park(Self.entry(1), at: 0, priority: 21)
         Self.expectValid(book)
-        Self.add(&book, .eager, closure: [0], callers: [2])
+        Self.add(&book, .eager, waiting: [0], callers: [2])
         #expect(book.invariantViolations().count == 1, "two demands for .eager")
     }
 
@@ -310,13 +300,14 @@ struct DemandBookDriver: SeededDriver {
         let entry = CallerRegistry<Int>.Entry(id: caller, label: "c\(caller)", waiter: caller)
         if let index = book.index(of: key) {
             history.append("caller \(caller) joins \(Self.name(key)) at \(priority)")
-            guard let model = demands.firstIndex(where: { $0.key == key }), model == index else {
+            // The index names a demand (its id), not a position among those waiting.
+            guard let model = demands.firstIndex(where: { $0.key == key }) else {
                 return violations.append("\(key) found at \(index), model \(demands.map(\.key))")
             }
             let raised = book.park(entry, at: index, priority: priority)
-            if raised != (priority > demands[index].priority) { violations.append("park raised: \(raised)") }
-            demands[index].callers.append(caller)
-            demands[index].priority = max(demands[index].priority, priority)
+            if raised != (priority > demands[model].priority) { violations.append("park raised: \(raised)") }
+            demands[model].callers.append(caller)
+            demands[model].priority = max(demands[model].priority, priority)
             return
         }
         if demands.contains(where: { $0.key == key }) { return violations.append("\(key) not found") }
@@ -324,12 +315,10 @@ struct DemandBookDriver: SeededDriver {
         members.formUnion(closure)
         let pending = closure.intersection(unsettled).count
         let failed = !closure.isDisjoint(with: failedSlots)
-        var slots = SlotSet(capacity: Self.capacity)
-        for slot in closure { slots.insert(slot) }
-        var demand = Book.Demand(key: key, closure: slots, pending: pending, priority: priority)
+        var demand = Book.Demand(key: key, priority: priority)
         demand.failed = failed
         demand.callers.park(entry)
-        _ = book.add(demand)
+        _ = book.add(demand, waitingFor: closure.intersection(unsettled).sorted())
         guard pending > 0 else {
             // Settled before it joined: taken out at once, answered.
             history.append("caller \(caller) asks for settled \(Self.name(key))")
@@ -419,7 +408,6 @@ struct DemandBookDriver: SeededDriver {
     /// What the check compares of a demand.
     struct Row: Equatable {
         let key: Book.Key
-        let closure: [Int]
         let pending: Int
         let failed: Bool
         let priority: UInt8
@@ -428,12 +416,12 @@ struct DemandBookDriver: SeededDriver {
     mutating func check() {
         violations += book.invariantViolations()
         let actual = book.demands.map {
-            Row(key: $0.key, closure: $0.closure.slots, pending: $0.pending, failed: $0.failed, priority: $0.priority)
+            Row(key: $0.key, pending: $0.pending, failed: $0.failed, priority: $0.priority)
         }
         let model = demands.map {
             Row(
-                key: $0.key, closure: $0.closure.sorted(), pending: $0.closure.intersection(unsettled).count,
-                failed: $0.failed, priority: $0.priority)
+                key: $0.key, pending: $0.closure.intersection(unsettled).count, failed: $0.failed,
+                priority: $0.priority)
         }
         if actual != model { violations.append("demands \(actual), model \(model)") }
         let callers = demands.reduce(0) { $0 + $1.callers.count }
