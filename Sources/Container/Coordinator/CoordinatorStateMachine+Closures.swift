@@ -5,7 +5,11 @@ extension CoordinatorStateMachine {
     func resolved(_ key: Demands.Key) -> Demands.Key {
         guard case .names(let names) = key else { return key }
         let slots = graph.layout.slots
-        return .roots(Set(names.compactMap { slots[$0] }).sorted())
+        // Ascending and each once (a request names a few services: no set is made).
+        var roots: [Int] = []
+        roots.reserveCapacity(names.count)
+        for slot in names.compactMap({ slots[$0] }).sorted() where roots.last != slot { roots.append(slot) }
+        return .roots(roots)
     }
 
     /// The slots `key` needs: its roots and everything they depend on.
@@ -48,6 +52,43 @@ extension CoordinatorStateMachine {
         /// value. `absent`: nodes outside `required` that cannot be built now (blocked, settled
         /// without a value, or needing such a node), which the request does not wait for.
         case needed(missing: [Int], unsettled: [Int], failed: Bool, absent: [Int] = [])
+    }
+
+    /// What the closure of `key` needs, walking down from its roots only through the nodes the
+    /// generation lacks: the walk stops at nodes with a value (their dependencies have values)
+    /// and at members of the build (a member settles only after every node below it), so a
+    /// request that joins a build looks at what it adds, not at what the build holds already.
+    ///
+    /// `nil` when the whole closure must be inspected: a request for `start()` (its closure is
+    /// the graph's), a graph with optional services or app values (absences and fetches are
+    /// decided over the whole closure), or a blocked node met (the first one in topological
+    /// order answers the request).
+    func walk(_ key: Demands.Key) -> ClosureNeed? {
+        let graph = graph
+        guard case .roots(let roots) = key, !graph.hasOptionalServices, graph.builtCount == graph.nodes.count
+        else { return nil }
+        if state.values.count == graph.nodes.count { return .built }
+        let (dependencies, starts) = (graph.dependencySlots, graph.dependencyStarts)
+        var seen = SlotSet(capacity: graph.nodes.count)
+        var stack = roots
+        var missing: [Int] = []
+        var unsettled: [Int] = []
+        var failed = false
+        while let slot = stack.popLast() {
+            guard seen.insert(slot), !state.hasValue(slot) else { continue }
+            // `build?.` reads the build in place (`if let build` would copy it, and retain its arrays).
+            if build?.isMember(slot) == true {
+                if build?.isSettled(slot) == true { failed = true } else { unsettled.append(slot) }
+                continue
+            }
+            if state.block(of: slot) != nil { return nil }
+            missing.append(slot)
+            for index in Int(starts[slot])..<Int(starts[slot + 1]) where !seen.contains(Int(dependencies[index])) {
+                stack.append(Int(dependencies[index]))
+            }
+        }
+        if missing.isEmpty && unsettled.isEmpty && !failed { return .built }
+        return .needed(missing: graph.topologicallyOrdered(missing), unsettled: unsettled, failed: failed)
     }
 
     /// What `closure` lacks: sticky failures first, then nodes waiting for their next attempt.

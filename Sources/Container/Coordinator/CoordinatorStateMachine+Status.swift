@@ -101,8 +101,25 @@ extension CoordinatorStateMachine {
         if let build {
             require(build.build.generation == generation, "the build is of this generation")
             require(build.running >= 0 && build.unstarted >= 0, "the build's counts are not negative")
+            // What a request's walk relies on to stop at a member (see `walk(_:)`).
+            for member in build.members {
+                for dependency in graph.nodes[member].dependencies
+                where dependency < graph.builtCount && !graph.nodes[dependency].isOptional {
+                    require(
+                        state.hasValue(dependency) || build.isMember(dependency),
+                        "member \(member) needs \(dependency), which has no value and is not a member")
+                }
+            }
             if !build.isLaunched {
                 require(stopping != nil || teardowns.hasWork, "a build waits to launch only behind a job")
+            }
+        }
+        // And to stop at a node with a value.
+        state.values.forEach { slot, _ in
+            guard slot < graph.builtCount else { return }
+            for dependency in graph.nodes[slot].dependencies
+            where dependency < graph.builtCount && !graph.nodes[dependency].isOptional {
+                require(state.hasValue(dependency), "\(slot) has a value, \(dependency) which it needs has none")
             }
         }
         if let published {

@@ -165,11 +165,20 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
             let raised = demands.park(entry, at: index, priority: priority)
             return .park(raise: raised ? raise(to: priority) : nil, start: Start())
         }
-        let closure = closure(of: key)
+        // The whole closure, when the walk from the roots cannot decide alone.
+        var closure: SlotSet?
         let required = graph.hasOptionalServices ? required(of: key) : nil
-        switch inspect(closure, required: required ?? closure, retrying: retrying(for: key), now: now) {
+        let need: ClosureNeed
+        if let walked = walk(key) {
+            need = walked
+        } else {
+            let whole = self.closure(of: key)
+            closure = whole
+            need = inspect(whole, required: required ?? whole, retrying: retrying(for: key), now: now)
+        }
+        switch need {
         case .built:
-            if graph.hasOptionalServices {
+            if graph.hasOptionalServices, let closure {
                 for slot in closure.slots
                 where slot < graph.builtCount && graph.nodes[slot].isOptional && !state.hasValue(slot)
                     && state.absences[slot] == nil
@@ -200,7 +209,8 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
             var demand = Demands.Demand(key: key, required: required, priority: priority)
             demand.failed = failed
             demand.callers.park(entry)
-            let reused = trace.isEnabled ? closure : nil
+            // Traced, the build reports the closure's nodes it reuses: the whole closure's.
+            let reused = trace.isEnabled ? closure ?? self.closure(of: key) : nil
             let start = add(missing, reusing: reused, for: label, priority: priority, fromCaller: true, now: now)
             if missing.isEmpty && unsettled.isEmpty {
                 // Every node it needs has settled in the build in flight, not all with a value.

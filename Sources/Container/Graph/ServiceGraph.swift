@@ -94,6 +94,11 @@ public final class ServiceGraph: Sendable {
     let fingerprints: [DeclarationFingerprint]
     /// For each node, the nodes that depend on it.
     let dependents: [[Int]]
+    /// Every node's dependencies in one array: those of `slot` are at
+    /// `dependencyStarts[slot]..<dependencyStarts[slot + 1]`. A request's walk reads them
+    /// without visiting (retaining) a node.
+    let dependencySlots: [Int32]
+    let dependencyStarts: [Int32]
     /// Nodes such that every node comes after all its dependencies.
     let topologicalOrder: [Int]
     /// The position of each node in ``topologicalOrder``.
@@ -198,10 +203,19 @@ public final class ServiceGraph: Sendable {
         self.nodes = nodes
         self.fingerprints = nodes.map(\.fingerprint)
         var dependents = [[Int]](repeating: [], count: nodes.count)
+        var dependencySlots: [Int32] = []
+        var dependencyStarts: [Int32] = [0]
+        dependencyStarts.reserveCapacity(nodes.count + 1)
         for (index, node) in nodes.enumerated() {
-            for dependency in node.dependencies { dependents[dependency].append(index) }
+            for dependency in node.dependencies {
+                dependents[dependency].append(index)
+                dependencySlots.append(Int32(truncatingIfNeeded: dependency))
+            }
+            dependencyStarts.append(Int32(truncatingIfNeeded: dependencySlots.count))
         }
         self.dependents = dependents
+        self.dependencySlots = dependencySlots
+        self.dependencyStarts = dependencyStarts
         let order = Self.topologicalOrder(of: nodes, dependents: dependents)
         precondition(order.count == nodes.count, "ServiceGraph.init requires an acyclic graph")
         self.topologicalOrder = order
@@ -300,9 +314,19 @@ public final class ServiceGraph: Sendable {
     /// otherwise its slots sorted by rank (what a small closure costs, whatever the graph's size).
     func topologicallyOrdered(_ closure: SlotSet) -> [Int] {
         if closure.count == nodes.count { return topologicalOrder }
+        return topologicallyOrdered(closure.slots)
+    }
+
+    /// `slots` (each once) in topological order.
+    func topologicallyOrdered(_ slots: [Int]) -> [Int] {
+        guard slots.count > 1 else { return slots }
         // Sorted as integers (rank, then slot, in one word): no comparison closure per step.
         let rank = topologicalRank
-        return closure.slots.map { rank[$0] << 32 | $0 }.sorted().map { $0 & 0xFFFF_FFFF }
+        var sorted = slots
+        for index in sorted.indices { sorted[index] |= rank[sorted[index]] << 32 }
+        sorted.sort()
+        for index in sorted.indices { sorted[index] &= 0xFFFF_FFFF }
+        return sorted
     }
 
     /// The slots `roots` need: the roots and everything they depend on, transitively.
