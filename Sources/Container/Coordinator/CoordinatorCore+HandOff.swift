@@ -33,7 +33,12 @@ extension AppServices {
         case .deferred: isComplete
         // A root with a value had its dependencies' values when it was built.
         case .roots(let slots): slots.allSatisfy { values.hasValue($0) }
-        case .names(let names): names.allSatisfy(contains)
+        case .names(let names, let found):
+            if let roots = found?.roots(in: layout) {
+                roots.allSatisfy { values.hasValue($0) }
+            } else {
+                names.allSatisfy(contains)
+            }
         }
     }
 }

@@ -3,13 +3,10 @@
 extension CoordinatorStateMachine {
     /// `key` with names made slots of the current graph.
     func resolved(_ key: Demands.Key) -> Demands.Key {
-        guard case .names(let names) = key else { return key }
-        let slots = graph.layout.slots
-        // Ascending and each once (a request names a few services: no set is made).
-        var roots: [Int] = []
-        roots.reserveCapacity(names.count)
-        for slot in names.compactMap({ slots[$0] }).sorted() where roots.last != slot { roots.append(slot) }
-        return .roots(roots)
+        guard case .names(let names, let found) = key else { return key }
+        let layout = graph.layout
+        if let roots = found?.roots(in: layout) { return .roots(roots) }
+        return .roots(Demands.Lookup(layout: layout.id, slots: names.compactMap { layout.slots[$0] }).roots)
     }
 
     /// The slots `key` needs: its roots and everything they depend on.

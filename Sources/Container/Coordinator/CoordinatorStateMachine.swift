@@ -343,7 +343,7 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
         case .eager: .eager
         case .deferred: .deferred
         case .roots(let slots): .services(slots.map { graph.nodes[$0].name })
-        case .names(let names): .services(names)
+        case .names(let names, _): .services(names)
         }
     }
 

@@ -18,7 +18,28 @@ struct DemandBook<Waiter> {
         case roots([Int])
         /// The services of these names and their dependencies: made `roots` in the critical
         /// section of the request (a name the graph lacks is left out), never kept in the book.
-        case names([String])
+        /// `found`: their slots as the caller looked them up before asking, taken while the
+        /// graph keeps that layout (the critical section then hashes no name).
+        case names([String], found: Lookup? = nil)
+    }
+
+    /// The slots of a request's names in the layout of id `layout`, ascending, each once.
+    struct Lookup: Hashable {
+        let layout: UInt32
+        let roots: [Int]
+
+        init(layout: UInt32, slots: [Int]) {
+            self.layout = layout
+            var roots: [Int] = []
+            roots.reserveCapacity(slots.count)
+            for slot in slots.sorted() where roots.last != slot { roots.append(slot) }
+            self.roots = roots
+        }
+
+        /// The roots, when they were looked up in `layout` (never in one without an id of its own).
+        func roots(in layout: ServiceLayout) -> [Int]? {
+            self.layout == layout.id && layout.id != ServiceLayout.uncached ? roots : nil
+        }
     }
 
     /// Callers waiting for one closure.

@@ -66,10 +66,12 @@ extension ServiceContainer {
         try await core.start(.deferred, label: label, priorityLimit: .background)
     }
 
-    /// The request for `keys`, once they are checked against the graph.
+    /// The request for `keys`, once they are checked against the graph (with the slots the
+    /// check found: the request's critical section then looks up no name).
     func requestKey(for keys: [AnyServiceKey], reader: String) throws(GraphError) -> CoordinatorCore.Machine.Demands.Key
     {
-        try core.graph.check(ServiceGraph.Requirement(reader: reader, keys: keys))
-        return .names(keys.map(\.name))
+        let graph = core.graph
+        let slots = try graph.slots(checking: ServiceGraph.Requirement(reader: reader, keys: keys))
+        return .names(keys.map(\.name), found: .init(layout: graph.layout.id, slots: slots))
     }
 }

@@ -7,6 +7,12 @@ extension ServiceGraph {
     /// A graph validated with the entry point among its `requirements` never has a problem here;
     /// one declared in code without them gets the same issues at the first run instead.
     func problems(with requirement: ServiceGraph.Requirement) -> [GraphError.Issue] {
+        var slots: [Int] = []
+        return problems(with: requirement, slots: &slots)
+    }
+
+    /// ``problems(with:)``, appending to `slots` the slot of each key the graph declares.
+    private func problems(with requirement: ServiceGraph.Requirement, slots: inout [Int]) -> [GraphError.Issue] {
         var issues: [GraphError.Issue] = []
         for key in requirement.keys {
             guard let slot = layout.slots[key.name] else {
@@ -19,6 +25,7 @@ extension ServiceGraph {
                         code: .unknownRequirement, message: message, service: key.name, location: requirement.location))
                 continue
             }
+            slots.append(slot)
             let node = nodes[slot]
             if node.provider.valueTypeID != ObjectIdentifier(key.valueType) {
                 issues.append(
@@ -54,5 +61,14 @@ extension ServiceGraph {
     func check(_ requirement: ServiceGraph.Requirement) throws(GraphError) {
         let issues = problems(with: requirement)
         if !issues.isEmpty { throw GraphError(issues: issues) }
+    }
+
+    /// The slots of `requirement`'s keys, in its order, once it is checked (``check(_:)``).
+    func slots(checking requirement: ServiceGraph.Requirement) throws(GraphError) -> [Int] {
+        var slots: [Int] = []
+        slots.reserveCapacity(requirement.keys.count)
+        let issues = problems(with: requirement, slots: &slots)
+        if !issues.isEmpty { throw GraphError(issues: issues) }
+        return slots
     }
 }

@@ -262,7 +262,7 @@ struct DemandBookDriver: SeededDriver {
         case .eager: "eager"
         case .deferred: "deferred"
         case .roots(let roots): "roots " + roots.map(String.init).joined(separator: ",")
-        case .names(let names): "names " + names.joined(separator: ",")
+        case .names(let names, _): "names " + names.joined(separator: ",")
         }
     }
 

@@ -99,3 +99,25 @@ struct JoiningRequestTests {
         StateMachineTests.expectValid(machine)
     }
 }
+
+@Suite("A request's names, looked up before it asks")
+struct RequestLookupTests {
+    typealias Machine = StateMachineTests.Machine
+    typealias Key = Machine.Demands.Key
+
+    @Test("slots found in the graph's layout are taken as they are; found in another layout, the names count")
+    func lookups() throws {
+        let (a, d, e) = (JoiningRequestTests.a, JoiningRequestTests.d, JoiningRequestTests.e)
+        var machine = try JoiningRequestTests.machine()
+        let layout = machine.graph.layout
+        let here = Key.names(["d"], found: .init(layout: layout.id, slots: [e]))
+        #expect(machine.resolved(here) == .roots([e]), "the lookup, not the names")
+        let elsewhere = Key.names(["d", "a", "d"], found: .init(layout: layout.id &+ 1, slots: [e]))
+        #expect(machine.resolved(elsewhere) == .roots([a, d]))
+        #expect(machine.resolved(.names(["d", "nope"])) == .roots([d]), "unknown names left out")
+        // A request with a stale lookup builds what its names need.
+        guard let launch = StateMachineTests.launched(StateMachineTests.request(&machine, 1, elsewhere)) else { return }
+        #expect(StateMachineTests.slots(launch.orders) == [a])
+        #expect(machine.build?.members.sorted() == [0, 1, 2, 3])
+    }
+}
