@@ -65,27 +65,42 @@ extension CoordinatorStateMachine {
         guard case .roots(let roots) = key, !graph.hasOptionalServices, graph.builtCount == graph.nodes.count
         else { return nil }
         if state.values.count == graph.nodes.count { return .built }
-        let (dependencies, starts) = (graph.dependencySlots, graph.dependencyStarts)
+        // The build's records, read once: reading the build for each node copied it each time.
+        let members = build?.records
+        return Self.walk(from: roots, in: graph, state: state, members: members ?? .none, building: members != nil)
+    }
+
+    /// ``walk(_:)`` from `roots`, with the build's `members` (when `building`).
+    private static func walk(
+        from roots: [Int], in graph: ServiceGraph, state: borrowing GenerationState, members: borrowing BuildRecords,
+        building: Bool
+    ) -> ClosureNeed? {
+        let dependencies = graph.dependencyTable
         var seen = SlotSet(capacity: graph.nodes.count)
-        var stack = roots
+        // Room for a typical walk at once, so that no array grows step by step.
+        var stack: [Int] = []
+        stack.reserveCapacity(roots.count + 32)
+        stack += roots
         var missing: [Int] = []
+        missing.reserveCapacity(16)
         var unsettled: [Int] = []
         var failed = false
         while let slot = stack.popLast() {
             guard seen.insert(slot), !state.hasValue(slot) else { continue }
-            // `build?.` reads the build in place (`if let build` would copy it, and retain its arrays).
-            if build?.isMember(slot) == true {
-                if build?.isSettled(slot) == true { failed = true } else { unsettled.append(slot) }
+            if building && members.isRecorded(slot) {
+                if members.hasOutcome(slot) { failed = true } else { unsettled.append(slot) }
                 continue
             }
             if state.block(of: slot) != nil { return nil }
             missing.append(slot)
-            for index in Int(starts[slot])..<Int(starts[slot + 1]) where !seen.contains(Int(dependencies[index])) {
+            for index in Int(dependencies[slot])..<Int(dependencies[slot + 1])
+            where !seen.contains(Int(dependencies[index])) {
                 stack.append(Int(dependencies[index]))
             }
         }
         if missing.isEmpty && unsettled.isEmpty && !failed { return .built }
-        return .needed(missing: graph.topologicallyOrdered(missing), unsettled: unsettled, failed: failed)
+        graph.sortTopologically(&missing)
+        return .needed(missing: missing, unsettled: unsettled, failed: failed)
     }
 
     /// What `closure` lacks: sticky failures first, then nodes waiting for their next attempt.

@@ -216,7 +216,7 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
                 // Every node it needs has settled in the build in flight, not all with a value.
                 return .answer(waiter, .failure(failure(of: requiredSlots(of: demand), report: report(now: now))))
             }
-            _ = demands.add(demand, waitingFor: missing + unsettled)
+            _ = demands.add(demand, waitingFor: missing, unsettled)
             return .park(raise: raise(to: priority), start: start)
         }
     }

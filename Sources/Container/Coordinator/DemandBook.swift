@@ -71,12 +71,14 @@ struct DemandBook<Waiter> {
     private var entries: [Demand?] = []
     /// How many entries are not `nil`.
     private var live = 0
-    /// Per slot, the first and the last of its waits (`-1`: none), linked in the order made: a
-    /// node's end visits only the demands waiting for it, however many others wait.
-    private var firstWait: [Int32] = []
-    private var lastWait: [Int32] = []
-    /// The waits: a demand's id, and the next wait for the same slot (`-1`: the last).
-    private var waits: [(demand: Int32, next: Int32)] = []
+    /// Per slot, its first and its last wait (at `2 * slot` and `2 * slot + 1`; `-1`: none), for
+    /// `slotCapacity` slots; then the waits, each a demand's id and the next wait for the same
+    /// slot (`-1`: the last), wait `w` at `2 * slotCapacity + 2 * w`. Linked in the order made:
+    /// a node's end visits only the demands waiting for it, however many others wait. One array,
+    /// so a build's first demand allocates one more than it used to.
+    private var links: [Int32] = []
+    private var slotCapacity = 0
+    private var waitCount = 0
 
     /// The demands waiting, in the order they were made.
     var demands: [Demand] { entries.compactMap { $0 } }
@@ -92,22 +94,43 @@ struct DemandBook<Waiter> {
     /// The demand for `key`, if callers already wait for it.
     func index(of key: Key) -> Int? { entries.firstIndex { $0?.key == key } }
 
-    /// Adds `demand`, waiting for `slots` (each once, none settled yet); returns its index.
-    mutating func add(_ demand: Demand, waitingFor slots: [Int]) -> Int {
+    /// Adds `demand`, waiting for the slots of `slots` and of `more` (each once, none settled
+    /// yet); returns its index.
+    mutating func add(_ demand: Demand, waitingFor slots: [Int], _ more: [Int] = []) -> Int {
         let id = entries.count
         entries.append(demand)
-        entries[id]!.pending = slots.count
+        entries[id]!.pending = slots.count + more.count
         live += 1
-        if let highest = slots.max(), highest >= firstWait.count {
-            let count = max(highest + 1, firstWait.count * 2)
-            firstWait += repeatElement(-1, count: count - firstWait.count)
-            lastWait += repeatElement(-1, count: count - lastWait.count)
+        // Room for every slot at once (a first demand's slots come in no particular order).
+        var highest = -1
+        for slot in slots where slot > highest { highest = slot }
+        for slot in more where slot > highest { highest = slot }
+        let (capacity, count) = (max(slotCapacity, highest + 1), slots.count + more.count)
+        let needed = 2 * (capacity + waitCount + count)
+        if needed > links.capacity { links.reserveCapacity(max(needed, 2 * links.capacity)) }
+        if capacity > slotCapacity {
+            links.insert(contentsOf: repeatElement(-1, count: 2 * (capacity - slotCapacity)), at: 2 * slotCapacity)
+            slotCapacity = capacity
         }
-        for slot in slots {
-            let wait = Int32(truncatingIfNeeded: waits.count)
-            waits.append((Int32(truncatingIfNeeded: id), -1))
-            if lastWait[slot] < 0 { firstWait[slot] = wait } else { waits[Int(lastWait[slot])].next = wait }
-            lastWait[slot] = wait
+        let (base, first) = (2 * slotCapacity, waitCount)
+        waitCount += count
+        links.append(contentsOf: repeatElement(-1, count: 2 * count))
+        // Linked through the buffer: one uniqueness check, not one per write.
+        links.withUnsafeMutableBufferPointer { links in
+            var wait = first
+            func link(_ slot: Int) {
+                links[base + 2 * wait] = Int32(truncatingIfNeeded: id)
+                let last = Int(links[2 * slot + 1])
+                if last < 0 {
+                    links[2 * slot] = Int32(truncatingIfNeeded: wait)
+                } else {
+                    links[base + 2 * last + 1] = Int32(truncatingIfNeeded: wait)
+                }
+                links[2 * slot + 1] = Int32(truncatingIfNeeded: wait)
+                wait += 1
+            }
+            for slot in slots { link(slot) }
+            for slot in more { link(slot) }
         }
         return id
     }
@@ -144,14 +167,15 @@ struct DemandBook<Waiter> {
     /// Node `slot` settled (with a value, or `failed`); returns the demands it completed, in
     /// the order they were made, taken out of the book.
     mutating func settled(_ slot: Int, failed: Bool) -> [Demand] {
-        guard slot < firstWait.count, firstWait[slot] >= 0 else { return [] }
+        guard slot < slotCapacity, links[2 * slot] >= 0 else { return [] }
         var completed: [Demand] = []
-        var wait = Int(firstWait[slot])
-        firstWait[slot] = -1
-        lastWait[slot] = -1
+        let base = 2 * slotCapacity
+        var wait = Int(links[2 * slot])
+        links[2 * slot] = -1
+        links[2 * slot + 1] = -1
         while wait >= 0 {
-            let index = Int(waits[wait].demand)
-            wait = Int(waits[wait].next)
+            let index = Int(links[base + 2 * wait])
+            wait = Int(links[base + 2 * wait + 1])
             // A demand whose callers all left is gone; its waits stay behind.
             guard entries[index] != nil else { continue }
             entries[index]!.pending -= 1

@@ -94,11 +94,10 @@ public final class ServiceGraph: Sendable {
     let fingerprints: [DeclarationFingerprint]
     /// For each node, the nodes that depend on it.
     let dependents: [[Int]]
-    /// Every node's dependencies in one array: those of `slot` are at
-    /// `dependencyStarts[slot]..<dependencyStarts[slot + 1]`. A request's walk reads them
-    /// without visiting (retaining) a node.
-    let dependencySlots: [Int32]
-    let dependencyStarts: [Int32]
+    /// Every node's dependencies in one array: those of `slot` are the entries at
+    /// `dependencyTable[slot]..<dependencyTable[slot + 1]` (after the `count + 1` offsets). A
+    /// request's walk reads them without visiting (retaining) a node.
+    let dependencyTable: [Int32]
     /// Nodes such that every node comes after all its dependencies.
     let topologicalOrder: [Int]
     /// The position of each node in ``topologicalOrder``.
@@ -203,19 +202,19 @@ public final class ServiceGraph: Sendable {
         self.nodes = nodes
         self.fingerprints = nodes.map(\.fingerprint)
         var dependents = [[Int]](repeating: [], count: nodes.count)
-        var dependencySlots: [Int32] = []
-        var dependencyStarts: [Int32] = [0]
-        dependencyStarts.reserveCapacity(nodes.count + 1)
+        var table: [Int32] = []
+        table.reserveCapacity(nodes.count + 1 + nodes.reduce(0) { $0 + $1.dependencies.count })
+        table.append(contentsOf: repeatElement(0, count: nodes.count + 1))
         for (index, node) in nodes.enumerated() {
+            table[index] = Int32(truncatingIfNeeded: table.count)
             for dependency in node.dependencies {
                 dependents[dependency].append(index)
-                dependencySlots.append(Int32(truncatingIfNeeded: dependency))
+                table.append(Int32(truncatingIfNeeded: dependency))
             }
-            dependencyStarts.append(Int32(truncatingIfNeeded: dependencySlots.count))
         }
+        table[nodes.count] = Int32(truncatingIfNeeded: table.count)
         self.dependents = dependents
-        self.dependencySlots = dependencySlots
-        self.dependencyStarts = dependencyStarts
+        self.dependencyTable = table
         let order = Self.topologicalOrder(of: nodes, dependents: dependents)
         precondition(order.count == nodes.count, "ServiceGraph.init requires an acyclic graph")
         self.topologicalOrder = order
@@ -314,19 +313,19 @@ public final class ServiceGraph: Sendable {
     /// otherwise its slots sorted by rank (what a small closure costs, whatever the graph's size).
     func topologicallyOrdered(_ closure: SlotSet) -> [Int] {
         if closure.count == nodes.count { return topologicalOrder }
-        return topologicallyOrdered(closure.slots)
+        var slots = closure.slots
+        sortTopologically(&slots)
+        return slots
     }
 
-    /// `slots` (each once) in topological order.
-    func topologicallyOrdered(_ slots: [Int]) -> [Int] {
-        guard slots.count > 1 else { return slots }
+    /// Sorts `slots` (each once) in topological order, in place.
+    func sortTopologically(_ slots: inout [Int]) {
+        guard slots.count > 1 else { return }
         // Sorted as integers (rank, then slot, in one word): no comparison closure per step.
         let rank = topologicalRank
-        var sorted = slots
-        for index in sorted.indices { sorted[index] |= rank[sorted[index]] << 32 }
-        sorted.sort()
-        for index in sorted.indices { sorted[index] &= 0xFFFF_FFFF }
-        return sorted
+        for index in slots.indices { slots[index] |= rank[slots[index]] << 32 }
+        slots.sort()
+        for index in slots.indices { slots[index] &= 0xFFFF_FFFF }
     }
 
     /// The slots `roots` need: the roots and everything they depend on, transitively.

@@ -84,6 +84,9 @@ struct BuildRecords: Sendable {
     /// How many nodes the build builds.
     var count: Int { records.count }
 
+    /// The records of no build (of a graph without nodes).
+    static let none = BuildRecords(count: 0)
+
     /// Gives `slot` a pending record, waiting for `waiting` dependencies: the build builds it.
     mutating func add(_ slot: Int, waiting: Int = 0) {
         guard entries[slot].position == 0 else { return }
