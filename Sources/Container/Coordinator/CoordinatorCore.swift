@@ -53,6 +53,11 @@ final class CoordinatorCore: Sendable {
     var policy: BuildPolicy { settings.policy }
     var tuning: SchedulerTuning { settings.tuning }
     private let machine: Locked<Machine>
+    /// The app's graph of the current generation, under a lock of its own: what a request checks
+    /// its keys against before it asks (``graph``) never waits for the state lock, which every
+    /// node's end takes. Set in the transition that changes the generation; `nil` for a scope
+    /// instance (nothing checks keys against its part: no lock is made for it).
+    private let currentGraph: Locked<ServiceGraph>?
     /// The published snapshot and generation, for the synchronous hot path: lock-free reads
     /// (see `SnapshotSlot`); changed only under `machine`'s lock, in the same order as the state.
     @usableFromInline let published: SnapshotSlot
@@ -75,6 +80,7 @@ final class CoordinatorCore: Sendable {
                 declared: declared,
                 tickets: TicketFactory(
                     settings: settings, tracer: tracer, scopeInstance: nil, parameters: ScopeParameters())))
+        currentGraph = Locked(declared.appPart)
         published = SnapshotSlot(answersReadyInline: !tracer.isEnabled)
     }
 
@@ -89,6 +95,7 @@ final class CoordinatorCore: Sendable {
                 tickets: TicketFactory(
                     settings: settings, tracer: tracer, scopeInstance: link.label, parameters: link.parameters),
                 runTimes: runTimes))
+        currentGraph = nil
         published = SnapshotSlot(answersReadyInline: !tracer.isEnabled, shards: 1)
     }
 
@@ -99,7 +106,7 @@ final class CoordinatorCore: Sendable {
     var declared: ServiceGraph { machine.withLock { $0.declared } }
 
     /// The graph of the current generation (a reload replaces it).
-    var graph: ServiceGraph { machine.withLock { $0.graph } }
+    var graph: ServiceGraph { currentGraph?.withLock { $0 } ?? machine.withLock { $0.graph } }
 
     var current: AppServices? { published.load() }
 
@@ -361,7 +368,10 @@ final class CoordinatorCore: Sendable {
     /// replaced snapshot and delivers the events; the caller carries out the rest of the action.
     func transition<Action>(_ event: (inout Machine, Duration) -> Action) -> Action {
         let (action, events, retired, woken, isShutDown, feeds) = machine.withLock { machine in
+            let generation = machine.generation
             let action = event(&machine, tracer.now)
+            // A new generation may have a new graph (a reload).
+            if machine.generation != generation, let currentGraph { currentGraph.withLock { $0 = machine.graph } }
             var retired: RetiredSnapshot?
             var woken: [LatestFeed<SnapshotChange>.Wake] = []
             // Read in the lock, where it is made: until an observer made them, there is none to offer to.
