@@ -119,7 +119,7 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
             return false
         }
         if eager.count == graph.nodes.count { return state.values.count == graph.nodes.count }
-        return eager.slots.allSatisfy(state.hasValue)
+        return eager.allSatisfy(state.hasValue)
     }
 
     /// The attempt the current phase's events belong to.

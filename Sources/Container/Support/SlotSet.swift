@@ -53,6 +53,18 @@ struct SlotSet: Sendable, Equatable {
         return result
     }
 
+    /// Whether `predicate` holds for every slot (read in place: no array of the slots is made).
+    func allSatisfy(_ predicate: (Int) throws -> Bool) rethrows -> Bool {
+        for (index, word) in words.enumerated() where word != 0 {
+            var bits = word
+            while bits != 0 {
+                guard try predicate(index << 6 + bits.trailingZeroBitCount) else { return false }
+                bits &= bits - 1
+            }
+        }
+        return true
+    }
+
     /// The slots, ascending.
     var slots: [Int] {
         var result: [Int] = []

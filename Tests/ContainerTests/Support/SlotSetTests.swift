@@ -55,6 +55,26 @@ struct SlotSetTests {
         #expect(Self.set([0], capacity: 130) != Self.set([64], capacity: 130), "the same bit of another word")
     }
 
+    @Test("allSatisfy visits the slots in ascending order and stops at the first that fails")
+    func allSatisfy() {
+        let set = Self.set(Self.edges, capacity: 130)
+        var visited: [Int] = []
+        let every = set.allSatisfy { slot in
+            visited.append(slot)
+            return true
+        }
+        #expect(every)
+        #expect(visited == Self.edges)
+        visited = []
+        let stopped = set.allSatisfy { slot in
+            visited.append(slot)
+            return slot != 64
+        }
+        #expect(!stopped)
+        #expect(visited == [0, 1, 62, 63, 64], "stops at 64")
+        #expect(SlotSet(capacity: 130).allSatisfy { _ in false }, "an empty set satisfies anything")
+    }
+
     @Test("all(n) holds exactly the slots below n")
     func all() {
         for capacity in [0, 1, 63, 64, 65, 127, 128, 129, 200] {
