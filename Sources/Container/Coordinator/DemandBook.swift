@@ -71,11 +71,10 @@ struct DemandBook<Waiter> {
     private var entries: [Demand?] = []
     /// How many entries are not `nil`.
     private var live = 0
-    /// Per slot, its first and its last wait (at `2 * slot` and `2 * slot + 1`; `-1`: none), for
-    /// `slotCapacity` slots; then the waits, each a demand's id and the next wait for the same
-    /// slot (`-1`: the last), wait `w` at `2 * slotCapacity + 2 * w`. Linked in the order made:
-    /// a node's end visits only the demands waiting for it, however many others wait. One array,
-    /// so a build's first demand allocates one more than it used to.
+    /// Per slot, its newest wait (`-1`: none), for `slotCapacity` slots; then the waits, each a
+    /// demand's id and the next older wait for the same slot (`-1`: none), wait `w` at
+    /// `slotCapacity + 2 * w`. A node's end visits only the demands waiting for it, however many
+    /// others wait. One array, so a build's first demand allocates one more than it used to.
     private var links: [Int32] = []
     private var slotCapacity = 0
     private var waitCount = 0
@@ -106,27 +105,28 @@ struct DemandBook<Waiter> {
         for slot in slots where slot > highest { highest = slot }
         for slot in more where slot > highest { highest = slot }
         let (capacity, count) = (max(slotCapacity, highest + 1), slots.count + more.count)
-        let needed = 2 * (capacity + waitCount + count)
-        if needed > links.capacity { links.reserveCapacity(max(needed, 2 * links.capacity)) }
-        if capacity > slotCapacity {
-            links.insert(contentsOf: repeatElement(-1, count: 2 * (capacity - slotCapacity)), at: 2 * slotCapacity)
+        if links.isEmpty {
+            // A build's first demand: made at once, filled the fast way.
+            links = [Int32](repeating: -1, count: capacity + 2 * count)
             slotCapacity = capacity
+        } else {
+            let needed = capacity + 2 * (waitCount + count)
+            if needed > links.capacity { links.reserveCapacity(max(needed, 2 * links.capacity)) }
+            if capacity > slotCapacity {
+                links.insert(contentsOf: repeatElement(-1, count: capacity - slotCapacity), at: slotCapacity)
+                slotCapacity = capacity
+            }
+            links.append(contentsOf: repeatElement(-1, count: 2 * count))
         }
-        let (base, first) = (2 * slotCapacity, waitCount)
+        let (base, first) = (slotCapacity, waitCount)
         waitCount += count
-        links.append(contentsOf: repeatElement(-1, count: 2 * count))
         // Linked through the buffer: one uniqueness check, not one per write.
         links.withUnsafeMutableBufferPointer { links in
             var wait = first
             func link(_ slot: Int) {
                 links[base + 2 * wait] = Int32(truncatingIfNeeded: id)
-                let last = Int(links[2 * slot + 1])
-                if last < 0 {
-                    links[2 * slot] = Int32(truncatingIfNeeded: wait)
-                } else {
-                    links[base + 2 * last + 1] = Int32(truncatingIfNeeded: wait)
-                }
-                links[2 * slot + 1] = Int32(truncatingIfNeeded: wait)
+                links[base + 2 * wait + 1] = links[slot]
+                links[slot] = Int32(truncatingIfNeeded: wait)
                 wait += 1
             }
             for slot in slots { link(slot) }
@@ -167,15 +167,14 @@ struct DemandBook<Waiter> {
     /// Node `slot` settled (with a value, or `failed`); returns the demands it completed, in
     /// the order they were made, taken out of the book.
     mutating func settled(_ slot: Int, failed: Bool) -> [Demand] {
-        guard slot < slotCapacity, links[2 * slot] >= 0 else { return [] }
+        guard slot < slotCapacity, links[slot] >= 0 else { return [] }
         var completed: [Demand] = []
-        let base = 2 * slotCapacity
-        var wait = Int(links[2 * slot])
-        links[2 * slot] = -1
-        links[2 * slot + 1] = -1
+        var wait = Int(links[slot])
+        links[slot] = -1
+        // Newest first: the completed ones are reversed at the end, into the order made.
         while wait >= 0 {
-            let index = Int(links[base + 2 * wait])
-            wait = Int(links[base + 2 * wait + 1])
+            let index = Int(links[slotCapacity + 2 * wait])
+            wait = Int(links[slotCapacity + 2 * wait + 1])
             // A demand whose callers all left is gone; its waits stay behind.
             guard entries[index] != nil else { continue }
             entries[index]!.pending -= 1
@@ -183,6 +182,7 @@ struct DemandBook<Waiter> {
             if entries[index]!.pending == 0 { completed.append(take(index)) }
         }
         startAfreshIfEmpty()
+        if completed.count > 1 { completed.reverse() }
         return completed
     }
 
