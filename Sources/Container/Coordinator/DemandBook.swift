@@ -69,6 +69,9 @@ struct DemandBook<Waiter> {
 
     /// The demands by id, in the order they were made; `nil` once answered or left.
     private var entries: [Demand?] = []
+    /// The keys of ``entries``, by id (`nil` once answered or left): what a joiner compares,
+    /// without reading a whole demand.
+    private var keys: [Key?] = []
     /// How many entries are not `nil`.
     private var live = 0
     /// Per slot, its newest wait (`-1`: none), for `slotCapacity` slots; then the waits, each a
@@ -91,13 +94,14 @@ struct DemandBook<Waiter> {
     var priority: UInt8? { entries.compactMap { $0?.priority }.max() }
 
     /// The demand for `key`, if callers already wait for it.
-    func index(of key: Key) -> Int? { entries.firstIndex { $0?.key == key } }
+    func index(of key: Key) -> Int? { keys.firstIndex { $0 == key } }
 
     /// Adds `demand`, waiting for the slots of `slots` and of `more` (each once, none settled
     /// yet); returns its index.
     mutating func add(_ demand: Demand, waitingFor slots: [Int], _ more: [Int] = []) -> Int {
         let id = entries.count
         entries.append(demand)
+        keys.append(demand.key)
         entries[id]!.pending = slots.count + more.count
         live += 1
         // Room for every slot at once (a first demand's slots come in no particular order).
@@ -203,6 +207,7 @@ struct DemandBook<Waiter> {
     /// Takes demand `index` out (its waits stay until ``startAfreshIfEmpty()``).
     private mutating func take(_ index: Int) -> Demand {
         live -= 1
+        keys[index] = nil
         return entries[index].take()!
     }
 
@@ -220,6 +225,7 @@ struct DemandBook<Waiter> {
             if demand.pending <= 0 { violations.append("a settled demand \(demand.key) still waits") }
         }
         if live != demands.count { violations.append("\(live) demands counted, \(demands.count) kept") }
+        if keys != entries.map({ $0?.key }) { violations.append("the keys disagree with the demands") }
         if Set(demands.map(\.key)).count != demands.count { violations.append("two demands for the same key") }
         return violations
     }
