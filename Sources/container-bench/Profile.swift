@@ -90,6 +90,14 @@ let profileKinds: [ProfileKind] = [
         let keys = roots.map { ServiceKey<BenchService>($0).erased }
         for container in containers { _ = try await container.start(needs: keys) }
     },
+    // What a request costs whatever it needs: 100 concurrent requests for the same five services
+    // (each joins one demand) against one request for them (see BENCHMARKS.md, scenario 13).
+    ProfileKind(id: "demand-joined") { size, repeats, setupOnly in
+        try await sameRequests(size: size, repeats: repeats, callers: 100, setupOnly: setupOnly)
+    },
+    ProfileKind(id: "demand-one") { size, repeats, setupOnly in
+        try await sameRequests(size: size, repeats: repeats, callers: 1, setupOnly: setupOnly)
+    },
     ProfileKind(id: "demand-cold") { _, repeats, setupOnly in
         guard !setupOnly else { return }
         var sum = 0
@@ -149,6 +157,23 @@ let profileKinds: [ProfileKind] = [
 ]
 
 /// Runs `--profile KIND` (or `KIND-setup`: its preparation alone) and exits.
+/// `callers` concurrent requests for the first request of (b), on each of `repeats` containers.
+private func sameRequests(size: Int, repeats: Int, callers: Int, setupOnly: Bool) async throws {
+    var generator = SeededGenerator(state: 21)
+    let (graph, requests, _) = try overlappingRequests(size: size, generator: &generator)
+    let containers = (0..<repeats).map { _ in ServiceContainer(graph: graph) }
+    guard !setupOnly else { return }
+    for container in containers {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<callers {
+                let keys = requests[0].map { ServiceKey<BenchService>($0).erased }
+                group.addTask { _ = try await container.start(needs: keys) }
+            }
+            try await group.waitForAll()
+        }
+    }
+}
+
 func runProfile(_ name: String, size: Int, repeats: Int) async {
     let setupOnly = name.hasSuffix("-setup")
     let base = setupOnly ? String(name.dropLast("-setup".count)) : name
