@@ -55,6 +55,8 @@ struct DemandBook<Waiter> {
         var callers = CallerRegistry<Waiter>()
         /// The highest priority among its callers (a `TaskPriority.rawValue`).
         var priority: UInt8
+        /// Answered or left: the book keeps its place (its id) until it starts afresh.
+        fileprivate var isGone = false
 
         /// A demand with no caller yet, waiting for nothing yet (see ``DemandBook/add(_:waitingFor:)``).
         init(key: Key, required: SlotSet? = nil, priority: UInt8) {
@@ -67,63 +69,57 @@ struct DemandBook<Waiter> {
         func requires(_ slot: Int) -> Bool { required?.contains(slot) ?? true }
     }
 
-    /// The demands by id, in the order they were made; `nil` once answered or left.
-    private var entries: [Demand?] = []
-    /// The keys of ``entries``, by id (`nil` once answered or left): what a joiner compares,
-    /// without reading a whole demand.
-    private var keys: [Key?] = []
-    /// How many entries are not `nil`.
-    private var live = 0
+    /// The demands by id, in the order they were made (those gone keep their place).
+    private var entries: [Demand] = []
+    /// How many entries are not gone.
+    private var live: Int32 = 0
     /// Per slot, its newest wait (`-1`: none), for `slotCapacity` slots; then the waits, each a
     /// demand's id and the next older wait for the same slot (`-1`: none), wait `w` at
     /// `slotCapacity + 2 * w`. A node's end visits only the demands waiting for it, however many
     /// others wait. One array, so a build's first demand allocates one more than it used to.
     private var links: [Int32] = []
-    private var slotCapacity = 0
-    private var waitCount = 0
+    private var slotCapacity: Int32 = 0
 
     /// The demands waiting, in the order they were made.
-    var demands: [Demand] { entries.compactMap { $0 } }
+    var demands: [Demand] { entries.filter { !$0.isGone } }
 
     /// How many callers wait, all demands together.
-    var waitingCallers: Int { entries.reduce(0) { $0 + ($1?.callers.count ?? 0) } }
+    var waitingCallers: Int { entries.reduce(0) { $0 + $1.callers.count } }
 
     var isEmpty: Bool { live == 0 }
 
     /// The highest priority any caller waits at, if one does.
-    var priority: UInt8? { entries.compactMap { $0?.priority }.max() }
+    var priority: UInt8? { entries.lazy.filter { !$0.isGone }.map(\.priority).max() }
 
     /// The demand for `key`, if callers already wait for it.
-    func index(of key: Key) -> Int? { keys.firstIndex { $0 == key } }
+    func index(of key: Key) -> Int? { entries.firstIndex { !$0.isGone && $0.key == key } }
 
     /// Adds `demand`, waiting for the slots of `slots` and of `more` (each once, none settled
     /// yet); returns its index.
     mutating func add(_ demand: Demand, waitingFor slots: [Int], _ more: [Int] = []) -> Int {
         let id = entries.count
         entries.append(demand)
-        keys.append(demand.key)
-        entries[id]!.pending = slots.count + more.count
+        entries[id].pending = slots.count + more.count
         live += 1
         // Room for every slot at once (a first demand's slots come in no particular order).
         var highest = -1
         for slot in slots where slot > highest { highest = slot }
         for slot in more where slot > highest { highest = slot }
-        let (capacity, count) = (max(slotCapacity, highest + 1), slots.count + more.count)
+        let heads = Int(slotCapacity)
+        let (capacity, count) = (max(heads, highest + 1), slots.count + more.count)
+        // The waits made so far: what follows the heads.
+        let first = (links.count - heads) / 2
         if links.isEmpty {
             // A build's first demand: made at once, filled the fast way.
             links = [Int32](repeating: -1, count: capacity + 2 * count)
-            slotCapacity = capacity
         } else {
-            let needed = capacity + 2 * (waitCount + count)
+            let needed = capacity + 2 * (first + count)
             if needed > links.capacity { links.reserveCapacity(max(needed, 2 * links.capacity)) }
-            if capacity > slotCapacity {
-                links.insert(contentsOf: repeatElement(-1, count: capacity - slotCapacity), at: slotCapacity)
-                slotCapacity = capacity
-            }
+            if capacity > heads { links.insert(contentsOf: repeatElement(-1, count: capacity - heads), at: heads) }
             links.append(contentsOf: repeatElement(-1, count: 2 * count))
         }
-        let (base, first) = (slotCapacity, waitCount)
-        waitCount += count
+        slotCapacity = Int32(truncatingIfNeeded: capacity)
+        let base = capacity
         // Linked through the buffer: one uniqueness check, not one per write.
         links.withUnsafeMutableBufferPointer { links in
             var wait = first
@@ -141,18 +137,18 @@ struct DemandBook<Waiter> {
 
     /// Parks a caller on demand `index`; returns whether it raised the demand's priority.
     mutating func park(_ entry: CallerRegistry<Waiter>.Entry, at index: Int, priority: UInt8) -> Bool {
-        entries[index]!.callers.park(entry)
-        guard priority > entries[index]!.priority else { return false }
-        entries[index]!.priority = priority
+        entries[index].callers.park(entry)
+        guard priority > entries[index].priority else { return false }
+        entries[index].priority = priority
         return true
     }
 
     /// Takes a cancelled caller out; `nil` when it is not parked (already answered). A demand
     /// left without callers goes: nobody waits for it (its nodes go on building).
     mutating func remove(caller: Int) -> CallerRegistry<Waiter>.Entry? {
-        for index in entries.indices where entries[index] != nil {
-            guard let entry = entries[index]!.callers.remove(caller) else { continue }
-            if entries[index]!.callers.isEmpty {
+        for index in entries.indices where !entries[index].isGone {
+            guard let entry = entries[index].callers.remove(caller) else { continue }
+            if entries[index].callers.isEmpty {
                 _ = take(index)
                 startAfreshIfEmpty()
             }
@@ -163,27 +159,28 @@ struct DemandBook<Waiter> {
 
     /// Raises every demand's priority to at least `priority` (a caller was raised).
     mutating func raise(to priority: UInt8) {
-        for index in entries.indices where entries[index].map({ $0.priority < priority }) == true {
-            entries[index]!.priority = priority
+        for index in entries.indices where !entries[index].isGone && entries[index].priority < priority {
+            entries[index].priority = priority
         }
     }
 
     /// Node `slot` settled (with a value, or `failed`); returns the demands it completed, in
     /// the order they were made, taken out of the book.
     mutating func settled(_ slot: Int, failed: Bool) -> [Demand] {
-        guard slot < slotCapacity, links[slot] >= 0 else { return [] }
+        guard slot < Int(slotCapacity), links[slot] >= 0 else { return [] }
+        let base = Int(slotCapacity)
         var completed: [Demand] = []
         var wait = Int(links[slot])
         links[slot] = -1
         // Newest first: the completed ones are reversed at the end, into the order made.
         while wait >= 0 {
-            let index = Int(links[slotCapacity + 2 * wait])
-            wait = Int(links[slotCapacity + 2 * wait + 1])
+            let index = Int(links[base + 2 * wait])
+            wait = Int(links[base + 2 * wait + 1])
             // A demand whose callers all left is gone; its waits stay behind.
-            guard entries[index] != nil else { continue }
-            entries[index]!.pending -= 1
-            if failed && entries[index]!.requires(slot) { entries[index]!.failed = true }
-            if entries[index]!.pending == 0 { completed.append(take(index)) }
+            guard !entries[index].isGone else { continue }
+            entries[index].pending -= 1
+            if failed && entries[index].requires(slot) { entries[index].failed = true }
+            if entries[index].pending == 0 { completed.append(take(index)) }
         }
         startAfreshIfEmpty()
         if completed.count > 1 { completed.reverse() }
@@ -193,7 +190,9 @@ struct DemandBook<Waiter> {
     /// Takes out the demands with nothing pending (their closure settled before they joined).
     mutating func takeSettled() -> [Demand] {
         var settled: [Demand] = []
-        for index in entries.indices where entries[index]?.pending == 0 { settled.append(take(index)) }
+        for index in entries.indices where !entries[index].isGone && entries[index].pending == 0 {
+            settled.append(take(index))
+        }
         startAfreshIfEmpty()
         return settled
     }
@@ -207,8 +206,11 @@ struct DemandBook<Waiter> {
     /// Takes demand `index` out (its waits stay until ``startAfreshIfEmpty()``).
     private mutating func take(_ index: Int) -> Demand {
         live -= 1
-        keys[index] = nil
-        return entries[index].take()!
+        let demand = entries[index]
+        // Its callers go with it; the place keeps the key (a tombstone, until the book starts afresh).
+        entries[index].callers = CallerRegistry()
+        entries[index].isGone = true
+        return demand
     }
 
     /// Once no demand is left, forgets the ids and waits (ids then start at 0 again).
@@ -224,8 +226,7 @@ struct DemandBook<Waiter> {
             if demand.callers.isEmpty { violations.append("a demand \(demand.key) without callers") }
             if demand.pending <= 0 { violations.append("a settled demand \(demand.key) still waits") }
         }
-        if live != demands.count { violations.append("\(live) demands counted, \(demands.count) kept") }
-        if keys != entries.map({ $0?.key }) { violations.append("the keys disagree with the demands") }
+        if Int(live) != demands.count { violations.append("\(live) demands counted, \(demands.count) kept") }
         if Set(demands.map(\.key)).count != demands.count { violations.append("two demands for the same key") }
         return violations
     }
