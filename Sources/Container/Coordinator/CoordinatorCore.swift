@@ -53,11 +53,6 @@ final class CoordinatorCore: Sendable {
     var policy: BuildPolicy { settings.policy }
     var tuning: SchedulerTuning { settings.tuning }
     private let machine: Locked<Machine>
-    /// The app's graph of the current generation, under a lock of its own: what a request checks
-    /// its keys against before it asks (``graph``) never waits for the state lock, which every
-    /// node's end takes. Set in the transition that changes the generation; `nil` for a scope
-    /// instance (nothing checks keys against its part: no lock is made for it).
-    private let currentGraph: Locked<ServiceGraph>?
     /// The published snapshot and generation, for the synchronous hot path: lock-free reads
     /// (see `SnapshotSlot`); changed only under `machine`'s lock, in the same order as the state.
     @usableFromInline let published: SnapshotSlot
@@ -73,14 +68,14 @@ final class CoordinatorCore: Sendable {
         self.tracer = tracer
         // Every secret of the graph, scoped services' too: scope instances share this redactor.
         let settings = CoordinatorSettings(
-            policy: policy, tuning: tuning, redactor: Redactor(combining: [declared.redactor]), inputs: InputStore())
+            policy: policy, tuning: tuning, redactor: Redactor(combining: [declared.redactor]), inputs: InputStore(),
+            appGraph: declared.appPart)
         self.settings = settings
         machine = Locked(
             Machine(
                 declared: declared,
                 tickets: TicketFactory(
                     settings: settings, tracer: tracer, scopeInstance: nil, parameters: ScopeParameters())))
-        currentGraph = Locked(declared.appPart)
         published = SnapshotSlot(answersReadyInline: !tracer.isEnabled)
     }
 
@@ -95,7 +90,6 @@ final class CoordinatorCore: Sendable {
                 tickets: TicketFactory(
                     settings: settings, tracer: tracer, scopeInstance: link.label, parameters: link.parameters),
                 runTimes: runTimes))
-        currentGraph = nil
         published = SnapshotSlot(answersReadyInline: !tracer.isEnabled, shards: 1)
     }
 
@@ -106,7 +100,11 @@ final class CoordinatorCore: Sendable {
     var declared: ServiceGraph { machine.withLock { $0.declared } }
 
     /// The graph of the current generation (a reload replaces it).
-    var graph: ServiceGraph { currentGraph?.withLock { $0 } ?? machine.withLock { $0.graph } }
+    var graph: ServiceGraph {
+        // The app's, under its own lock (see ``CoordinatorSettings/appGraph``).
+        if link == nil, let appGraph = settings.appGraph { return appGraph.withLock { $0 } }
+        return machine.withLock { $0.graph }
+    }
 
     var current: AppServices? { published.load() }
 
@@ -371,7 +369,9 @@ final class CoordinatorCore: Sendable {
             let generation = machine.generation
             let action = event(&machine, tracer.now)
             // A new generation may have a new graph (a reload).
-            if machine.generation != generation, let currentGraph { currentGraph.withLock { $0 = machine.graph } }
+            if machine.generation != generation, link == nil, let appGraph = settings.appGraph {
+                appGraph.withLock { $0 = machine.graph }
+            }
             var retired: RetiredSnapshot?
             var woken: [LatestFeed<SnapshotChange>.Wake] = []
             // Read in the lock, where it is made: until an observer made them, there is none to offer to.

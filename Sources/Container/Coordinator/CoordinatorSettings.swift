@@ -8,11 +8,20 @@ final class CoordinatorSettings: Sendable {
     let redactor: Redactor
     /// The values the app supplies for input services.
     let inputs: InputStore
+    /// The app's graph of the current generation, under a lock of its own: what a request
+    /// checks its keys against before it asks never waits for the app's state lock, which every
+    /// node's end takes. Set by the app's coordinator in the transition that starts a generation
+    /// (`nil`: a state machine driven as a value).
+    let appGraph: Locked<ServiceGraph>?
 
-    init(policy: BuildPolicy, tuning: SchedulerTuning, redactor: Redactor, inputs: InputStore) {
+    init(
+        policy: BuildPolicy, tuning: SchedulerTuning, redactor: Redactor, inputs: InputStore,
+        appGraph: ServiceGraph? = nil
+    ) {
         self.policy = policy
         self.tuning = tuning
         self.redactor = redactor
         self.inputs = inputs
+        self.appGraph = appGraph.map { Locked($0) }
     }
 }
