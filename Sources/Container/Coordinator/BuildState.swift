@@ -32,9 +32,17 @@ struct BuildState {
     var toFetch: [Int] = []
     /// Closure nodes with a value before the build started them, already traced as reused (or,
     /// before the launch, the closures to trace them from); only when traced.
-    var reused: SlotSet?
+    var reused: SlotSet? {
+        get { traced.value?.reused }
+        set { tracing { $0.reused = newValue } }
+    }
     /// Before the launch, the `build.added` events to record after `build.started`; only when traced.
-    var added: [(nodes: [String], caller: String)] = []
+    var added: [(nodes: [String], caller: String)] {
+        get { traced.value?.added ?? [] }
+        set { tracing { $0.added = newValue } }
+    }
+    /// What only a traced build keeps, out of line: an untraced one keeps a word for it.
+    private var traced = OutOfLine<Traced>(nil)
     /// The operation whose report lists the late values of a build a reset or reload superseded.
     var supersededBy: Int??
 
@@ -47,6 +55,19 @@ struct BuildState {
     }
 
     var isLaunched: Bool { ticket != nil }
+
+    /// ``reused`` and ``added``.
+    private struct Traced {
+        var reused: SlotSet?
+        var added: [(nodes: [String], caller: String)] = []
+    }
+
+    /// Changes what a traced build keeps (and stores it only when there is something to keep).
+    private mutating func tracing(_ change: (inout Traced) -> Void) {
+        var value = traced.value ?? Traced()
+        change(&value)
+        traced = OutOfLine(value.reused == nil && value.added.isEmpty ? nil : value)
+    }
 
     /// Whether a launched build has nothing running and nothing it can start: it is over (its
     /// members that never started wait for a node that failed, or it was stopped).

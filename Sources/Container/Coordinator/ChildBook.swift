@@ -11,8 +11,8 @@ struct ChildBook<Child> {
     /// How an open child stands.
     enum State: Equatable {
         case open
-        /// Closing (by its own `close()` or by this coordinator's operation `by`).
-        case closing(by: Int?)
+        /// Closing (by its own `close()` or by an operation of this coordinator's).
+        case closing
     }
 
     /// One child.
@@ -71,8 +71,8 @@ struct ChildBook<Child> {
     }
 
     /// Marks child `id` closing.
-    mutating func markClosing(_ id: Int, by operation: Int?) {
-        entries[id]?.state = .closing(by: operation)
+    mutating func markClosing(_ id: Int) {
+        entries[id]?.state = .closing
     }
 
     /// Whether any child leases `box`.

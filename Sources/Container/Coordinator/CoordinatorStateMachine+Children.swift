@@ -64,7 +64,7 @@ extension CoordinatorStateMachine {
         var retiredIDs: Set<ObjectIdentifier>?
         for entry in children.all where entry.state == .open {
             if closing.contains(entry.scope) {
-                children.markClosing(entry.id, by: operation)
+                children.markClosing(entry.id)
                 orders.append(ChildOrder(child: entry.child, id: entry.id, order: .close, operation: operation))
             } else if reloading.contains(entry.scope), let part = declared.scopeParts[entry.scope],
                 let runTimes = scopeRunTimes[entry.scope]

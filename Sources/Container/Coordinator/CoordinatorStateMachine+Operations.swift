@@ -112,7 +112,7 @@ extension CoordinatorStateMachine {
         let closing = children.all.map { entry in
             ChildOrder(child: entry.child, id: entry.id, order: .close, operation: operation)
         }
-        for order in closing where children.isOpen(order.id) { children.markClosing(order.id, by: operation) }
+        for order in closing where children.isOpen(order.id) { children.markClosing(order.id) }
         // The instances closing already (their own close) end before this shutdown completes too.
         teardowns.expect(children: children.all.map(\.id), for: operation)
         if graceful, let current = build, current.isLaunched {

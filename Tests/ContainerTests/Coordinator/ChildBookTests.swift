@@ -77,20 +77,19 @@ struct ChildBookTests {
         Self.expectValid(book)
     }
 
-    @Test("markClosing records who closes a child; a closing child is still open to its label and keeps its lease")
+    @Test("markClosing marks a child closing; a closing child is still open to its label and keeps its lease")
     func markClosing() {
         var book = Book()
         let a = Self.box("a")
         let one = Self.open(&book, "s#1")
         let two = Self.open(&book, "s#2")
         book.lease([a], to: one)
-        book.markClosing(one, by: 7)
-        book.markClosing(two, by: nil)
-        #expect(book.entry(one)?.state == .closing(by: 7))
-        #expect(book.entry(two)?.state == .closing(by: nil), "closing itself, not by an operation")
+        book.markClosing(one)
+        #expect(book.entry(one)?.state == .closing && book.entry(two)?.state == .open)
+        #expect(!book.isOpen(one) && book.isOpen(two))
         #expect(book.contains(label: "s#1") && book.count == 2, "closing is not closed")
         #expect(book.isLeased(a) && book.holders(of: [a]) == [one], "the lease ends only with a release or removal")
-        book.markClosing(99, by: 1)
+        book.markClosing(99)
         #expect(book.entry(99) == nil && book.count == 2, "an unknown child is not created by markClosing")
         Self.expectValid(book)
     }
@@ -144,7 +143,7 @@ struct ChildBookTests {
         let two = Self.open(&book, "s#2")
         book.lease([a, b], to: one)
         book.lease([b, c], to: two)
-        book.markClosing(one, by: 3)
+        book.markClosing(one)
         book.remove(one)
         #expect(!book.isLeased(a), "only child 1 held a")
         #expect(book.isLeased(b) && book.holders(of: [a, b]) == [two], "child 2 still holds b")
@@ -228,10 +227,9 @@ struct ChildBookDriver: SeededDriver {
             children[id]?.leased.subtract(released.map(ObjectIdentifier.init))
         case 70..<80:
             let id = id()
-            let operation = Bool.random(using: &random) ? Int.random(in: 1...9, using: &random) : nil
-            history.append("markClosing \(id) by \(operation as Int?)")
-            book.markClosing(id, by: operation)
-            children[id]?.state = .closing(by: operation)
+            history.append("markClosing \(id)")
+            book.markClosing(id)
+            children[id]?.state = .closing
         default:
             let id = id()
             history.append("remove \(id)")
