@@ -55,6 +55,17 @@ struct DemandBook<Waiter> {
     /// The highest priority any caller waits at, if one does.
     var priority: UInt8? { demands.map(\.priority).max() }
 
+    /// The highest priority of the demands whose closure holds `slot` (0 when none does):
+    /// what the callers waiting for that node wait at. Stops at `ceiling`, the highest of all.
+    func priority(of slot: Int, ceiling: UInt8) -> UInt8 {
+        var highest: UInt8 = 0
+        for demand in demands where demand.priority > highest && demand.closure.contains(slot) {
+            highest = demand.priority
+            if highest >= ceiling { break }
+        }
+        return highest
+    }
+
     /// The demand for `key`, if callers already wait for it.
     func index(of key: Key) -> Int? { demands.firstIndex { $0.key == key } }
 

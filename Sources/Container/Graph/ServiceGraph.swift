@@ -41,6 +41,13 @@ public final class ServiceGraph: Sendable {
         /// dependencies as written): what ``ServiceGraph/overriding(_:)`` declares again.
         let declaration: ServiceSpec
 
+        /// Whether the provider runs on the main actor (the spec's isolation, else the
+        /// provider's). Not in the fingerprint, like ``start``: it says where the value is made.
+        let runsOnMainActor: Bool
+        /// The lowest priority the node runs at (a `TaskPriority.rawValue`): the declared one,
+        /// background for a deferred service, 0 (none) otherwise. Not in the fingerprint either.
+        let priorityFloor: UInt8
+
         /// When the node is built. Not in the fingerprint: it says when the value is made, not
         /// what it is, so a reload that changes only a policy keeps the value.
         var start: StartPolicy { declaration.start }
@@ -58,6 +65,10 @@ public final class ServiceGraph: Sendable {
             groups: [String: [Int]] = [:], declaration: ServiceSpec, fingerprint: DeclarationFingerprint? = nil
         ) {
             self.declaration = declaration
+            runsOnMainActor = (declaration.isolation ?? provider.isolation) == .main
+            priorityFloor =
+                declaration.priority?.rawValue
+                ?? (declaration.start == .deferred ? ServicePriority.background.rawValue : 0)
             self.lifetime = lifetime
             self.isExternal = isExternal
             self.groups = groups
@@ -114,6 +125,9 @@ public final class ServiceGraph: Sendable {
     /// scope instance) asks only for what it needs; otherwise for every eager service, as
     /// `start()` does (see <doc:DemandDrivenStartUp>).
     public let declaresStartPolicies: Bool
+    /// Whether a node this graph builds runs on the main actor (``ServiceIsolation/main``): only
+    /// then does a build look at where its nodes run.
+    let hasMainActorNodes: Bool
     /// Whether a service is optional (``ServiceSpec/isOptional``): then a request fails only
     /// for the nodes of its closure it reaches without passing an optional one.
     let hasOptionalServices: Bool
@@ -209,6 +223,7 @@ public final class ServiceGraph: Sendable {
         self.allSlots = allSlots
         declaresStartPolicies = nodes.contains { $0.start != .eager }
         hasOptionalServices = nodes.contains(where: \.isOptional)
+        hasMainActorNodes = nodes[..<builtCount].contains(where: \.runsOnMainActor)
         let optionals = hasOptionalServices ? nodes.map(\.isOptional) : []
         // A part's external nodes that none of its own depends on are read by its entry points
         // (those its nested scopes alone use come last, and are never asked for by it).

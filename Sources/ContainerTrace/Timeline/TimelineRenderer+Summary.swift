@@ -146,7 +146,7 @@ extension TimelineRenderer.Attempt {
             joined.append((caller, state))
         case .callerCancelled(let caller):
             cancelled.append(caller)
-        case .nodeStarted(let node, _):
+        case .nodeStarted(let node, _, _, _):
             if nodeStart[node] == nil { nodeStart[node] = event.time }
             note(node)
         case .nodeSucceeded(let node, _):
