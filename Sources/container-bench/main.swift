@@ -33,6 +33,7 @@ let scenarios: [Scenario] = [
     Scenario(id: "demand", title: "13. Demand-driven start-up (issue 20)", run: demandScenario),
     Scenario(id: "observe", title: "14. Observers of a generation change (issue 22)", run: observationScenario),
     Scenario(id: "nested", title: "15. Nested scopes (issue 22)", run: nestedScopesScenario),
+    Scenario(id: "sync", title: "16. Synchronous services (issue 21)", run: synchronousScenario),
 ]
 
 struct Options {

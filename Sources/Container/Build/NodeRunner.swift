@@ -74,6 +74,8 @@ enum NodeRunner {
     ) async -> NodeResult {
         let slot = launch.slot
         let node = ticket.graph.nodes[slot]
+        // A synchronous provider runs without a suspension, in any build.
+        if node.isSynchronous { return runNow(launch, of: ticket, on: executor) }
         let startedAt = ticket.tracer.now
         announce(node, of: ticket, on: executor, at: launch.priority)
         guard node.timeout == nil else {
@@ -95,6 +97,32 @@ enum NodeRunner {
         return NodeResult(
             slot: slot, status: .succeeded, box: box, failure: nil, runs: 1, startedAt: startedAt,
             endedAt: ticket.tracer.now, executor: executor, priority: launch.priority)
+    }
+
+    /// Runs `launch`'s synchronous provider on the calling thread (once: a synchronous node has
+    /// no timeout and no retries), and classifies what it throws; `executor` is where that
+    /// thread is, for the report and the trace.
+    @inline(never)
+    static func runNow(_ launch: NodeLaunch, of ticket: BuildTicket, on executor: NodeExecutor = .pool) -> NodeResult {
+        let slot = launch.slot
+        let node = ticket.graph.nodes[slot]
+        guard let makeNow = node.provider.makeNow else { preconditionFailure("node \(node.name) is not synchronous") }
+        let startedAt = ticket.tracer.now
+        announce(node, of: ticket, on: executor, at: launch.priority)
+        let context = ProviderContext(node: node, build: ticket.info, run: 1, runInGeneration: launch.earlierRuns + 1)
+        do {
+            let box = try makeNow(context)
+            return NodeResult(
+                slot: slot, status: .succeeded, box: box, failure: nil, runs: 1, startedAt: startedAt,
+                endedAt: ticket.tracer.now, executor: executor, priority: launch.priority)
+        } catch {
+            let failure = NodeFailure(
+                kind: classify(error, node: node, policy: ticket.policy),
+                message: ticket.info.redactor.redact(String(describing: error)), error: error)
+            return NodeResult(
+                slot: slot, status: .failed, box: nil, failure: failure, runs: 1, startedAt: startedAt,
+                endedAt: ticket.tracer.now, executor: executor, priority: launch.priority)
+        }
     }
 
     /// Traces `node.started` (not inlined: a trace event is large, and kept out of the frame).

@@ -4,7 +4,7 @@ public struct ContainerError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case buildFailed, superseded, shutDown, unknownService, notReady, attemptsExhausted
-            case closed, unknownScope, scopeAlreadyOpen, invalidScope, invalidInput
+            case closed, unknownScope, scopeAlreadyOpen, invalidScope, invalidInput, notSynchronous
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -34,6 +34,10 @@ public struct ContainerError: Error, Sendable, CustomStringConvertible {
         /// ``ServiceContainer/supply(_:_:)`` named a service that is not an input, or gave a value
         /// of another type than the input's; nothing changed.
         public static let invalidInput = Code(.invalidInput)
+        /// ``ServiceContainer/resolveNow(_:)`` named a service whose closure holds an
+        /// asynchronous service (the message names it), or was called from inside a provider of
+        /// the same container for a service not built yet; nothing was built.
+        public static let notSynchronous = Code(.notSynchronous)
 
         public var description: String { base.rawValue }
     }
@@ -163,6 +167,28 @@ public struct ContainerError: Error, Sendable, CustomStringConvertible {
             code: .unknownService,
             message: "cannot reset unknown services \(described.joined(separator: ", ")); "
                 + "the services are: \(known.joined(separator: ", "))",
+            generation: generation, report: nil)
+    }
+
+    /// `resolveNow` of `name`, whose closure holds `node`, an asynchronous service.
+    static func notSynchronous(_ name: String, because node: ServiceGraph.Node, generation: Int) -> ContainerError {
+        let culprit =
+            node.name == name ? "its provider" : "it depends on '\(node.name)', whose provider"
+        return ContainerError(
+            code: .notSynchronous,
+            message: "cannot resolve '\(name)' now: \(culprit) \(ServiceGraph.asynchronousReason(node)); "
+                + "await service(_:) or start(needs:) instead, or make it synchronous (a SynchronousServiceProvider, "
+                + "without timeout or retries)",
+            generation: generation, report: nil)
+    }
+
+    /// `resolveNow` of `name` from a task, which would have to wait for another worker.
+    static func resolveNowWouldWait(_ name: String, generation: Int) -> ContainerError {
+        ContainerError(
+            code: .notSynchronous,
+            message: "cannot resolve '\(name)' now: another worker is making a service it needs, and a task does "
+                + "not block its thread to wait; await service(_:) instead (or, inside a provider, declare '\(name)' "
+                + "in its dependsOn and read it from its context)",
             generation: generation, report: nil)
     }
 }

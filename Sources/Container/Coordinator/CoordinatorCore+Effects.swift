@@ -7,10 +7,14 @@ extension CoordinatorCore {
     /// Resumes a caller's continuation with `outcome` (the only way a `Waiter` is resumed).
     func resume(_ waiter: Waiter, with outcome: Machine.CallerOutcome) {
         handingOverToCaller()
-        switch outcome {
-        case .snapshot(let snapshot): waiter.resume(returning: snapshot)
-        case .failure(let error): waiter.resume(throwing: error)
-        case .cancelled: waiter.resume(throwing: CancellationError())
+        switch waiter {
+        case .task(let continuation):
+            switch outcome {
+            case .snapshot(let snapshot): continuation.resume(returning: snapshot)
+            case .failure(let error): continuation.resume(throwing: error)
+            case .cancelled: continuation.resume(throwing: CancellationError())
+            }
+        case .thread(let caller): caller.answer(outcome)
         }
     }
 

@@ -10,7 +10,7 @@ import Synchronization
 /// them and when it ended.
 @usableFromInline
 final class CoordinatorCore: NodeReporter {
-    typealias Waiter = CheckedContinuation<AppServices, any Error>
+    typealias Waiter = CallerWaiter
     /// Told the result of a reset, reload or shutdown; called exactly once.
     typealias OperationWaiter = @Sendable (Result<ResetReport, ContainerError>) -> Void
     typealias Machine = CoordinatorStateMachine<Waiter, OperationWaiter, CoordinatorCore>
@@ -57,7 +57,7 @@ final class CoordinatorCore: NodeReporter {
     /// (see `SnapshotSlot`); changed only under `machine`'s lock, in the same order as the state.
     @usableFromInline let published: SnapshotSlot
     /// Caller ids, given before a caller suspends (so its cancellation can name it).
-    private let callerIDs = Atomic<Int>(0)
+    let callerIDs = Atomic<Int>(0)
     /// Completes once the coordinator shut down (closed) and its values are torn down.
     let ended = Completion()
     /// The feeds of the observers, made by the first one (``feeds``): most scope instances are
@@ -185,7 +185,9 @@ final class CoordinatorCore: NodeReporter {
         return try await TaskFeatures.withEscalationHandler {
             try await withTaskCancellationHandler {
                 defer { tookOverFromResumer() }
-                return try await withCheckedThrowingContinuation { (waiter: Waiter) in
+                return try await withCheckedThrowingContinuation {
+                    (continuation: CheckedContinuation<AppServices, any Error>) in
+                    let waiter = Waiter.task(continuation)
                     let priority = min(Task.currentPriority.rawValue, priorityLimit?.rawValue ?? .max)
                     let action = transition { machine, now in
                         // Read in the critical section: a cancellation that comes later finds

@@ -10,7 +10,7 @@ public struct GraphError: Error, Sendable, CustomStringConvertible {
             case duplicateService, unknownProvider, missingDependency, duplicateDependency, cycle
             case unknownRequirement, typeMismatch, invalidOptions, invalidName
             case undeclaredScope, invalidScope, captiveDependency, crossScopeDependency, scopeMismatch
-            case unknownService, optionalEdge, invalidInput
+            case unknownService, optionalEdge, invalidInput, notSynchronous
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -51,6 +51,9 @@ public struct GraphError: Error, Sendable, CustomStringConvertible {
         /// An input service (``ServiceSpec/input(_:start:location:)``) depends on something, or lives
         /// in a scope: the app supplies an input's value once, for the app.
         public static let invalidInput = Code(.invalidInput)
+        /// A service declared `sync` (``ServiceSpec/sync``) has an asynchronous service in its
+        /// closure, so ``ServiceContainer/resolveNow(_:)`` could not build it (see <doc:LaunchTiers>).
+        public static let notSynchronous = Code(.notSynchronous)
 
         public var description: String { base.rawValue }
     }

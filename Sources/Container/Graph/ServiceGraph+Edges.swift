@@ -58,12 +58,13 @@ extension ServiceGraph {
     /// read (``ServiceProvider/requirements``): each must be a dependency of the node, and its
     /// provider must make the type the key reads (see <doc:TypedDependencies>).
     static func checkTypedEdges(
-        specs: [ServiceSpec], accepted: [Int], providers: [AnyServiceProvider?], dependencies: [[Int]],
-        issues: inout [GraphError.Issue]
+        specs: [ServiceSpec], accepted: [Int], slotOfName: [String: Int], providers: [AnyServiceProvider?],
+        dependencies: [[Int]], issues: inout [GraphError.Issue]
     ) {
-        var slotOfName: [String: Int] = [:]
-        for (slot, position) in accepted.enumerated() { slotOfName[specs[position].name] = slot }
         for (slot, position) in accepted.enumerated() {
+            // Most nodes declare no typed edge and read nothing declared: nothing to check.
+            guard !specs[position].typedDependencies.isEmpty || providers[slot]?.requirements.isEmpty == false
+            else { continue }
             let spec = specs[position]
             for key in spec.typedDependencies {
                 guard let target = slotOfName[key.name], let provider = providers[target] else { continue }

@@ -67,7 +67,8 @@ extension ServiceGraph {
         let groups = Self.resolveGroups(
             specs: specs, accepted: accepted, providers: providers, dependencies: &dependencies, issues: &issues)
         Self.checkTypedEdges(
-            specs: specs, accepted: accepted, providers: providers, dependencies: dependencies, issues: &issues)
+            specs: specs, accepted: accepted, slotOfName: slotOfName, providers: providers, dependencies: dependencies,
+            issues: &issues)
         Self.findCycles(names: accepted.map { specs[$0].name }, dependencies: dependencies) {
             specs[accepted[$0]].location
         }.forEach { issues.append($0) }
@@ -97,6 +98,30 @@ extension ServiceGraph {
                     lifetime: specs[position].lifetime, groups: groups[slot], declaration: declaration))
         }
         self.init(nodes: nodes, scopes: scoping.scopes, scopeReads: scoping.reads)
+        let synchronous = accepted.indices.compactMap { slot in
+            specs[accepted[slot]].sync ? synchronousIssue(slot, location: specs[accepted[slot]].location) : nil
+        }
+        if !synchronous.isEmpty { throw GraphError(issues: synchronous) }
+    }
+
+    /// The problem of node `slot`, declared `sync`, when its closure holds an asynchronous node.
+    private func synchronousIssue(_ slot: Int, location: ConfigLocation?) -> GraphError.Issue? {
+        guard let found = asynchronousNode(inClosureOf: slot) else { return nil }
+        let name = nodes[slot].name
+        let culprit = found == slot ? "its provider" : "it depends on '\(nodes[found].name)', whose provider"
+        return .init(
+            code: .notSynchronous,
+            message: "service '\(name)' is declared sync, but \(culprit) \(Self.asynchronousReason(nodes[found])); "
+                + "make it synchronous (a SynchronousServiceProvider, without timeout or retries), or drop sync",
+            service: name, location: location?.appending("sync"))
+    }
+
+    /// Why `node` cannot run on a caller's thread.
+    static func asynchronousReason(_ node: Node) -> String {
+        if node.isInput { return "'\(node.provider.id)' waits for the value the app supplies (an input)" }
+        if node.provider.makeNow == nil { return "'\(node.provider.id)' is asynchronous" }
+        if node.timeout != nil { return "'\(node.provider.id)' is run with a timeout" }
+        return "'\(node.provider.id)' is run with retries"
     }
 
     /// The spec's provider, and the settings it read from the spec's options (`nil`: the options).

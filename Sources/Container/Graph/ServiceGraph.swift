@@ -55,6 +55,9 @@ public final class ServiceGraph: Sendable {
         var isInput: Bool { provider.isInput }
         /// Whether requests succeed without it. Not in the fingerprint, like ``start``.
         var isOptional: Bool { declaration.isOptional }
+        /// Whether its provider makes the value without suspending, with no timeout or retries to
+        /// keep: ``ServiceContainer/resolveNow(_:)`` may run it on the caller's thread.
+        var isSynchronous: Bool { provider.makeNow != nil && timeout == nil && retry.maxAttempts <= 1 }
 
         /// `fingerprint`: the declaration's, when known (a scope part's copy of a node); computed otherwise.
         init(
@@ -136,6 +139,10 @@ public final class ServiceGraph: Sendable {
     let eagerRequired: SlotSet
     /// The same part of ``deferredSlots``.
     let deferredRequired: SlotSet
+    /// For each node, an asynchronous node of its dependency closure (itself first), or -1 when
+    /// the whole closure is synchronous (see ``isSynchronous(_:)``); empty when no node is
+    /// synchronous.
+    let firstAsync: [Int32]
     /// Secret option values of every node, redacted from traces and errors.
     let secrets: [String]
     /// Hides the graph's secrets (the values of every option marked secret, and their fragments)
@@ -247,6 +254,19 @@ public final class ServiceGraph: Sendable {
             eagerRequired = eagerSlots
             deferredRequired = deferredSlots
         }
+        if nodes.contains(where: \.isSynchronous) {
+            var firstAsync = [Int32](repeating: -1, count: nodes.count)
+            for slot in order {
+                if !nodes[slot].isSynchronous {
+                    firstAsync[slot] = Int32(slot)
+                } else if let dependency = nodes[slot].dependencies.first(where: { firstAsync[$0] >= 0 }) {
+                    firstAsync[slot] = firstAsync[dependency]
+                }
+            }
+            self.firstAsync = firstAsync
+        } else {
+            firstAsync = []
+        }
         self.secrets = nodes.flatMap { $0.options.secretStrings }
         self.redactor = Redactor(secrets: secrets)
     }
@@ -327,6 +347,20 @@ public final class ServiceGraph: Sendable {
             stack.append(contentsOf: nodes[slot].dependencies)
         }
         return required
+    }
+
+    /// An asynchronous service `slot`'s closure holds (itself first), or `nil` when it can be
+    /// built on the caller's thread by ``ServiceContainer/resolveNow(_:)``.
+    func asynchronousNode(inClosureOf slot: Int) -> Int? {
+        guard !firstAsync.isEmpty else { return slot }
+        let found = firstAsync[slot]
+        return found < 0 ? nil : Int(found)
+    }
+
+    /// Whether the service called `name` and everything it depends on are synchronous (it can be
+    /// read with ``ServiceContainer/resolveNow(_:)``), or `nil` when there is no such service.
+    public func isSynchronous(_ name: String) -> Bool? {
+        layout.slots[name].map { asynchronousNode(inClosureOf: $0) == nil }
     }
 
     /// The input services (``ServiceSpec/input(_:start:location:)``) the app supplies, in declaration order.

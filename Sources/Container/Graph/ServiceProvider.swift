@@ -53,7 +53,7 @@ public protocol ServiceProvider<Value>: Sendable {
 
     /// Where ``make(_:)`` runs: ``ServiceIsolation/nonisolated`` (the default) or
     /// ``ServiceIsolation/main``; a spec's own ``ServiceSpec/isolation`` (a config's
-    /// `"isolation"`) wins over it (see <doc:LaunchTiersAndTheMainActor>).
+    /// `"isolation"`) wins over it (see <doc:LaunchTiers>).
     var isolation: ServiceIsolation { get }
 
     /// Releases what ``make(_:)`` acquired, or `nil` when the value needs no teardown (the default).
@@ -112,6 +112,30 @@ extension ServiceProvider where Settings == ServiceOptions {
     public func validate(options: ServiceOptions) throws {}
 }
 
+/// A provider that makes its value without suspending: its services can be built on the
+/// caller's thread by ``ServiceContainer/resolveNow(_:)`` (see <doc:LaunchTiers>), and async
+/// builds run it like any other. It must return promptly: it may run on a thread the app is
+/// waiting on (the main thread, before launch returns).
+///
+/// ```swift
+/// struct SettingsProvider: SynchronousServiceProvider {
+///     let id = "settings"
+///     func makeNow(_ context: ProviderContext) throws -> Settings { Settings() }
+/// }
+/// ```
+public protocol SynchronousServiceProvider<Value>: ServiceProvider {
+    /// The type of value this provider makes (restated, so that it is inferred from ``makeNow(_:)``).
+    associatedtype Value
+
+    /// Makes the value, without suspending.
+    func makeNow(_ context: ProviderContext) throws -> Value
+}
+
+extension SynchronousServiceProvider {
+    /// Calls ``makeNow(_:)``.
+    public func make(_ context: ProviderContext) async throws -> Value { try makeNow(context) }
+}
+
 /// A provider made from closures, for services declared in code.
 struct ClosureProvider<Value: Sendable>: ServiceProvider {
     /// The provider's id (`"closure"` for services declared in code with a closure: ``ServiceSpec``).
@@ -142,6 +166,25 @@ struct ClosureProvider<Value: Sendable>: ServiceProvider {
     public func make(_ context: ProviderContext) async throws -> Value { try await makeValue(context) }
 }
 
+/// A synchronous provider made from closures, for services declared in code
+/// (``ServiceSpec/synchronous(_:dependsOn:options:lifetime:group:start:tearDown:fileID:line:make:)``).
+struct SynchronousClosureProvider<Value: Sendable>: SynchronousServiceProvider {
+    let id: String
+    private let makeValue: @Sendable (ProviderContext) throws -> Value
+    let tearDown: (@Sendable (Value) async throws -> Void)?
+
+    init(
+        id: String, tearDown: (@Sendable (Value) async throws -> Void)? = nil,
+        make: @escaping @Sendable (ProviderContext) throws -> Value
+    ) {
+        self.id = id
+        self.makeValue = make
+        self.tearDown = tearDown
+    }
+
+    func makeNow(_ context: ProviderContext) throws -> Value { try makeValue(context) }
+}
+
 /// A provider with its value type erased; the runtime's only view of providers.
 public struct AnyServiceProvider: Sendable {
     /// The provider's id.
@@ -162,6 +205,11 @@ public struct AnyServiceProvider: Sendable {
     let isInput: Bool
     /// Where the provider's `make` runs (``ServiceProvider/isolation``).
     public let isolation: ServiceIsolation
+    /// The provider's ``SynchronousServiceProvider/makeNow(_:)``, for a synchronous provider.
+    let makeNow: (@Sendable (ProviderContext) throws -> AnyServiceBox)?
+
+    /// Whether the provider is a ``SynchronousServiceProvider``.
+    public var isSynchronous: Bool { makeNow != nil }
 
     /// Erases `provider`.
     public init<Provider: ServiceProvider>(_ provider: Provider) {
@@ -190,5 +238,21 @@ public struct AnyServiceProvider: Sendable {
             return settings
         }
         self.requirements = provider.requirements
+        self.makeNow = (provider as? any SynchronousServiceProvider).map { Self.maker(of: $0) }
+    }
+
+    /// ``makeNow`` of a synchronous provider, its value boxed like ``make``'s.
+    private static func maker<Provider: SynchronousServiceProvider>(
+        of provider: Provider
+    ) -> @Sendable (ProviderContext) throws -> AnyServiceBox {
+        let boxType = ServiceBox<Provider.Value>.self
+        let tearDown: (nonisolated(nonsending) @Sendable (Provider.Value) async throws -> Void)? =
+            provider.tearDown.map { $0 }
+        return { context in
+            boxType.init(
+                try provider.makeNow(context), name: context.serviceName,
+                builtIn: BuildAttempt(generation: context.generation, attempt: context.attempt),
+                onMainActor: context.node.runsOnMainActor, tearDown: tearDown)
+        }
     }
 }

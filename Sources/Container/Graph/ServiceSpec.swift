@@ -92,7 +92,7 @@ public struct ServiceSpec: Sendable {
     }
     /// Where the provider runs: on the main actor (``ServiceIsolation/main``) or on the build's
     /// threads; `nil` (the default): where the provider says (``ServiceProvider/isolation``).
-    /// A config file says `"isolation": "main"` (see <doc:LaunchTiersAndTheMainActor>).
+    /// A config file says `"isolation": "main"` (see <doc:LaunchTiers>).
     public var isolation: ServiceIsolation? {
         get { storage.fields.isolation }
         set { change { $0.isolation = newValue } }
@@ -103,6 +103,13 @@ public struct ServiceSpec: Sendable {
     public var priority: ServicePriority? {
         get { storage.fields.priority }
         set { change { $0.priority = newValue } }
+    }
+    /// Whether the service must be readable with ``ServiceContainer/resolveNow(_:)``: validation
+    /// checks that it and everything it depends on are synchronous (config `"sync": true`; see
+    /// <doc:LaunchTiers>). Not part of the declaration a reload compares.
+    public var sync: Bool {
+        get { storage.fields.sync }
+        set { change { $0.sync = newValue } }
     }
     /// Dependencies declared with typed keys: validation checks that each service's provider
     /// makes the key's type. Their names are in ``dependsOn`` too.
@@ -198,7 +205,7 @@ public struct ServiceSpec: Sendable {
     ///
     /// The build runs its ready main-actor nodes one after another in one hop to the main actor,
     /// while the other nodes go on; `tearDown` runs on the main actor too (see
-    /// <doc:LaunchTiersAndTheMainActor>). The parameters are those of
+    /// <doc:LaunchTiers>). The parameters are those of
     /// ``init(_:dependsOn:options:timeout:retry:defaultFailure:lifetime:group:start:priority:tearDown:fileID:line:make:)``.
     public init<Value: Sendable>(
         mainActor key: ServiceKey<Value>, dependsOn: [String] = [], options: ServiceOptions = ServiceOptions(),
@@ -291,6 +298,7 @@ extension ServiceSpec {
         var isOptional: Bool = false
         var isolation: ServiceIsolation?
         var priority: ServicePriority?
+        var sync: Bool = false
         var typedDependencies: [AnyServiceKey] = []
         var location: ConfigLocation?
     }
@@ -310,5 +318,31 @@ extension ServiceSpec {
     private mutating func change(_ body: (inout Fields) -> Void) {
         if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
         body(&storage.fields)
+    }
+}
+
+extension ServiceSpec {
+    /// Declares the service of `key`, made by a synchronous closure, in code: it can be read
+    /// with ``ServiceContainer/resolveNow(_:)`` when everything it depends on is synchronous too
+    /// (see <doc:LaunchTiers>). The closure must return promptly; it has no timeout and no
+    /// retries (a failure counts for the build, like any other).
+    ///
+    /// ```swift
+    /// ServiceSpec.synchronous(.settings) { _ in Settings() }
+    /// ```
+    public static func synchronous<Value: Sendable>(
+        _ key: ServiceKey<Value>, dependsOn: [String] = [], options: ServiceOptions = ServiceOptions(),
+        lifetime: Lifetime = .app, group: String? = nil, start: StartPolicy = .eager, sync: Bool = false,
+        tearDown: (@Sendable (Value) async throws -> Void)? = nil, fileID: String = #fileID, line: Int = #line,
+        make: @escaping @Sendable (ProviderContext) throws -> Value
+    ) -> ServiceSpec {
+        var spec = ServiceSpec(
+            name: key.name, provider: SynchronousClosureProvider(id: "closure", tearDown: tearDown, make: make),
+            dependsOn: dependsOn, options: options, location: ConfigLocation(file: fileID, line: line))
+        spec.lifetime = lifetime
+        spec.group = group
+        spec.start = start
+        spec.sync = sync
+        return spec
     }
 }

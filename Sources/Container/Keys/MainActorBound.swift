@@ -15,7 +15,7 @@
 ///
 /// The box may be released on any thread (when the last snapshot holding it goes); a value that
 /// must be released on the main actor is released by its service's teardown, which runs there
-/// (see <doc:LaunchTiersAndTheMainActor>).
+/// (see <doc:LaunchTiers>).
 public final class MainActorBound<Value>: Sendable {
     /// The value, on the main actor only.
     @MainActor public var value: Value

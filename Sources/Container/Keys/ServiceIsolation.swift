@@ -4,7 +4,7 @@
 /// A main-actor service is for a value that belongs to the main actor (a SwiftUI model, a
 /// router, a view controller's helper): the scheduler runs the ready main-actor nodes of a build
 /// one after another in one hop to the main actor, while the other nodes go on in parallel (see
-/// <doc:LaunchTiersAndTheMainActor>). Declared in code (``ServiceSpec/isolation``,
+/// <doc:LaunchTiers>). Declared in code (``ServiceSpec/isolation``,
 /// ``ServiceSpec/init(mainActor:dependsOn:options:timeout:retry:defaultFailure:lifetime:group:start:priority:tearDown:fileID:line:make:)``,
 /// ``ServiceProvider/isolation``) or in a config file (`"isolation": "main"`).
 public struct ServiceIsolation: Sendable, Hashable, CustomStringConvertible {

@@ -5,7 +5,7 @@
 /// node of a lower priority than its own. A node nothing declares and nobody waits for runs at
 /// its build's priority. Declared in code (``ServiceSpec/priority``) or in a config file
 /// (`"priority": "background"`); the trace's `node.started` shows the priority each node ran at
-/// (see <doc:LaunchTiersAndTheMainActor>).
+/// (see <doc:LaunchTiers>).
 public struct ServicePriority: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The `TaskPriority.rawValue` of the level.
     public let rawValue: UInt8

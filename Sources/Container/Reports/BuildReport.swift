@@ -32,7 +32,7 @@ public struct BuildReport: Sendable, CustomStringConvertible {
         }
 
         /// Where its provider ran: the build's threads, or the main actor (a main-actor
-        /// service, see <doc:LaunchTiersAndTheMainActor>).
+        /// service, see <doc:LaunchTiers>).
         public var executor: NodeExecutor { times & 4 != 0 ? .main : .pool }
         /// The priority its provider ran at; `nil` when it did not run in this build.
         public var priority: ServicePriority? { priorityValue == 0 ? nil : ServicePriority(rawValue: priorityValue) }

@@ -80,6 +80,16 @@ public final class AppServices: Sendable {
         return try resolveSlowly(key)
     }
 
+    /// The value of `key` when the key's cached slot finds it here, else `nil` (no lookup by
+    /// name, no error): the first step of a read that can do more when it misses.
+    @inlinable @inline(__always)
+    func heldValue<Value>(_ key: ServiceKey<Value>) -> Value? {
+        guard let slot = key.slotCache.slot(for: layout.id), let box = values.value(at: slot),
+            box.typeID == ObjectIdentifier(Value.self)
+        else { return nil }
+        return unsafeDowncast(box, to: ServiceBox<Value>.self).value
+    }
+
     /// The lookup by name, which refreshes the key's slot cache, and the errors.
     @usableFromInline @inline(never)
     func resolveSlowly<Value>(_ key: ServiceKey<Value>) throws(ServiceLookupError) -> Value {

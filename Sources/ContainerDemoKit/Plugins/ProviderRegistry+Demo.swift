@@ -15,6 +15,7 @@ extension ProviderRegistry {
             try registry.register(SQLiteProvider(defaultMigrations: DemoSchema.migrations))
             try registry.register(SessionProvider())
             try registry.register(SimulatedProvider())
+            try registry.register(SynchronousSimulatedProvider())
             try registry.register(SceneRouterProvider())
             try registry.register(PushDetailProvider())
             try registry.register(entryPoint: LaunchEntryPoint())

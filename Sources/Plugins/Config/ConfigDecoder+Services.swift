@@ -111,6 +111,7 @@ extension ConfigDecoder {
         // An input is lazy unless it says otherwise: `start()` does not wait for the app's value.
         let start = declaration.value("start").flatMap { startPolicy($0) } ?? (providerID == "input" ? .lazy : .eager)
         let isOptional = declaration.value("optional").flatMap { bool($0) } ?? false
+        let sync = declaration.value("sync").flatMap { bool($0) } ?? false
 
         var spec: ServiceSpec
         if providerID == "input" {
@@ -131,6 +132,7 @@ extension ConfigDecoder {
         spec.group = group
         spec.start = start
         spec.isOptional = isOptional
+        spec.sync = sync
         return spec
     }
 

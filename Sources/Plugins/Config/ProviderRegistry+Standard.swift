@@ -22,6 +22,7 @@ extension ProviderRegistry {
             try registry.register(SQLiteProvider())
             try registry.register(SessionProvider())
             try registry.register(SimulatedProvider())
+            try registry.register(SynchronousSimulatedProvider())
         } catch {
             preconditionFailure("the standard plugins have distinct ids: \(error)")
         }

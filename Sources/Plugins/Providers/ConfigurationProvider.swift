@@ -9,7 +9,9 @@ internal import Foundation
 ///
 /// A missing file, invalid JSON (reported with line and column) or a wrong field type is a
 /// permanent ``ConfigurationError``.
-public struct ConfigurationProvider: ServiceProvider {
+/// It reads the file without suspending (a ``/Container/SynchronousServiceProvider``), so
+/// `resolveNow` can build it on the caller's thread.
+public struct ConfigurationProvider: SynchronousServiceProvider {
     /// `configuration`.
     public let id = "configuration"
 
@@ -25,7 +27,7 @@ public struct ConfigurationProvider: ServiceProvider {
     }
 
     /// Reads and decodes the settings file named by the settings read at validation.
-    public func make(_ context: ProviderContext) async throws -> AppConfiguration {
+    public func makeNow(_ context: ProviderContext) throws -> AppConfiguration {
         try Self.read(path: try context.settings(for: self).path)
     }
 

@@ -1,4 +1,5 @@
 public import Container
+internal import Foundation
 
 /// The `simulated` provider: a node whose duration and per-run outcomes come from its options,
 /// for demos, benchmarks and what-if runs of a start-up graph (see <doc:ConfigFormat>).
@@ -59,4 +60,43 @@ public struct SimulatedProvider: ServiceProvider {
     /// The options `simulated` reads; any other key is a typo, except free-form keys marked
     /// secret and a `description`.
     static let knownOptions = ["durationMs", "outcomes", "description"]
+}
+
+/// The `simulatedNow` provider: a synchronous ``SimulatedProvider`` (a
+/// ``/Container/SynchronousServiceProvider``), for the synchronous tier of a simulated start-up
+/// (`resolveNow`). Its options are `simulated`'s; a run blocks its thread for `durationMs` (keep
+/// it to a few milliseconds: a synchronous provider may run on the main thread), and the `hang`
+/// outcome is refused (a synchronous provider cannot be cancelled).
+public struct SynchronousSimulatedProvider: SynchronousServiceProvider {
+    /// `simulatedNow`.
+    public let id = "simulatedNow"
+
+    /// Creates the provider.
+    public init() {}
+
+    /// ``SimulatedProvider/settings(from:)``, and no `hang` outcome.
+    public func settings(from options: ServiceOptions) throws(OptionError) -> SimulatedOptions {
+        let settings = try SimulatedOptions(options)
+        if settings.outcomes.contains(.hang) {
+            throw .invalid(
+                "outcomes", "a synchronous provider cannot hang (nothing could cancel it); use \"simulated\" for a hang"
+            )
+        }
+        return settings
+    }
+
+    /// Blocks for `durationMs`, then does what this run's outcome says.
+    public func makeNow(_ context: ProviderContext) throws -> SimulatedValue {
+        let settings = try context.settings(for: self)
+        let run = context.runInGeneration
+        if settings.duration > .zero {
+            let (seconds, attoseconds) = settings.duration.components
+            Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) / 1e18)
+        }
+        switch settings.outcomes[min(run, settings.outcomes.count) - 1] {
+        case .transient: throw SimulatedFailure(node: context.serviceName, run: run, failureKind: .transient)
+        case .permanent: throw SimulatedFailure(node: context.serviceName, run: run, failureKind: .permanent)
+        default: return SimulatedValue(node: context.serviceName, run: run, generation: context.generation)
+        }
+    }
 }

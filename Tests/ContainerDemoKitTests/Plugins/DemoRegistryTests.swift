@@ -24,7 +24,7 @@ struct DemoRegistryTests {
         #expect(demo.entryPoints.keys.sorted() == ["deeplink", "launch", "push", "scene"])
         #expect(
             demo.providers.keys.sorted() == [
-                "configuration", "pushDetail", "sceneRouter", "session", "simulated", "sqlite",
+                "configuration", "pushDetail", "sceneRouter", "session", "simulated", "simulatedNow", "sqlite",
             ])
         #expect((demo.entryPoint("deeplink") as? DeepLinkEntryPoint)?.url == "demo://profile")
         let standard = ProviderRegistry.standard

@@ -29,7 +29,7 @@ private struct PlainProvider: ServiceProvider {
 }
 
 /// Main-actor services: where they run, how their nodes are batched, what the report and the
-/// trace say, how they are cancelled and torn down (<doc:LaunchTiersAndTheMainActor>).
+/// trace say, how they are cancelled and torn down (<doc:LaunchTiers>).
 ///
 /// Swift Testing runs these tests off the main actor; `swift test` drains the main queue (on
 /// Linux a Dispatch worker serves it), so main-actor work makes progress while a test waits.

@@ -94,7 +94,7 @@ struct ConfigErrorTests {
                 "test.json:5:45: services[1].dependOn: unknown key 'dependOn'; did you mean 'dependsOn'?",
                 "test.json:5:64: services[1].timeout: unknown key 'timeout'; did you mean 'timeoutMs'?",
                 "test.json:5:80: services[1].colour: unknown key 'colour'; the keys allowed here are: name, provider, "
-                    + "dependsOn, options, secretOptions, timeoutMs, retry, failure, scope, group, start, optional, description",
+                    + "dependsOn, options, secretOptions, timeoutMs, retry, failure, scope, group, start, optional, sync, description",
                 "test.json:7:3: entrypoints: unknown key 'entrypoints'; did you mean 'entryPoints'?",
             ])
     }
@@ -138,7 +138,7 @@ struct ConfigErrorTests {
         #expect(
             error.description == """
                 test.json:3:48: services[0].provider: service 'cache' uses unknown provider 'redis' \
-                (known providers: configuration, session, simulated, sqlite)
+                (known providers: configuration, session, simulated, simulatedNow, sqlite)
                 """)
     }
 

@@ -93,7 +93,7 @@ struct ConfigLoadingTests {
                 ])
             let expected = """
                 Configs/broken.json:6:39: services[1].provider: service 'database' uses unknown provider 'sqlit'; \
-                did you mean 'sqlite'? (known providers: configuration, session, simulated, sqlite)
+                did you mean 'sqlite'? (known providers: configuration, session, simulated, simulatedNow, sqlite)
                 Configs/broken.json:6:48: services[1].dependOn: unknown key 'dependOn'; did you mean 'dependsOn'?
                 Configs/broken.json:7:63: services[2].dependsOn[0]: service 'session' depends on 'databse', \
                 which is not declared; did you mean 'database'?
@@ -109,8 +109,10 @@ struct ConfigLoadingTests {
             #expect(
                 error.description
                     == expected.replacing(
-                        "known providers: configuration, session, simulated, sqlite",
-                        with: "known providers: configuration, pushDetail, sceneRouter, session, simulated, sqlite"))
+                        "known providers: configuration, session, simulated, simulatedNow, sqlite",
+                        with:
+                            "known providers: configuration, pushDetail, sceneRouter, session, simulated, simulatedNow, sqlite"
+                    ))
             // Every line starts with file:line:column:.
             for line in error.description.split(separator: "\n") {
                 #expect(line.wholeMatch(of: /Configs\/broken\.json:\d+:\d+: .*/) != nil, "\(line)")

@@ -42,7 +42,8 @@ struct EntryPointTests {
 
     @Test func standardRegistryHoldsTheStandardProvidersAndNoEntryPoint() {
         let registry = ProviderRegistry.standard
-        #expect(registry.providers.keys.sorted() == ["configuration", "session", "simulated", "sqlite"])
+        #expect(
+            registry.providers.keys.sorted() == ["configuration", "session", "simulated", "simulatedNow", "sqlite"])
         // Entry points are the app's code; the deep-link one is made per link.
         #expect(registry.entryPoints.isEmpty)
         #expect(DeepLinkEntryPoint(url: "demo://profile").requirements.map(\.name) == ["configuration", "session"])
