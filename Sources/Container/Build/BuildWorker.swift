@@ -97,6 +97,18 @@ enum BuildWorker {
         }
     }
 
+    /// Hands the main-actor nodes of `orders` to the build's main-actor lane; returns the others.
+    static func handOffMainActorNodes(
+        _ orders: WorkerOrders, of ticket: BuildTicket, reporter: some NodeReporter
+    ) -> WorkerOrders {
+        let nodes = ticket.graph.nodes
+        let main = orders.launches.filter { nodes[$0.slot].runsOnMainActor }
+        guard !main.isEmpty else { return orders }
+        handOff(main: main, others: [], unstarted: orders.unstarted, of: ticket, reporter: reporter)
+        return WorkerOrders(
+            launches: orders.launches.filter { !nodes[$0.slot].runsOnMainActor }, unstarted: orders.unstarted)
+    }
+
     /// Runs the build's main-actor nodes one after another on the main actor, longest remaining
     /// path first, until none waits: those queued when the batch started and those that become
     /// ready while it runs, all in this one hop. What their results start elsewhere goes to

@@ -37,7 +37,10 @@ extension CoordinatorCore {
     func spawnWorker(_ launch: Machine.Launch) {
         guard !launch.orders.launches.isEmpty else { return }
         let ticket = launch.ticket
-        let orders = launch.orders
+        var orders = launch.orders
+        // Main-actor nodes go to the main actor at once: a worker would only hand them on.
+        if ticket.mainLane != nil { orders = BuildWorker.handOffMainActorNodes(orders, of: ticket, reporter: self) }
+        guard !orders.launches.isEmpty else { return }
         let priority = orders.priority(atLeast: 0)
         ticket.spawn(priority: priority == 0 ? nil : priority, startingHere: launch.startsHere) { [self] in
             await work(orders, of: ticket, at: priority == 0 ? ticket.priority : priority)
