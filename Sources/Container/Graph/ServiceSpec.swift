@@ -104,7 +104,7 @@ public struct ServiceSpec: Sendable {
         get { storage.fields.priority }
         set { change { $0.priority = newValue } }
     }
-    /// Whether the service must be readable with ``ServiceContainer/resolveNow(_:)``: validation
+    /// Whether the service must be readable with ``ServiceContainer/resolveNow(_:as:)``: validation
     /// checks that it and everything it depends on are synchronous (config `"sync": true`; see
     /// <doc:LaunchTiers>). Not part of the declaration a reload compares.
     public var sync: Bool {
@@ -206,7 +206,7 @@ public struct ServiceSpec: Sendable {
     /// The build runs its ready main-actor nodes one after another in one hop to the main actor,
     /// while the other nodes go on; `tearDown` runs on the main actor too (see
     /// <doc:LaunchTiers>). The parameters are those of
-    /// ``init(_:dependsOn:options:timeout:retry:defaultFailure:lifetime:group:start:priority:tearDown:fileID:line:make:)``.
+    /// ``init(_:dependsOn:options:timeout:retry:defaultFailure:lifetime:group:start:priority:tearDown:fileID:line:make:)-(_,[String],_,_,_,_,_,_,_,_,_,_,_,_)``.
     public init<Value: Sendable>(
         mainActor key: ServiceKey<Value>, dependsOn: [String] = [], options: ServiceOptions = ServiceOptions(),
         timeout: Duration? = nil, retry: RetryPolicy = .none, defaultFailure: FailureKind? = nil,
@@ -254,7 +254,7 @@ public struct ServiceSpec: Sendable {
     }
 
     /// Declares the service of `key`, made on the main actor by a `@MainActor` closure, with
-    /// **typed** dependencies (see ``init(mainActor:dependsOn:options:timeout:retry:defaultFailure:lifetime:group:start:priority:tearDown:fileID:line:make:)``).
+    /// **typed** dependencies (see ``init(mainActor:dependsOn:options:timeout:retry:defaultFailure:lifetime:group:start:priority:tearDown:fileID:line:make:)-(_,[String],_,_,_,_,_,_,_,_,_,_,_,_)``).
     // Disfavoured: with no dependency at all, the plain initializer is the one meant.
     @_disfavoredOverload
     public init<Value: Sendable, each Dependency: Sendable>(
@@ -323,7 +323,7 @@ extension ServiceSpec {
 
 extension ServiceSpec {
     /// Declares the service of `key`, made by a synchronous closure, in code: it can be read
-    /// with ``ServiceContainer/resolveNow(_:)`` when everything it depends on is synchronous too
+    /// with ``ServiceContainer/resolveNow(_:as:)`` when everything it depends on is synchronous too
     /// (see <doc:LaunchTiers>). The closure must return promptly; it has no timeout and no
     /// retries (a failure counts for the build, like any other).
     ///

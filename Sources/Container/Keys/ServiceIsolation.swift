@@ -5,7 +5,7 @@
 /// router, a view controller's helper): the scheduler runs the ready main-actor nodes of a build
 /// one after another in one hop to the main actor, while the other nodes go on in parallel (see
 /// <doc:LaunchTiers>). Declared in code (``ServiceSpec/isolation``,
-/// ``ServiceSpec/init(mainActor:dependsOn:options:timeout:retry:defaultFailure:lifetime:group:start:priority:tearDown:fileID:line:make:)``,
+/// ``ServiceSpec/init(mainActor:dependsOn:options:timeout:retry:defaultFailure:lifetime:group:start:priority:tearDown:fileID:line:make:)-(_,[String],_,_,_,_,_,_,_,_,_,_,_,_)``,
 /// ``ServiceProvider/isolation``) or in a config file (`"isolation": "main"`).
 public struct ServiceIsolation: Sendable, Hashable, CustomStringConvertible {
     private enum Base: String, Hashable, Sendable { case nonisolated, main }
