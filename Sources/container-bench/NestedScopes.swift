@@ -40,8 +40,8 @@ private func nestedSpecs() -> [ServiceSpec] {
     ] + three([ScopeKeys.first, ScopeKeys.second, ScopeKeys.third], in: "push") + three(NestedKeys.detail, in: "detail")
 }
 
-/// Scenario 15: nested scopes.
-func nestedScopesScenario(_ settings: BenchSettings) async throws -> [Row] {
+/// A ready app with a ready `account#ada/scene#window-1` chain to open `detail` instances from.
+func nestedFixture() async throws -> (container: ServiceContainer, account: ScopeInstance, scene: ScopeInstance) {
     let graph = try ServiceGraph(
         nestedSpecs(),
         scopes: ["push", "account", .init("scene", parent: "account"), .init("detail", parent: "scene")])
@@ -51,6 +51,12 @@ func nestedScopesScenario(_ settings: BenchSettings) async throws -> [Row] {
     _ = try await account.start()
     let scene = try account.openScope("scene", id: "window-1")
     _ = try await scene.start()
+    return (container, account, scene)
+}
+
+/// Scenario 15: nested scopes.
+func nestedScopesScenario(_ settings: BenchSettings) async throws -> [Row] {
+    let (container, account, scene) = try await nestedFixture()
 
     // (a) Alternating batches: top-level instances of `push`, then `detail` instances in the scene.
     let batch = settings.size(2_000, smoke: 100)

@@ -107,6 +107,17 @@ let profileKinds: [ProfileKind] = [
         }
         withExtendedLifetime(instances) {}
     },
+    ProfileKind(id: "nested-start") { size, repeats, setupOnly in
+        let (_, _, scene) = try await nestedFixture()
+        guard !setupOnly else { return }
+        var instances: [ScopeInstance] = []
+        for round in 0..<repeats * size {
+            let instance = try scene.openScope("detail", id: "d\(round)")
+            _ = try await instance.start()
+            instances.append(instance)
+        }
+        withExtendedLifetime(instances) {}
+    },
     ProfileKind(id: "scope-open-only") { size, repeats, setupOnly in
         let fixture = try await ScopeFixture.make()
         guard !setupOnly else { return }

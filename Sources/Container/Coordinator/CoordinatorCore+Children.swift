@@ -5,7 +5,7 @@ extension CoordinatorCore {
     /// as it is at this very transition.
     func openChild(scope: String, id: String, parameters: ScopeParameters) throws(ContainerError) -> CoordinatorCore {
         // A nested instance is named by its chain, and its providers read its parents' parameters too.
-        let label = (self.label.map { $0 + "/" } ?? "") + "\(scope)#\(id)"
+        let label = Self.label(of: scope, id: id, under: self.label)
         let parameters = link.map { parameters.inheriting($0.parameters) } ?? parameters
         let action = transition { machine, _ in
             machine.childOpened(scope: scope, label: label) { child, part, runTimes in
@@ -21,6 +21,21 @@ extension CoordinatorCore {
             return child
         case .refused(let error): throw error
         }
+    }
+
+    /// `scope#id`, after `parent/` for a nested instance: one allocation of the exact size (an
+    /// instance keeps it, and a string grown by appending keeps room to grow).
+    static func label(of scope: String, id: String, under parent: String?) -> String {
+        var label = ""
+        label.reserveCapacity((parent.map { $0.utf8.count + 1 } ?? 0) + scope.utf8.count + 1 + id.utf8.count)
+        if let parent {
+            label += parent
+            label += "/"
+        }
+        label += scope
+        label += "#"
+        label += id
+        return label
     }
 
     /// Child `id` leases `values` (by their slots here; see ``ChildBook``); `false` when one was

@@ -58,8 +58,6 @@ final class CoordinatorCore: NodeReporter {
     @usableFromInline let published: SnapshotSlot
     /// Caller ids, given before a caller suspends (so its cancellation can name it).
     let callerIDs = Atomic<Int>(0)
-    /// Completes once the coordinator shut down (closed) and its values are torn down.
-    let ended = Completion()
     /// The feeds of the observers, made by the first one (``feeds``): most scope instances are
     /// never observed.
     private let observers = LazyReference<Feeds>()
@@ -314,7 +312,6 @@ final class CoordinatorCore: NodeReporter {
                         link.child, reportedTo: parentOperation, records: parentOperation == nil ? [] : report.tornDown,
                         closed: true)
                 }
-                ended.complete()
             }
             done(result)
         }

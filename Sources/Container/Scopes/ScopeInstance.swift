@@ -28,9 +28,6 @@ public final class ScopeInstance: Sendable {
         published = core.published
     }
 
-    /// Completes once the instance is closed and its values torn down.
-    var closed: Completion { core.ended }
-
     /// The scope's name (`push`).
     public var scope: String { link.scope }
 
