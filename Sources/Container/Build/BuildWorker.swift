@@ -192,14 +192,15 @@ private struct WorkerQueue<Reporter: NodeReporter> {
     /// as children. Returns the node to run inline next, if any.
     mutating func take(_ orders: WorkerOrders, into group: inout TaskGroup<NodeResult>) -> NodeLaunch? {
         var held: NodeLaunch?
-        var main: [NodeLaunch] = []
-        var others: [NodeLaunch] = []
+        // Made only when a launch is not this worker's (rarely): most steps hand nothing off.
+        var main: [NodeLaunch]?
+        var others: [NodeLaunch]?
         for launch in orders.launches {
             guard runsHere(launch) else {
                 if hasMainActorNodes && ticket.graph.nodes[launch.slot].runsOnMainActor {
-                    main.append(launch)
+                    if main?.append(launch) == nil { main = [launch] }
                 } else {
-                    others.append(launch)
+                    if others?.append(launch) == nil { others = [launch] }
                 }
                 continue
             }
@@ -207,9 +208,9 @@ private struct WorkerQueue<Reporter: NodeReporter> {
             if let earlier = held { spawn(earlier, into: &group) }
             held = launch
         }
-        if !main.isEmpty || !others.isEmpty {
+        if main != nil || others != nil {
             BuildWorker.handOff(
-                main: main, others: others, unstarted: orders.unstarted, of: ticket, reporter: reporter)
+                main: main ?? [], others: others ?? [], unstarted: orders.unstarted, of: ticket, reporter: reporter)
         }
         if let held {
             // Inline when nothing else can run meanwhile (a chain, a scope's first service) or

@@ -164,9 +164,10 @@ extension CoordinatorStateMachine {
     /// service) raised to the highest of the requests waiting for it (`caller` too, when it
     /// needs it); the build's when neither says (see ``ServicePriority``).
     func launchOf(_ slot: Int, in current: BuildState, caller: Caller? = nil) -> NodeLaunch {
-        var priority = graph.nodes[slot].priorityFloor
+        let floors = graph.priorityFloors
+        var priority = floors.isEmpty ? 0 : floors[slot]
         if let caller, caller.priority > priority, caller.closure.contains(slot) { priority = caller.priority }
-        if priority < current.priority {
+        if priority < current.priority && !demands.isEmpty {
             priority = max(priority, demands.priority(of: slot, ceiling: current.priority))
         }
         return NodeLaunch(

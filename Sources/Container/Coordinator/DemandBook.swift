@@ -59,8 +59,10 @@ struct DemandBook<Waiter> {
     /// what the callers waiting for that node wait at. Stops at `ceiling`, the highest of all.
     func priority(of slot: Int, ceiling: UInt8) -> UInt8 {
         var highest: UInt8 = 0
-        for demand in demands where demand.priority > highest && demand.closure.contains(slot) {
-            highest = demand.priority
+        // By index: a demand is large, and a loop over the values would copy (retain) each.
+        for index in demands.indices where demands[index].priority > highest {
+            guard demands[index].closure.contains(slot) else { continue }
+            highest = demands[index].priority
             if highest >= ceiling { break }
         }
         return highest

@@ -131,6 +131,9 @@ public final class ServiceGraph: Sendable {
     /// Whether a node this graph builds runs on the main actor (``ServiceIsolation/main``): only
     /// then does a build look at where its nodes run.
     let hasMainActorNodes: Bool
+    /// Each node's ``Node/priorityFloor``, by slot; empty when no node has one (no declared
+    /// priority, no deferred service). Apart from the nodes: a launch reads it without visiting one.
+    let priorityFloors: [UInt8]
     /// Whether a service is optional (``ServiceSpec/isOptional``): then a request fails only
     /// for the nodes of its closure it reaches without passing an optional one.
     let hasOptionalServices: Bool
@@ -231,6 +234,8 @@ public final class ServiceGraph: Sendable {
         declaresStartPolicies = nodes.contains { $0.start != .eager }
         hasOptionalServices = nodes.contains(where: \.isOptional)
         hasMainActorNodes = nodes[..<builtCount].contains(where: \.runsOnMainActor)
+        let floors = nodes.map(\.priorityFloor)
+        priorityFloors = floors.contains { $0 != 0 } ? floors : []
         let optionals = hasOptionalServices ? nodes.map(\.isOptional) : []
         // A part's external nodes that none of its own depends on are read by its entry points
         // (those its nested scopes alone use come last, and are never asked for by it).

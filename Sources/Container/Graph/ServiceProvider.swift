@@ -213,6 +213,23 @@ public struct AnyServiceProvider: Sendable {
 
     /// Erases `provider`.
     public init<Provider: ServiceProvider>(_ provider: Provider) {
+        var tearDown: (nonisolated(nonsending) @Sendable (Provider.Value) async throws -> Void)?
+        // Not `Optional.map`: a generic call over a function type looks its metadata up at run time.
+        if let release = provider.tearDown { tearDown = release }
+        self.init(provider, tearDown: tearDown)
+    }
+
+    /// Erases a closure provider, whose teardown runs where the teardown job calls it (the main
+    /// actor for a value made there). Known statically: a cast of every provider to find one
+    /// would look generic metadata up for each.
+    init<Value>(closure provider: ClosureProvider<Value>) {
+        self.init(provider, tearDown: provider.callerTearDown)
+    }
+
+    /// Erases `provider`, whose values `tearDown` releases.
+    private init<Provider: ServiceProvider>(
+        _ provider: Provider, tearDown: (nonisolated(nonsending) @Sendable (Provider.Value) async throws -> Void)?
+    ) {
         self.id = provider.id
         self.isInput = provider is any InputProviding
         self.valueType = Provider.Value.self
@@ -220,10 +237,6 @@ public struct AnyServiceProvider: Sendable {
         // looked up (hashed) in the runtime's metadata cache on every node run.
         let boxType = ServiceBox<Provider.Value>.self
         self.isolation = provider.isolation
-        // A closure's teardown runs where the teardown job calls it (the main actor for a value
-        // made there); another provider's runs where its own isolation says.
-        let tearDown: (nonisolated(nonsending) @Sendable (Provider.Value) async throws -> Void)? =
-            (provider as? ClosureProvider<Provider.Value>)?.callerTearDown ?? provider.tearDown.map { $0 }
         self.make = { context in
             let value = try await provider.make(context)
             return boxType.init(
@@ -246,8 +259,9 @@ public struct AnyServiceProvider: Sendable {
         of provider: Provider
     ) -> @Sendable (ProviderContext) throws -> AnyServiceBox {
         let boxType = ServiceBox<Provider.Value>.self
-        let tearDown: (nonisolated(nonsending) @Sendable (Provider.Value) async throws -> Void)? =
-            provider.tearDown.map { $0 }
+        var release: (nonisolated(nonsending) @Sendable (Provider.Value) async throws -> Void)?
+        if let tearDown = provider.tearDown { release = tearDown }
+        let tearDown = release
         return { context in
             boxType.init(
                 try provider.makeNow(context), name: context.serviceName,

@@ -185,7 +185,8 @@ public struct ServiceSpec: Sendable {
         line: Int = #line, make: nonisolated(nonsending) @escaping @Sendable (ProviderContext) async throws -> Value
     ) {
         self.init(
-            name: key.name, provider: ClosureProvider(id: "closure", tearDown: tearDown, make: make),
+            name: key.name,
+            provider: AnyServiceProvider(closure: ClosureProvider(id: "closure", tearDown: tearDown, make: make)),
             dependsOn: dependsOn, options: options, timeout: timeout, retry: retry, defaultFailure: defaultFailure,
             location: ConfigLocation(file: fileID, line: line))
         self.lifetime = lifetime
