@@ -42,7 +42,7 @@ public struct TraceEvent: Sendable, Hashable, CustomStringConvertible {
         /// `node.started`: `overridden` when the service was replaced by a ``ServiceGraph/Override``
         /// (`"override": true` in JSON Lines); `executor`, where the provider runs (the main actor
         /// or the build's threads), and `priority`, the priority it runs at (`nil` when not known,
-        /// as in traces made before they were recorded).
+        /// as in traces made before they were recorded, or none: a synchronous caller's thread).
         case nodeStarted(
             node: String, overridden: Bool = false, executor: NodeExecutor? = nil, priority: ServicePriority? = nil)
         /// `node.succeeded`
