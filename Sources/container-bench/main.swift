@@ -34,6 +34,7 @@ let scenarios: [Scenario] = [
     Scenario(id: "observe", title: "14. Observers of a generation change (issue 22)", run: observationScenario),
     Scenario(id: "nested", title: "15. Nested scopes (issue 22)", run: nestedScopesScenario),
     Scenario(id: "sync", title: "16. Synchronous services (issue 21)", run: synchronousScenario),
+    Scenario(id: "mainactor", title: "17. Main-actor services (issue 21)", run: mainActorScenario),
 ]
 
 struct Options {
@@ -189,16 +190,22 @@ func runSelected() async {
     }
 }
 
-// The main thread waits on a semaphore instead of an async top level: an async `main` parks the
-// main thread in libdispatch's `sigsuspend` with a read-only signal mask, which valgrind 3.19
-// (callgrind, the instruction counts in BENCHMARKS.md) cannot emulate and crashes on.
-let finished = DispatchSemaphore(value: 0)
-Task.detached {
-    if let profile = options.profile {
+// A profile's main thread waits on a semaphore instead of an async top level: an async `main`
+// (and `dispatchMain()`) parks the main thread in libdispatch's `sigsuspend` with a read-only
+// signal mask, which valgrind 3.19 (callgrind, the instruction counts in BENCHMARKS.md) cannot
+// emulate and crashes on. The scenarios need the main actor (the main queue) to run, so they
+// hand the main thread to Dispatch, and the process exits when they are done.
+if let profile = options.profile {
+    let finished = DispatchSemaphore(value: 0)
+    Task.detached {
         await runProfile(profile, size: options.profileSize, repeats: options.profileRepeats)
-    } else {
-        await runSelected()
+        finished.signal()
     }
-    finished.signal()
+    finished.wait()
+} else {
+    Task.detached {
+        await runSelected()
+        exit(0)
+    }
+    dispatchMain()
 }
-finished.wait()

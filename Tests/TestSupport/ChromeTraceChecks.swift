@@ -149,7 +149,7 @@ public enum ChromeTraceChecks {
                 return
             }
             switch event.kind {
-            case .nodeStarted(let node, _):
+            case .nodeStarted(let node, _, _, _):
                 expected["\(pid) node \(event.build) \(node)", default: 0] += 1
             case .buildStarted:
                 expected["\(pid) build \(event.build) ", default: 0] += 1

@@ -7,7 +7,9 @@ public enum JSONLinesVocabulary {
     /// The documented fields of every event (besides those on every line), with their JSON types.
     public static let documented: [String: [String: String]] = [
         "build.started": [:],
-        "node.started": ["node": "string", "override": "boolean"],
+        "node.started": [
+            "node": "string", "override": "boolean", "executor": "string", "priority": "string",
+        ],
         "node.succeeded": ["node": "string", "durationMs": "number"],
         "node.failed": ["node": "string", "failure": "string", "error": "string", "optional": "boolean"],
         "node.retrying": ["node": "string", "retry": "number", "delayMs": "number"],
@@ -34,14 +36,15 @@ public enum JSONLinesVocabulary {
     /// Fields that may be absent.
     public static let optional: Set<String> = [
         "invalidated", "error", "exhausted", "added", "removed", "changed", "override", "optional", "request",
-        "needs",
+        "needs", "executor", "priority",
     ]
     /// The documented values of the string fields that have a fixed set.
     public static let values: [String: Set<String>] = [
         "failure": ["transient", "permanent"], "phase": ["beforeStart", "whileRunning"],
         "state": ["idle", "running", "ready", "failed", "waiting", "shutDown"],
         "result": ["snapshot", "failure", "superseded"], "reason": ["reset", "reload"],
-        "request": ["eager", "deferred", "services"],
+        "request": ["eager", "deferred", "services"], "executor": ["main", "pool"],
+        "priority": ["high", "medium", "low", "background"],
     ]
 
     /// Checks one parsed line against the documented vocabulary: `v`, `t`, `gen`, `attempt`,
@@ -85,6 +88,9 @@ public enum JSONLinesVocabulary {
         }
         if event == "node.started", let override = object["override"] {
             #expect(override as? Bool == true, "override is only ever true", sourceLocation: sourceLocation)
+        }
+        if event == "node.started", object["priority"] != nil {
+            #expect(object["executor"] != nil, "priority comes with executor", sourceLocation: sourceLocation)
         }
         if event == "generation.reset", object["reason"] as? String != "reload" {
             #expect(

@@ -29,6 +29,8 @@ final class BuildTicket: Sendable {
     let runTimes: NodeRunTimes
     /// The quick work one worker takes on, in nanoseconds (see ``SchedulerTuning``).
     let inlineBudget: UInt32
+    /// The main-actor nodes waiting for the main actor; `nil` when the graph has none.
+    let mainLane: MainActorLane?
     private let workers: Mutex<Workers>
 
     init(
@@ -43,6 +45,7 @@ final class BuildTicket: Sendable {
         self.tracer = tracer
         self.runTimes = runTimes
         self.inlineBudget = inlineBudget
+        mainLane = graph.hasMainActorNodes ? MainActorLane() : nil
         workers = Mutex(Workers(priority: priority))
     }
 
@@ -52,18 +55,35 @@ final class BuildTicket: Sendable {
     /// Whether the build was cancelled (a reset, a shutdown, or fail-fast after a failure).
     var isCancelled: Bool { workers.withLock { $0.cancelled } }
 
-    /// Runs `operation` in a new task of the build, at its priority; `startingHere` starts it on
-    /// the calling thread where the platform can (see ``TaskFeatures/detached(priority:startingHere:_:)``).
-    func spawn(startingHere: Bool = false, _ operation: sending @escaping () async -> Void) {
-        let initial = priority
-        let task = TaskFeatures.detached(priority: initial, startingHere: startingHere, operation)
+    /// Runs `operation` in a new task of the build, at `priority` (default: the build's);
+    /// `startingHere` starts it on the calling thread where the platform can (see
+    /// ``TaskFeatures/detached(priority:startingHere:_:)``).
+    func spawn(priority: UInt8? = nil, startingHere: Bool = false, _ operation: sending @escaping () async -> Void) {
+        let build = self.priority
+        let task = TaskFeatures.detached(priority: priority ?? build, startingHere: startingHere, operation)
+        attach(task, buildPriority: build)
+    }
+
+    /// Runs `operation` in a new task of the build that starts on the main actor (one hop), at
+    /// `priority`.
+    func spawnOnMainActor(priority: UInt8, _ operation: @escaping @MainActor @Sendable () async -> Void) {
+        // The closure's isolation is the task's first executor: it is enqueued on the main actor
+        // directly, never run on the pool first.
+        let build = self.priority
+        let task = Task.detached(priority: TaskPriority(rawValue: priority), operation: operation)
+        attach(task, buildPriority: build)
+    }
+
+    /// Adds `task` to the build's tasks, then applies a cancellation, or a raise of the build
+    /// above `buildPriority` (its priority before the task was made), that came meanwhile.
+    private func attach(_ task: Task<Void, Never>, buildPriority: UInt8) {
         let (cancelled, priority) = workers.withLock { workers in
             workers.tasks.append(task)
             return (workers.cancelled, workers.priority)
         }
         // A cancellation or raise that came while the task was being made reaches it now.
         if cancelled { task.cancel() }
-        if priority > initial { TaskFeatures.escalate(task, to: priority) }
+        if priority > buildPriority { TaskFeatures.escalate(task, to: priority) }
     }
 
     /// Cancels every task of the build, now and as they attach.

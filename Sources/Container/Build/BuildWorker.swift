@@ -8,26 +8,39 @@ struct WorkerOrders: Sendable {
 
     /// Nothing to start.
     static let none = WorkerOrders(launches: [], unstarted: 0)
+
+    /// The highest priority of the launches, at least `floor` (a `TaskPriority.rawValue`).
+    func priority(atLeast floor: UInt8) -> UInt8 {
+        launches.reduce(floor) { max($0, $1.priority) }
+    }
+}
+
+/// Who a build's workers hand their nodes' results to: the coordinator.
+protocol NodeReporter: AnyObject, Sendable {
+    /// Hands one result to the coordinator (a transition of its state machine), which puts what
+    /// to start next in `next` (emptied first).
+    func nodeFinished(_ result: NodeResult, of ticket: BuildTicket, into next: inout WorkerOrders)
 }
 
 /// A task that runs nodes of a build: those it is given, and those the coordinator starts when
 /// its nodes finish (their dependents), in a task group of its own.
 ///
-/// The coordinator decides *which* nodes start and when; a worker decides only *where*: in a
-/// child task, or in its own task when that loses no parallelism (the one node able to run, or
-/// the last of the build to start) or when the node was quick the last time it ran (a child
-/// task would cost more than its provider; see ``SchedulerTuning``). That choice is this type's
-/// alone, and depends on the build's policy and the nodes' last run times, never on tracing.
+/// The coordinator decides *which* nodes start and when, and at what priority; a worker decides
+/// only *where*: in a child task, or in its own task when that loses no parallelism (the one
+/// node able to run, or the last of the build to start) or when the node was quick the last
+/// time it ran (a child task would cost more than its provider; see ``SchedulerTuning``). A node
+/// of another priority goes to a worker of that priority (a child task cannot run below its
+/// parent), and a main-actor node to the build's ``MainActorLane``, which runs the ready ones
+/// in one hop to the main actor. That choice is this type's alone, and depends on the build's
+/// policy, the nodes' declarations and their last run times, never on tracing.
 enum BuildWorker {
-    /// Runs `orders` and everything the coordinator starts in answer to their results.
-    ///
-    /// - Parameter report: hands one result to the coordinator (a transition of its state
-    ///   machine), which puts what to start next in the orders given (emptied first).
+    /// Runs `orders` and everything the coordinator starts in answer to their results, in a
+    /// task running at `priority`.
     static func run(
-        _ orders: WorkerOrders, of ticket: BuildTicket, report: (NodeResult, inout WorkerOrders) -> Void
+        _ orders: WorkerOrders, of ticket: BuildTicket, at priority: UInt8, reporter: some NodeReporter
     ) async {
         await withTaskGroup(of: NodeResult.self) { group in
-            var queue = WorkerQueue(ticket: ticket)
+            var queue = WorkerQueue(ticket: ticket, priority: priority, reporter: reporter)
             var inline = queue.take(orders, into: &group)
             // Reused for every result: a node's end allocates no array of launches.
             var next = WorkerOrders(launches: [], unstarted: 0)
@@ -42,7 +55,7 @@ enum BuildWorker {
                     break
                 }
                 next.launches.removeAll(keepingCapacity: true)
-                report(queue.finished(result), &next)
+                reporter.nodeFinished(queue.finished(result), of: ticket, into: &next)
                 inline = queue.take(next, into: &group)
             }
         }
@@ -61,15 +74,88 @@ enum BuildWorker {
     fileprivate static func spawn(_ launch: NodeLaunch, of ticket: BuildTicket, in group: inout TaskGroup<NodeResult>) {
         group.addTask { await runHere(launch, of: ticket) }
     }
+
+    /// Hands `launches` (main-actor nodes) to the build's main-actor lane, and `others` (nodes of
+    /// other priorities, by priority) to new workers: what a worker does not run itself.
+    static func handOff(
+        main launches: [NodeLaunch], others: [NodeLaunch], unstarted: Int, of ticket: BuildTicket,
+        reporter: some NodeReporter
+    ) {
+        if !launches.isEmpty, let lane = ticket.mainLane, lane.submit(launches, of: ticket) {
+            // No batch runs or is on its way: this one hop runs them and those that join it.
+            let priority = WorkerOrders(launches: launches, unstarted: 0).priority(atLeast: 0)
+            ticket.spawnOnMainActor(priority: priority) {
+                await runMainActorBatch(of: ticket, reporter: reporter)
+            }
+        }
+        var others = others[...]
+        while let priority = others.first?.priority {
+            let same = others.filter { $0.priority == priority }
+            others = others.filter { $0.priority != priority }[...]
+            let orders = WorkerOrders(launches: same, unstarted: unstarted)
+            ticket.spawn(priority: priority) { await run(orders, of: ticket, at: priority, reporter: reporter) }
+        }
+    }
+
+    /// Hands the main-actor nodes of `orders` to the build's main-actor lane; returns the others.
+    static func handOffMainActorNodes(
+        _ orders: WorkerOrders, of ticket: BuildTicket, reporter: some NodeReporter
+    ) -> WorkerOrders {
+        let nodes = ticket.graph.nodes
+        let main = orders.launches.filter { nodes[$0.slot].runsOnMainActor }
+        guard !main.isEmpty else { return orders }
+        handOff(main: main, others: [], unstarted: orders.unstarted, of: ticket, reporter: reporter)
+        return WorkerOrders(
+            launches: orders.launches.filter { !nodes[$0.slot].runsOnMainActor }, unstarted: orders.unstarted)
+    }
+
+    /// Runs the build's main-actor nodes one after another on the main actor, longest remaining
+    /// path first, until none waits: those queued when the batch started and those that become
+    /// ready while it runs, all in this one hop. What their results start elsewhere goes to
+    /// new workers, so a main-actor node never holds up the others.
+    @MainActor
+    private static func runMainActorBatch(of ticket: BuildTicket, reporter: some NodeReporter) async {
+        guard let lane = ticket.mainLane else { return }
+        var next = WorkerOrders(launches: [], unstarted: 0)
+        // The priority the batch's task was made at: every node of the batch runs at it.
+        let priority = Task.basePriority?.rawValue ?? 0
+        var first = true
+        while var launch = lane.next() {
+            launch.priority = priority
+            var result: NodeResult
+            if Task.isCancelled {
+                result = .cancelledBeforeStart(launch.slot, at: ticket.tracer.now)
+            } else {
+                result = await NodeRunner.run(launch, of: ticket, on: .main)
+            }
+            result.opensBatch = first
+            first = false
+            if result.status == .succeeded || result.status == .failed {
+                ticket.runTimes.record(result.slot, took: result.endedAt - result.startedAt)
+            }
+            next.launches.removeAll(keepingCapacity: true)
+            reporter.nodeFinished(result, of: ticket, into: &next)
+            guard !next.launches.isEmpty else { continue }
+            // Main-actor nodes join this batch (the lane is active); the others go to new workers.
+            let main = next.launches.filter { ticket.graph.nodes[$0.slot].runsOnMainActor }
+            let pool = next.launches.filter { !ticket.graph.nodes[$0.slot].runsOnMainActor }
+            handOff(main: main, others: pool, unstarted: next.unstarted, of: ticket, reporter: reporter)
+        }
+    }
 }
 
 /// A worker's nodes: those running in child tasks, the quick ones queued to run in its own task,
 /// and the one held back to run there when that loses no parallelism.
-private struct WorkerQueue {
+private struct WorkerQueue<Reporter: NodeReporter> {
     let ticket: BuildTicket
+    /// The priority of the worker's task: nodes of another priority go to other workers.
+    let priority: UInt8
+    let reporter: Reporter
     /// Whether the last node of the build to start may run inline beside running children: only
     /// when a failure stops nothing (a fail-fast build must see each result as it comes).
     let lastRunsInline: Bool
+    /// Whether the graph has main-actor nodes (only then is a launch's isolation looked at).
+    let hasMainActorNodes: Bool
     /// Nodes started and not finished (children, and the one running inline).
     private var running = 0
     /// Quick nodes to run inline one after another, with their expected times.
@@ -78,9 +164,12 @@ private struct WorkerQueue {
     /// The expected time of the queued nodes not started yet.
     private var queuedWork: UInt32 = 0
 
-    init(ticket: BuildTicket) {
+    init(ticket: BuildTicket, priority: UInt8, reporter: Reporter) {
         self.ticket = ticket
+        self.priority = priority
+        self.reporter = reporter
         lastRunsInline = ticket.policy.failureMode == .continueIndependent
+        hasMainActorNodes = ticket.mainLane != nil
     }
 
     /// Records that a node of this worker finished (and its run time); returns the result.
@@ -92,14 +181,36 @@ private struct WorkerQueue {
         return result
     }
 
-    /// Takes `orders`: quick nodes are queued to run inline, the last node of the step is held
-    /// back, the others start as children. Returns the node to run inline next, if any.
+    /// Whether this worker runs `launch` (its priority and executor are this worker's).
+    private func runsHere(_ launch: NodeLaunch) -> Bool {
+        (launch.priority == priority || launch.priority == 0)
+            && !(hasMainActorNodes && ticket.graph.nodes[launch.slot].runsOnMainActor)
+    }
+
+    /// Takes `orders`: main-actor nodes and nodes of other priorities are handed off, quick
+    /// nodes are queued to run inline, the last node of the step is held back, the others start
+    /// as children. Returns the node to run inline next, if any.
     mutating func take(_ orders: WorkerOrders, into group: inout TaskGroup<NodeResult>) -> NodeLaunch? {
         var held: NodeLaunch?
+        // Made only when a launch is not this worker's (rarely): most steps hand nothing off.
+        var main: [NodeLaunch]?
+        var others: [NodeLaunch]?
         for launch in orders.launches {
+            guard runsHere(launch) else {
+                if hasMainActorNodes && ticket.graph.nodes[launch.slot].runsOnMainActor {
+                    if main?.append(launch) == nil { main = [launch] }
+                } else {
+                    if others?.append(launch) == nil { others = [launch] }
+                }
+                continue
+            }
             if queueInline(launch) { continue }
             if let earlier = held { spawn(earlier, into: &group) }
             held = launch
+        }
+        if main != nil || others != nil {
+            BuildWorker.handOff(
+                main: main ?? [], others: others ?? [], unstarted: orders.unstarted, of: ticket, reporter: reporter)
         }
         if let held {
             // Inline when nothing else can run meanwhile (a chain, a scope's first service) or

@@ -4,6 +4,9 @@ struct NodeLaunch: Sendable {
     let slot: Int
     /// Provider runs of the node in the generation's earlier builds.
     let earlierRuns: Int
+    /// The priority to run it at (a `TaskPriority.rawValue`): its own, raised to that of the
+    /// requests waiting for it (see ``ServicePriority``).
+    var priority: UInt8 = 0
 }
 
 /// What one node's run produced.
@@ -20,6 +23,11 @@ struct NodeResult: Sendable {
     let slot: Int
     /// `.succeeded`, `.failed`, `.cancelledWhileRunning` or `.cancelledBeforeStart`.
     let status: BuildRecords.Status
+    /// Where it ran, and at what priority (a `TaskPriority.rawValue`; 0: it did not run).
+    let executor: NodeExecutor
+    let priority: UInt8
+    /// Whether it was the first node of a main-actor batch (the report counts the hops).
+    var opensBatch = false
     /// The value, when it succeeded.
     let box: AnyServiceBox?
     private let boxedFailure: Boxed?
@@ -30,10 +38,12 @@ struct NodeResult: Sendable {
 
     init(
         slot: Int, status: BuildRecords.Status, box: AnyServiceBox?, failure: NodeFailure?, runs: Int,
-        startedAt: Duration, endedAt: Duration
+        startedAt: Duration, endedAt: Duration, executor: NodeExecutor = .pool, priority: UInt8 = 0
     ) {
         self.slot = slot
         self.status = status
+        self.executor = executor
+        self.priority = priority
         self.box = box
         boxedFailure = failure.map { .failure($0) }
         self.runs = runs
@@ -57,16 +67,20 @@ struct NodeResult: Sendable {
 /// Runs one node's provider with its timeout and its retries of transient errors, and
 /// classifies what it throws (the Coordinator rules article).
 enum NodeRunner {
-    /// Runs `launch`'s provider in the calling task.
-    static func run(_ launch: NodeLaunch, of ticket: BuildTicket) async -> NodeResult {
+    /// Runs `launch`'s provider in the calling task, on its executor (`nonisolated(nonsending)`:
+    /// a main-actor batch calls it on the main actor, and the provider runs there).
+    nonisolated(nonsending) static func run(
+        _ launch: NodeLaunch, of ticket: BuildTicket, on executor: NodeExecutor = .pool
+    ) async -> NodeResult {
         let slot = launch.slot
         let node = ticket.graph.nodes[slot]
         // A synchronous provider runs without a suspension, in any build.
-        if node.isSynchronous { return runNow(launch, of: ticket) }
+        if node.isSynchronous { return runNow(launch, of: ticket, on: executor) }
         let startedAt = ticket.tracer.now
-        announce(node, of: ticket)
+        announce(node, of: ticket, on: executor, at: launch.priority)
         guard node.timeout == nil else {
-            return await runSlowly(launch, node: node, ticket: ticket, startedAt: startedAt, firstError: nil)
+            return await runSlowly(
+                launch, node: node, ticket: ticket, startedAt: startedAt, firstError: nil, on: executor)
         }
         // The common case (no timeout, succeeds at once) is all this frame holds: a node's
         // frame outgrowing its task's first allocation slab costs a malloc per node.
@@ -77,50 +91,57 @@ enum NodeRunner {
         do {
             box = try await node.provider.make(context)
         } catch {
-            return await runSlowly(launch, node: node, ticket: ticket, startedAt: startedAt, firstError: error)
+            return await runSlowly(
+                launch, node: node, ticket: ticket, startedAt: startedAt, firstError: error, on: executor)
         }
         return NodeResult(
             slot: slot, status: .succeeded, box: box, failure: nil, runs: 1, startedAt: startedAt,
-            endedAt: ticket.tracer.now)
+            endedAt: ticket.tracer.now, executor: executor, priority: launch.priority)
     }
 
     /// Runs `launch`'s synchronous provider on the calling thread (once: a synchronous node has
-    /// no timeout and no retries), and classifies what it throws.
+    /// no timeout and no retries), and classifies what it throws; `executor` is where that
+    /// thread is, for the report and the trace.
     @inline(never)
-    static func runNow(_ launch: NodeLaunch, of ticket: BuildTicket) -> NodeResult {
+    static func runNow(_ launch: NodeLaunch, of ticket: BuildTicket, on executor: NodeExecutor = .pool) -> NodeResult {
         let slot = launch.slot
         let node = ticket.graph.nodes[slot]
         guard let makeNow = node.provider.makeNow else { preconditionFailure("node \(node.name) is not synchronous") }
         let startedAt = ticket.tracer.now
-        announce(node, of: ticket)
+        announce(node, of: ticket, on: executor, at: launch.priority)
         let context = ProviderContext(node: node, build: ticket.info, run: 1, runInGeneration: launch.earlierRuns + 1)
         do {
             let box = try makeNow(context)
             return NodeResult(
                 slot: slot, status: .succeeded, box: box, failure: nil, runs: 1, startedAt: startedAt,
-                endedAt: ticket.tracer.now)
+                endedAt: ticket.tracer.now, executor: executor, priority: launch.priority)
         } catch {
             let failure = NodeFailure(
                 kind: classify(error, node: node, policy: ticket.policy),
                 message: ticket.info.redactor.redact(String(describing: error)), error: error)
             return NodeResult(
                 slot: slot, status: .failed, box: nil, failure: failure, runs: 1, startedAt: startedAt,
-                endedAt: ticket.tracer.now)
+                endedAt: ticket.tracer.now, executor: executor, priority: launch.priority)
         }
     }
 
     /// Traces `node.started` (not inlined: a trace event is large, and kept out of the frame).
     @inline(never)
-    private static func announce(_ node: ServiceGraph.Node, of ticket: BuildTicket) {
-        ticket.emit(.nodeStarted(node: node.name))
+    private static func announce(
+        _ node: ServiceGraph.Node, of ticket: BuildTicket, on executor: NodeExecutor, at priority: UInt8
+    ) {
+        ticket.emit(
+            .nodeStarted(
+                node: node.name, executor: executor,
+                priority: priority == 0 ? nil : ServicePriority(rawValue: priority)))
     }
 
     /// The rest of ``run(_:of:)``: the timeout, and what follows an error (`firstError`, thrown
     /// by the first run; `nil`: the first run has not happened yet).
     @inline(never)
-    private static func runSlowly(
+    nonisolated(nonsending) private static func runSlowly(
         _ launch: NodeLaunch, node: ServiceGraph.Node, ticket: BuildTicket, startedAt: Duration,
-        firstError: (any Error)?
+        firstError: (any Error)?, on executor: NodeExecutor
     ) async -> NodeResult {
         let slot = launch.slot
         var run = 1
@@ -130,7 +151,7 @@ enum NodeRunner {
         {
             NodeResult(
                 slot: slot, status: status, box: box, failure: failure, runs: run, startedAt: startedAt,
-                endedAt: ticket.tracer.now)
+                endedAt: ticket.tracer.now, executor: executor, priority: launch.priority)
         }
         while true {
             do {
@@ -161,10 +182,20 @@ enum NodeRunner {
     }
 
     /// Calls the provider, racing it against the node's timeout when it has one.
-    private static func invoke(_ node: ServiceGraph.Node, _ context: ProviderContext) async throws -> AnyServiceBox {
+    nonisolated(nonsending) private static func invoke(
+        _ node: ServiceGraph.Node, _ context: ProviderContext
+    ) async throws -> AnyServiceBox {
         guard let timeout = node.timeout else { return try await node.provider.make(context) }
         return try await withThrowingTaskGroup(of: AnyServiceBox?.self) { group in
-            group.addTask { try await node.provider.make(context) }
+            // The racing child runs on the node's executor: a main-actor provider stays there.
+            if node.runsOnMainActor {
+                let onMain: @MainActor @Sendable () async throws -> AnyServiceBox? = {
+                    try await node.provider.make(context)
+                }
+                group.addTask(operation: onMain)
+            } else {
+                group.addTask { try await node.provider.make(context) }
+            }
             group.addTask {
                 try? await Task.sleep(for: timeout)
                 return nil  // the timer fired (or the node was cancelled)

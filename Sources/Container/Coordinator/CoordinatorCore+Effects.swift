@@ -32,20 +32,26 @@ extension CoordinatorCore {
         if let fetch = start.fetch { spawnFetch(fetch) }
     }
 
-    /// A new task of the build running `launch`'s nodes and those they unblock.
+    /// A new task of the build running `launch`'s nodes and those they unblock, at the highest
+    /// priority among them (the others go to workers of their own, see ``BuildWorker``).
     func spawnWorker(_ launch: Machine.Launch) {
         guard !launch.orders.launches.isEmpty else { return }
         let ticket = launch.ticket
-        let orders = launch.orders
-        ticket.spawn(startingHere: launch.startsHere) { [self] in await work(orders, of: ticket) }
+        var orders = launch.orders
+        // Main-actor nodes go to the main actor at once: a worker would only hand them on.
+        if ticket.mainLane != nil { orders = BuildWorker.handOffMainActorNodes(orders, of: ticket, reporter: self) }
+        guard !orders.launches.isEmpty else { return }
+        let priority = orders.priority(atLeast: 0)
+        ticket.spawn(priority: priority == 0 ? nil : priority, startingHere: launch.startsHere) { [self] in
+            await work(orders, of: ticket, at: priority == 0 ? ticket.priority : priority)
+        }
     }
 
-    /// Runs `orders` in the calling task (see ``BuildWorker``), each result a transition.
-    func work(_ orders: WorkerOrders, of ticket: BuildTicket) async {
+    /// Runs `orders` in the calling task, which runs at `priority` (see ``BuildWorker``), each
+    /// result a transition.
+    func work(_ orders: WorkerOrders, of ticket: BuildTicket, at priority: UInt8) async {
         guard !orders.launches.isEmpty else { return }
-        await BuildWorker.run(orders, of: ticket) { [self] result, next in
-            nodeFinished(result, of: ticket, into: &next)
-        }
+        await BuildWorker.run(orders, of: ticket, at: priority, reporter: self)
     }
 
     /// A node of `ticket`'s build ended: the transition, then what it asks; `next` gets what the
@@ -66,7 +72,8 @@ extension CoordinatorCore {
     func spawnFetch(_ fetch: Machine.Fetch) {
         let ticket = fetch.ticket
         let slots = fetch.slots
-        ticket.spawn(startingHere: fetch.startsHere) { [self] in
+        let priority = ticket.priority
+        ticket.spawn(priority: priority, startingHere: fetch.startsHere) { [self] in
             let result = await appValues(slots, of: ticket.graph)
             let action = transition { machine, now in machine.appValuesArrived(build: ticket.id, result, now: now) }
             if !action.release.isEmpty, let link { link.parent.released(child: link.child, boxes: action.release) }
@@ -75,7 +82,7 @@ extension CoordinatorCore {
             if let lifecycle = action.then { perform(lifecycle) }
             // The nodes the values unblocked run in this task: a scope instance of quick services
             // is built on the thread that asked for it, with no other task.
-            if let launch = action.launch { await work(launch.orders, of: launch.ticket) }
+            if let launch = action.launch { await work(launch.orders, of: launch.ticket, at: priority) }
         }
     }
 
@@ -224,20 +231,48 @@ extension CoordinatorCore {
     /// next operation's, when none does), never swallowed.
     func runTeardown(_ batch: [Machine.Teardowns.Teardown]) async {
         var records: [Machine.Teardowns.TeardownRecord] = []
-        for item in batch where item.box.hasTearDown {
-            var message: String?
-            do {
-                try await item.box.tearDown()
-            } catch {
-                message = redactor.redact(String(describing: error))
+        let items = batch.filter(\.box.hasTearDown)
+        var next = 0
+        while next < items.count {
+            // Values made on the main actor are torn down there, those next to each other in
+            // one hop; the order stays the batch's (dependents first).
+            let onMain = items[next].box.madeOnMainActor
+            var end = next + 1
+            while end < items.count && items[end].box.madeOnMainActor == onMain { end += 1 }
+            if onMain {
+                records += await tearDownOnMainActor(items[next..<end])
+            } else {
+                for item in items[next..<end] { records.append(await tearDown(item)) }
             }
-            let box = item.box
-            records.append(
-                .init(
-                    owner: item.owner,
-                    record: .init(service: box.name, generation: box.builtInGeneration, error: message, scope: label)))
-            tracer.emit(.nodeTornDown(node: box.name, error: message), build: box.builtIn)
+            next = end
         }
         perform(transition { machine, now in machine.teardownFinished(records, now: now) })
+    }
+
+    /// Tears `items` down one after another on the main actor (see ``runTeardown(_:)``).
+    @MainActor
+    private func tearDownOnMainActor(
+        _ items: ArraySlice<Machine.Teardowns.Teardown>
+    ) async -> [Machine.Teardowns.TeardownRecord] {
+        var records: [Machine.Teardowns.TeardownRecord] = []
+        for item in items { records.append(await tearDown(item)) }
+        return records
+    }
+
+    /// Tears one value down on the caller's executor, traces it, and returns its record.
+    nonisolated(nonsending) private func tearDown(
+        _ item: Machine.Teardowns.Teardown
+    ) async -> Machine.Teardowns.TeardownRecord {
+        var message: String?
+        do {
+            try await item.box.tearDown()
+        } catch {
+            message = redactor.redact(String(describing: error))
+        }
+        let box = item.box
+        tracer.emit(.nodeTornDown(node: box.name, error: message), build: box.builtIn)
+        return .init(
+            owner: item.owner,
+            record: .init(service: box.name, generation: box.builtInGeneration, error: message, scope: label))
     }
 }

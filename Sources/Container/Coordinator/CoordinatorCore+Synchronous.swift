@@ -1,6 +1,6 @@
 import Synchronization
 
-/// Synchronous requests (``ServiceContainer/resolveNow(_:)``, see <doc:LaunchTiers>): a caller
+/// Synchronous requests (``ServiceContainer/resolveNow(_:as:)``, see <doc:LaunchTiers>): a caller
 /// that cannot suspend asks like any other (one demand, answered exactly once), runs the
 /// synchronous nodes of its closure that the build gives it on its own thread, and blocks only
 /// while another worker makes a node it needs.

@@ -9,7 +9,7 @@ import Synchronization
 /// lease) the app values they use from there, and it tells that core when it no longer uses
 /// them and when it ended.
 @usableFromInline
-final class CoordinatorCore: Sendable {
+final class CoordinatorCore: NodeReporter {
     typealias Waiter = CallerWaiter
     /// Told the result of a reset, reload or shutdown; called exactly once.
     typealias OperationWaiter = @Sendable (Result<ResetReport, ContainerError>) -> Void

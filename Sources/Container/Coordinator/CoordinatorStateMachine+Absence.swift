@@ -33,7 +33,7 @@ extension CoordinatorStateMachine {
                 if nodes[absent].isOptional {
                     // An optional edge: the dependent starts without the value.
                     if current.dependencyArrived(for: dependent) && !current.stopped {
-                        orders.launches.append(launchOf(dependent))
+                        orders.launches.append(launchOf(dependent, in: current))
                         current.unstarted -= 1
                         current.running += 1
                     }

@@ -54,7 +54,7 @@ extension CoordinatorStateMachine {
             // A build waits for the teardown of what a reset retired and for the build it
             // superseded (no overlap); otherwise it launches now.
             guard stopping == nil && !teardowns.hasWork else { return Start() }
-            return launch(fromCaller: fromCaller, now: now)
+            return launch(fromCaller: fromCaller, now: now, caller: Caller(closure: closure, priority: priority))
         }
         var start = Start()
         if !added.isEmpty { record(.buildAdded(nodes: added, caller: label), current.build) }
@@ -62,7 +62,9 @@ extension CoordinatorStateMachine {
         if current.awaitingApp || !fetch.isEmpty {
             current.ready += ready
         } else if !current.stopped && !ready.isEmpty {
-            start.launch = Launch(ticket: current.ticket!, orders: orders(starting: ready, in: &current))
+            start.launch = Launch(
+                ticket: current.ticket!,
+                orders: orders(starting: ready, in: &current, caller: Caller(closure: closure, priority: priority)))
         }
         if !fetch.isEmpty {
             if current.awaitingApp {
@@ -85,8 +87,8 @@ extension CoordinatorStateMachine {
     }
 
     /// Launches the build waiting for its turn: its ticket, `build.started`, the nodes that can
-    /// start (or the app values it must fetch first).
-    mutating func launch(fromCaller: Bool, now: Duration) -> Start {
+    /// start (or the app values it must fetch first); `caller`: the request launching it.
+    mutating func launch(fromCaller: Bool, now: Duration, caller: Caller? = nil) -> Start {
         guard var current = build.take() else { return Start() }
         guard !current.isLaunched else {
             build = current
@@ -114,7 +116,8 @@ extension CoordinatorStateMachine {
         } else {
             let ready = current.ready
             current.ready = []
-            start.launch = Launch(ticket: ticket, orders: orders(starting: ready, in: &current), startsHere: startsHere)
+            start.launch = Launch(
+                ticket: ticket, orders: orders(starting: ready, in: &current, caller: caller), startsHere: startsHere)
         }
         build = current
         return start
@@ -142,19 +145,35 @@ extension CoordinatorStateMachine {
         current.reused = reported
     }
 
-    /// The launches of `slots` (whose dependencies all have values), counted as running.
-    func orders(starting slots: [Int], in current: inout BuildState) -> WorkerOrders {
+    /// A request not in the book yet (it is added once its nodes are): what it needs, at what priority.
+    struct Caller {
+        let closure: SlotSet
+        let priority: UInt8
+    }
+
+    /// The launches of `slots` (whose dependencies all have values), counted as running;
+    /// `caller`: the request that adds them, when it is not in the book yet.
+    func orders(starting slots: [Int], in current: inout BuildState, caller: Caller? = nil) -> WorkerOrders {
         var launches: [NodeLaunch] = []
         launches.reserveCapacity(slots.count)
-        for slot in slots { launches.append(launchOf(slot)) }
+        for slot in slots { launches.append(launchOf(slot, in: current, caller: caller)) }
         current.unstarted -= slots.count
         current.running += slots.count
         return WorkerOrders(launches: launches, unstarted: current.unstarted)
     }
 
-    /// The launch of `slot`: its dependencies' values, in declaration order.
-    func launchOf(_ slot: Int) -> NodeLaunch {
-        NodeLaunch(slot: slot, earlierRuns: state.runs(of: slot))
+    /// The launch of `slot`, at its priority: its own (declared, or background for a deferred
+    /// service) raised to the highest of the requests waiting for it (`caller` too, when it
+    /// needs it); the build's when neither says (see ``ServicePriority``).
+    func launchOf(_ slot: Int, in current: BuildState, caller: Caller? = nil) -> NodeLaunch {
+        let floors = graph.priorityFloors
+        var priority = floors.isEmpty ? 0 : floors[slot]
+        if let caller, caller.priority > priority, caller.closure.contains(slot) { priority = caller.priority }
+        if priority < current.priority && !demands.isEmpty {
+            priority = max(priority, demands.priority(of: slot, ceiling: current.priority))
+        }
+        return NodeLaunch(
+            slot: slot, earlierRuns: state.runs(of: slot), priority: priority == 0 ? current.priority : priority)
     }
 
     // MARK: Nodes ending
@@ -179,7 +198,8 @@ extension CoordinatorStateMachine {
         let nodes = graph.nodes
         current.running -= 1
         current.records[slot] = .init(
-            status: result.status, runs: result.runs, startedAt: result.startedAt, endedAt: result.endedAt)
+            status: result.status, runs: result.runs, startedAt: result.startedAt, endedAt: result.endedAt,
+            executor: result.executor, priority: result.priority, opensBatch: result.opensBatch)
         // Runs are read by a later run of the node in this generation: one that succeeded has none.
         if result.status != .succeeded { state.countRuns(result.runs, of: slot) }
         var completed: [Demands.Demand] = []
@@ -195,7 +215,7 @@ extension CoordinatorStateMachine {
             // A settled member waits for nothing: it is not started again.
             for dependent in graph.dependents[slot] where current.isMember(dependent) {
                 if current.dependencyArrived(for: dependent) && !current.stopped {
-                    orders.launches.append(launchOf(dependent))
+                    orders.launches.append(launchOf(dependent, in: current))
                     current.unstarted -= 1
                     current.running += 1
                 }
@@ -250,7 +270,8 @@ extension CoordinatorStateMachine {
         let name = old.records.isRecorded(result.slot) ? nodeName(result.slot, of: old) : ""
         old.running -= 1
         old.records[result.slot] = .init(
-            status: result.status, runs: result.runs, startedAt: result.startedAt, endedAt: result.endedAt)
+            status: result.status, runs: result.runs, startedAt: result.startedAt, endedAt: result.endedAt,
+            executor: result.executor, priority: result.priority, opensBatch: result.opensBatch)
         switch result.status {
         case .succeeded:
             record(.nodeSucceeded(node: name, duration: result.endedAt - result.startedAt), old.build)

@@ -91,6 +91,19 @@ struct DemandBook<Waiter> {
     /// The highest priority any caller waits at, if one does.
     var priority: UInt8? { entries.lazy.filter { !$0.isGone }.map(\.priority).max() }
 
+    /// The highest priority of the demands whose closure holds `slot` (0 when none does):
+    /// what the callers waiting for that node wait at. Stops at `ceiling`, the highest of all.
+    func priority(of slot: Int, ceiling: UInt8) -> UInt8 {
+        var highest: UInt8 = 0
+        // By index: a demand is large, and a loop over the values would copy (retain) each.
+        for index in demands.indices where demands[index].priority > highest {
+            guard demands[index].closure.contains(slot) else { continue }
+            highest = demands[index].priority
+            if highest >= ceiling { break }
+        }
+        return highest
+    }
+
     /// The demand for `key`, if callers already wait for it.
     func index(of key: Key) -> Int? { entries.firstIndex { !$0.isGone && $0.key == key } }
 

@@ -16,7 +16,9 @@ extension ServiceContainer {
     /// (async code), it throws instead of blocking the task's thread: await
     /// ``service(_:as:)`` there. Built and published already, it costs what ``resolve(_:)`` does.
     ///
-    /// - Parameter label: the caller's name in the trace.
+    /// - Parameters:
+    ///   - key: the service to read.
+    ///   - label: the caller's name in the trace.
     /// - Throws: ``ContainerError`` `.notSynchronous` (naming the asynchronous service its closure
     ///   holds; nothing is built), what a failed build gives its callers, `.shutDown`; or
     ///   ``ServiceLookupError`` for an unknown name or another type.

@@ -41,6 +41,13 @@ public final class ServiceGraph: Sendable {
         /// dependencies as written): what ``ServiceGraph/overriding(_:)`` declares again.
         let declaration: ServiceSpec
 
+        /// Whether the provider runs on the main actor (the spec's isolation, else the
+        /// provider's). Not in the fingerprint, like ``start``: it says where the value is made.
+        let runsOnMainActor: Bool
+        /// The lowest priority the node runs at (a `TaskPriority.rawValue`): the declared one,
+        /// background for a deferred service, 0 (none) otherwise. Not in the fingerprint either.
+        let priorityFloor: UInt8
+
         /// When the node is built. Not in the fingerprint: it says when the value is made, not
         /// what it is, so a reload that changes only a policy keeps the value.
         var start: StartPolicy { declaration.start }
@@ -49,7 +56,7 @@ public final class ServiceGraph: Sendable {
         /// Whether requests succeed without it. Not in the fingerprint, like ``start``.
         var isOptional: Bool { declaration.isOptional }
         /// Whether its provider makes the value without suspending, with no timeout or retries to
-        /// keep: ``ServiceContainer/resolveNow(_:)`` may run it on the caller's thread.
+        /// keep: ``ServiceContainer/resolveNow(_:as:)`` may run it on the caller's thread.
         var isSynchronous: Bool { provider.makeNow != nil && timeout == nil && retry.maxAttempts <= 1 }
 
         /// `fingerprint`: the declaration's, when known (a scope part's copy of a node); computed otherwise.
@@ -61,6 +68,10 @@ public final class ServiceGraph: Sendable {
             groups: [String: [Int]] = [:], declaration: ServiceSpec, fingerprint: DeclarationFingerprint? = nil
         ) {
             self.declaration = declaration
+            runsOnMainActor = (declaration.isolation ?? provider.isolation) == .main
+            priorityFloor =
+                declaration.priority?.rawValue
+                ?? (declaration.start == .deferred ? ServicePriority.background.rawValue : 0)
             self.lifetime = lifetime
             self.isExternal = isExternal
             self.groups = groups
@@ -121,6 +132,12 @@ public final class ServiceGraph: Sendable {
     /// scope instance) asks only for what it needs; otherwise for every eager service, as
     /// `start()` does (see <doc:DemandDrivenStartUp>).
     public let declaresStartPolicies: Bool
+    /// Whether a node this graph builds runs on the main actor (``ServiceIsolation/main``): only
+    /// then does a build look at where its nodes run.
+    let hasMainActorNodes: Bool
+    /// Each node's ``Node/priorityFloor``, by slot; empty when no node has one (no declared
+    /// priority, no deferred service). Apart from the nodes: a launch reads it without visiting one.
+    let priorityFloors: [UInt8]
     /// Whether a service is optional (``ServiceSpec/isOptional``): then a request fails only
     /// for the nodes of its closure it reaches without passing an optional one.
     let hasOptionalServices: Bool
@@ -229,6 +246,9 @@ public final class ServiceGraph: Sendable {
         self.allSlots = allSlots
         declaresStartPolicies = nodes.contains { $0.start != .eager }
         hasOptionalServices = nodes.contains(where: \.isOptional)
+        hasMainActorNodes = nodes[..<builtCount].contains(where: \.runsOnMainActor)
+        let floors = nodes.map(\.priorityFloor)
+        priorityFloors = floors.contains { $0 != 0 } ? floors : []
         let optionals = hasOptionalServices ? nodes.map(\.isOptional) : []
         // A part's external nodes that none of its own depends on are read by its entry points
         // (those its nested scopes alone use come last, and are never asked for by it).
@@ -358,7 +378,7 @@ public final class ServiceGraph: Sendable {
     }
 
     /// An asynchronous service `slot`'s closure holds (itself first), or `nil` when it can be
-    /// built on the caller's thread by ``ServiceContainer/resolveNow(_:)``.
+    /// built on the caller's thread by ``ServiceContainer/resolveNow(_:as:)``.
     func asynchronousNode(inClosureOf slot: Int) -> Int? {
         guard !firstAsync.isEmpty else { return slot }
         let found = firstAsync[slot]
@@ -366,7 +386,7 @@ public final class ServiceGraph: Sendable {
     }
 
     /// Whether the service called `name` and everything it depends on are synchronous (it can be
-    /// read with ``ServiceContainer/resolveNow(_:)``), or `nil` when there is no such service.
+    /// read with ``ServiceContainer/resolveNow(_:as:)``), or `nil` when there is no such service.
     public func isSynchronous(_ name: String) -> Bool? {
         layout.slots[name].map { asynchronousNode(inClosureOf: $0) == nil }
     }

@@ -55,7 +55,7 @@ extension ServiceGraph {
             line: Int = #line
         ) -> ServiceGraph.Override {
             ServiceGraph.Override(
-                key.name, provider: AnyServiceProvider(ClosureProvider(id: "override") { _ in value }),
+                key.name, provider: AnyServiceProvider(closure: ClosureProvider(id: "override") { _ in value }),
                 dependsOn: dependsOn, lifetime: nil, fileID: fileID, line: line)
         }
 
@@ -94,7 +94,8 @@ extension ServiceGraph {
             _ make: @escaping @Sendable (ProviderContext) async throws -> Value
         ) -> ServiceGraph.Override {
             ServiceGraph.Override(
-                key.name, provider: AnyServiceProvider(ClosureProvider(id: "override", tearDown: tearDown, make: make)),
+                key.name,
+                provider: AnyServiceProvider(closure: ClosureProvider(id: "override", tearDown: tearDown, make: make)),
                 dependsOn: dependsOn, lifetime: lifetime, fileID: fileID, line: line)
         }
     }

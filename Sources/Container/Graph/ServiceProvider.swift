@@ -42,9 +42,19 @@ public protocol ServiceProvider<Value>: Sendable {
 
     /// Makes the value.
     ///
+    /// Runs on the executor its caller, the build, gives it (`nonisolated(nonsending)`): the
+    /// build's threads, or the main actor for a main-actor node (``isolation``). A `@MainActor`
+    /// implementation runs on the main actor whatever the caller; declare ``isolation`` `.main`
+    /// then, so the build batches it with the other main-actor nodes.
+    ///
     /// - Parameter context: the node's name, options and declared dependencies.
     /// - Throws: any error; see ``BuildPolicy/ErrorClassifier`` for how it is classified.
-    func make(_ context: ProviderContext) async throws -> Value
+    nonisolated(nonsending) func make(_ context: ProviderContext) async throws -> Value
+
+    /// Where ``make(_:)`` runs: ``ServiceIsolation/nonisolated`` (the default) or
+    /// ``ServiceIsolation/main``; a spec's own ``ServiceSpec/isolation`` (a config's
+    /// `"isolation"`) wins over it (see <doc:LaunchTiers>).
+    var isolation: ServiceIsolation { get }
 
     /// Releases what ``make(_:)`` acquired, or `nil` when the value needs no teardown (the default).
     ///
@@ -87,6 +97,8 @@ extension ServiceProvider {
     public func validate(options: ServiceOptions) throws { _ = try settings(from: options) }
     /// Declares nothing.
     public var requirements: [AnyServiceKey] { [] }
+    /// Runs where its caller runs: the build's threads, unless the spec says otherwise.
+    public var isolation: ServiceIsolation { .nonisolated }
 }
 
 // The defaults of a provider whose settings are its options (every provider that only checks them).
@@ -101,7 +113,7 @@ extension ServiceProvider where Settings == ServiceOptions {
 }
 
 /// A provider that makes its value without suspending: its services can be built on the
-/// caller's thread by ``ServiceContainer/resolveNow(_:)`` (see <doc:LaunchTiers>), and async
+/// caller's thread by ``ServiceContainer/resolveNow(_:as:)`` (see <doc:LaunchTiers>), and async
 /// builds run it like any other. It must return promptly: it may run on a thread the app is
 /// waiting on (the main thread, before launch returns).
 ///
@@ -128,18 +140,27 @@ extension SynchronousServiceProvider {
 struct ClosureProvider<Value: Sendable>: ServiceProvider {
     /// The provider's id (`"closure"` for services declared in code with a closure: ``ServiceSpec``).
     public let id: String
-    private let makeValue: @Sendable (ProviderContext) async throws -> Value
-    /// Releases a value this provider made, if set.
-    public let tearDown: (@Sendable (Value) async throws -> Void)?
+    // Both `nonisolated(nonsending)`: a closure literal runs on the executor the build gives its
+    // node (the main actor for a main-actor node), like a provider's `make`.
+    private let makeValue: nonisolated(nonsending) @Sendable (ProviderContext) async throws -> Value
+    /// Releases a value this provider made, on the executor of the teardown job (see ``callerTearDown``).
+    let callerTearDown: (nonisolated(nonsending) @Sendable (Value) async throws -> Void)?
 
     /// Creates a provider from a factory and an optional teardown.
     public init(
-        id: String, tearDown: (@Sendable (Value) async throws -> Void)? = nil,
-        make: @escaping @Sendable (ProviderContext) async throws -> Value
+        id: String, tearDown: (nonisolated(nonsending) @Sendable (Value) async throws -> Void)? = nil,
+        make: nonisolated(nonsending) @escaping @Sendable (ProviderContext) async throws -> Value
     ) {
         self.id = id
         self.makeValue = make
-        self.tearDown = tearDown
+        self.callerTearDown = tearDown
+    }
+
+    /// Releases a value this provider made, if set (on the build's threads; the container calls
+    /// ``callerTearDown``, which runs where the teardown job runs).
+    public var tearDown: (@Sendable (Value) async throws -> Void)? {
+        guard let callerTearDown else { return nil }
+        return { @Sendable value in try await callerTearDown(value) }
     }
 
     public func make(_ context: ProviderContext) async throws -> Value { try await makeValue(context) }
@@ -182,6 +203,8 @@ public struct AnyServiceProvider: Sendable {
     public let requirements: [AnyServiceKey]
     /// Whether it is an ``InputProvider``: the app supplies the value.
     let isInput: Bool
+    /// Where the provider's `make` runs (``ServiceProvider/isolation``).
+    public let isolation: ServiceIsolation
     /// The provider's ``SynchronousServiceProvider/makeNow(_:)``, for a synchronous provider.
     let makeNow: (@Sendable (ProviderContext) throws -> AnyServiceBox)?
 
@@ -190,18 +213,36 @@ public struct AnyServiceProvider: Sendable {
 
     /// Erases `provider`.
     public init<Provider: ServiceProvider>(_ provider: Provider) {
+        var tearDown: (nonisolated(nonsending) @Sendable (Provider.Value) async throws -> Void)?
+        // Not `Optional.map`: a generic call over a function type looks its metadata up at run time.
+        if let release = provider.tearDown { tearDown = release }
+        self.init(provider, tearDown: tearDown)
+    }
+
+    /// Erases a closure provider, whose teardown runs where the teardown job calls it (the main
+    /// actor for a value made there). Known statically: a cast of every provider to find one
+    /// would look generic metadata up for each.
+    init<Value>(closure provider: ClosureProvider<Value>) {
+        self.init(provider, tearDown: provider.callerTearDown)
+    }
+
+    /// Erases `provider`, whose values `tearDown` releases.
+    private init<Provider: ServiceProvider>(
+        _ provider: Provider, tearDown: (nonisolated(nonsending) @Sendable (Provider.Value) async throws -> Void)?
+    ) {
         self.id = provider.id
         self.isInput = provider is any InputProviding
         self.valueType = Provider.Value.self
         // The box's type, looked up once: a generic type named inside the closure would be
         // looked up (hashed) in the runtime's metadata cache on every node run.
         let boxType = ServiceBox<Provider.Value>.self
+        self.isolation = provider.isolation
         self.make = { context in
             let value = try await provider.make(context)
             return boxType.init(
                 value, name: context.serviceName,
                 builtIn: BuildAttempt(generation: context.generation, attempt: context.attempt),
-                tearDown: provider.tearDown)
+                onMainActor: context.node.runsOnMainActor, tearDown: tearDown)
         }
         self.classify = { provider.classify($0) }
         self.settings = { options in
@@ -218,11 +259,14 @@ public struct AnyServiceProvider: Sendable {
         of provider: Provider
     ) -> @Sendable (ProviderContext) throws -> AnyServiceBox {
         let boxType = ServiceBox<Provider.Value>.self
+        var release: (nonisolated(nonsending) @Sendable (Provider.Value) async throws -> Void)?
+        if let tearDown = provider.tearDown { release = tearDown }
+        let tearDown = release
         return { context in
             boxType.init(
                 try provider.makeNow(context), name: context.serviceName,
                 builtIn: BuildAttempt(generation: context.generation, attempt: context.attempt),
-                tearDown: provider.tearDown)
+                onMainActor: context.node.runsOnMainActor, tearDown: tearDown)
         }
     }
 }

@@ -90,7 +90,21 @@ public struct ServiceSpec: Sendable {
         get { storage.fields.isOptional }
         set { change { $0.isOptional = newValue } }
     }
-    /// Whether the service must be readable with ``ServiceContainer/resolveNow(_:)``: validation
+    /// Where the provider runs: on the main actor (``ServiceIsolation/main``) or on the build's
+    /// threads; `nil` (the default): where the provider says (``ServiceProvider/isolation``).
+    /// A config file says `"isolation": "main"` (see <doc:LaunchTiers>).
+    public var isolation: ServiceIsolation? {
+        get { storage.fields.isolation }
+        set { change { $0.isolation = newValue } }
+    }
+    /// The lowest priority the provider runs at; a request waiting for the service raises it to
+    /// its own. `nil` (the default): ``ServicePriority/background`` for a deferred service, the
+    /// priority of the requests that need it otherwise (see ``ServicePriority``).
+    public var priority: ServicePriority? {
+        get { storage.fields.priority }
+        set { change { $0.priority = newValue } }
+    }
+    /// Whether the service must be readable with ``ServiceContainer/resolveNow(_:as:)``: validation
     /// checks that it and everything it depends on are synchronous (config `"sync": true`; see
     /// <doc:LaunchTiers>). Not part of the declaration a reload compares.
     public var sync: Bool {
@@ -157,24 +171,59 @@ public struct ServiceSpec: Sendable {
     ///   - lifetime: the app (default) or a scope.
     ///   - group: the group the value is contributed to, if any.
     ///   - start: when the service is built (see ``StartPolicy``); eager by default.
+    ///   - priority: the lowest priority it is built at (see ``priority``); `nil`: from `start`.
     ///   - tearDown: releases the value when its generation is retired.
     ///   - fileID: where the spec is declared, for error messages; leave the default.
     ///   - line: where the spec is declared, for error messages; leave the default.
-    ///   - make: makes the value.
+    ///   - make: makes the value, on the executor the build gives it (the main actor when
+    ///     ``isolation`` is ``ServiceIsolation/main``).
     public init<Value: Sendable>(
         _ key: ServiceKey<Value>, dependsOn: [String] = [], options: ServiceOptions = ServiceOptions(),
         timeout: Duration? = nil, retry: RetryPolicy = .none, defaultFailure: FailureKind? = nil,
-        lifetime: Lifetime = .app, group: String? = nil, start: StartPolicy = .eager,
-        tearDown: (@Sendable (Value) async throws -> Void)? = nil, fileID: String = #fileID, line: Int = #line,
-        make: @escaping @Sendable (ProviderContext) async throws -> Value
+        lifetime: Lifetime = .app, group: String? = nil, start: StartPolicy = .eager, priority: ServicePriority? = nil,
+        tearDown: (nonisolated(nonsending) @Sendable (Value) async throws -> Void)? = nil, fileID: String = #fileID,
+        line: Int = #line, make: nonisolated(nonsending) @escaping @Sendable (ProviderContext) async throws -> Value
     ) {
         self.init(
-            name: key.name, provider: ClosureProvider(id: "closure", tearDown: tearDown, make: make),
+            name: key.name,
+            provider: AnyServiceProvider(closure: ClosureProvider(id: "closure", tearDown: tearDown, make: make)),
             dependsOn: dependsOn, options: options, timeout: timeout, retry: retry, defaultFailure: defaultFailure,
             location: ConfigLocation(file: fileID, line: line))
         self.lifetime = lifetime
         self.group = group
         self.start = start
+        self.priority = priority
+    }
+
+    /// Declares the service of `key`, made on the main actor by a `@MainActor` closure: its value
+    /// may belong to the main actor (wrap one that is not `Sendable` in ``MainActorBound``).
+    ///
+    /// ```swift
+    /// ServiceSpec(mainActor: .router, dependsOn: ["settings"]) { context in
+    ///     Router(settings: try context[.settings])   // a @MainActor class
+    /// }
+    /// ```
+    ///
+    /// The build runs its ready main-actor nodes one after another in one hop to the main actor,
+    /// while the other nodes go on; `tearDown` runs on the main actor too (see
+    /// <doc:LaunchTiers>). The parameters are those of
+    /// ``init(_:dependsOn:options:timeout:retry:defaultFailure:lifetime:group:start:priority:tearDown:fileID:line:make:)-(_,[String],_,_,_,_,_,_,_,_,_,_,_,_)``.
+    public init<Value: Sendable>(
+        mainActor key: ServiceKey<Value>, dependsOn: [String] = [], options: ServiceOptions = ServiceOptions(),
+        timeout: Duration? = nil, retry: RetryPolicy = .none, defaultFailure: FailureKind? = nil,
+        lifetime: Lifetime = .app, group: String? = nil, start: StartPolicy = .eager, priority: ServicePriority? = nil,
+        tearDown: (@MainActor @Sendable (Value) async throws -> Void)? = nil, fileID: String = #fileID,
+        line: Int = #line, make: @escaping @MainActor @Sendable (ProviderContext) async throws -> Value
+    ) {
+        // Called on the main actor, where the build runs a main-actor node and tears its value down.
+        let onMain: nonisolated(nonsending) @Sendable (ProviderContext) async throws -> Value = make
+        var release: (nonisolated(nonsending) @Sendable (Value) async throws -> Void)?
+        if let tearDown { release = { @Sendable value in try await tearDown(value) } }
+        self.init(
+            key, dependsOn: dependsOn, options: options, timeout: timeout, retry: retry,
+            defaultFailure: defaultFailure, lifetime: lifetime, group: group, start: start, priority: priority,
+            tearDown: release, fileID: fileID, line: line, make: onMain)
+        self.isolation = .main
     }
 
     /// Declares the service of `key` in code with **typed** dependencies: a typo or a changed
@@ -193,17 +242,44 @@ public struct ServiceSpec: Sendable {
         _ key: ServiceKey<Value>, dependsOn dependencies: repeat ServiceKey<each Dependency>,
         options: ServiceOptions = ServiceOptions(), timeout: Duration? = nil, retry: RetryPolicy = .none,
         defaultFailure: FailureKind? = nil, lifetime: Lifetime = .app, group: String? = nil,
-        start: StartPolicy = .eager, tearDown: (@Sendable (Value) async throws -> Void)? = nil,
+        start: StartPolicy = .eager, priority: ServicePriority? = nil,
+        tearDown: (nonisolated(nonsending) @Sendable (Value) async throws -> Void)? = nil,
         fileID: String = #fileID, line: Int = #line,
-        make: @escaping @Sendable (ProviderContext) async throws -> Value
+        make: nonisolated(nonsending) @escaping @Sendable (ProviderContext) async throws -> Value
     ) {
+        self.init(
+            key, dependsOn: Self.typed(repeat each dependencies).map(\.name), options: options, timeout: timeout,
+            retry: retry, defaultFailure: defaultFailure, lifetime: lifetime, group: group, start: start,
+            priority: priority, tearDown: tearDown, fileID: fileID, line: line, make: make)
+        self.typedDependencies = Self.typed(repeat each dependencies)
+    }
+
+    /// Declares the service of `key`, made on the main actor by a `@MainActor` closure, with
+    /// **typed** dependencies (see ``init(mainActor:dependsOn:options:timeout:retry:defaultFailure:lifetime:group:start:priority:tearDown:fileID:line:make:)-(_,[String],_,_,_,_,_,_,_,_,_,_,_,_)``).
+    // Disfavoured: with no dependency at all, the plain initializer is the one meant.
+    @_disfavoredOverload
+    public init<Value: Sendable, each Dependency: Sendable>(
+        mainActor key: ServiceKey<Value>, dependsOn dependencies: repeat ServiceKey<each Dependency>,
+        options: ServiceOptions = ServiceOptions(), timeout: Duration? = nil, retry: RetryPolicy = .none,
+        defaultFailure: FailureKind? = nil, lifetime: Lifetime = .app, group: String? = nil,
+        start: StartPolicy = .eager, priority: ServicePriority? = nil,
+        tearDown: (@MainActor @Sendable (Value) async throws -> Void)? = nil, fileID: String = #fileID,
+        line: Int = #line, make: @escaping @MainActor @Sendable (ProviderContext) async throws -> Value
+    ) {
+        self.init(
+            mainActor: key, dependsOn: Self.typed(repeat each dependencies).map(\.name), options: options,
+            timeout: timeout, retry: retry, defaultFailure: defaultFailure, lifetime: lifetime, group: group,
+            start: start, priority: priority, tearDown: tearDown, fileID: fileID, line: line, make: make)
+        self.typedDependencies = Self.typed(repeat each dependencies)
+    }
+
+    /// The erased keys of typed dependencies.
+    private static func typed<each Dependency: Sendable>(
+        _ dependencies: repeat ServiceKey<each Dependency>
+    ) -> [AnyServiceKey] {
         var typed: [AnyServiceKey] = []
         for dependency in repeat each dependencies { typed.append(dependency.erased) }
-        self.init(
-            key, dependsOn: typed.map(\.name), options: options, timeout: timeout, retry: retry,
-            defaultFailure: defaultFailure, lifetime: lifetime, group: group, start: start, tearDown: tearDown,
-            fileID: fileID, line: line, make: make)
-        self.typedDependencies = typed
+        return typed
     }
 }
 
@@ -221,6 +297,8 @@ extension ServiceSpec {
         var group: String?
         var start: StartPolicy = .eager
         var isOptional: Bool = false
+        var isolation: ServiceIsolation?
+        var priority: ServicePriority?
         var sync: Bool = false
         var typedDependencies: [AnyServiceKey] = []
         var location: ConfigLocation?
@@ -246,7 +324,7 @@ extension ServiceSpec {
 
 extension ServiceSpec {
     /// Declares the service of `key`, made by a synchronous closure, in code: it can be read
-    /// with ``ServiceContainer/resolveNow(_:)`` when everything it depends on is synchronous too
+    /// with ``ServiceContainer/resolveNow(_:as:)`` when everything it depends on is synchronous too
     /// (see <doc:LaunchTiers>). The closure must return promptly; it has no timeout and no
     /// retries (a failure counts for the build, like any other).
     ///

@@ -17,16 +17,34 @@ struct BuildRecords: Sendable {
         private var end = Duration.zero
         private var runCount: Int32 = 0
         var status = Status.pending
-        /// Bit 0: `start` is set; bit 1: `end` is set.
+        /// Bit 0: `start` is set; bit 1: `end` is set; bit 2: it ran on the main actor; bit 3:
+        /// it was the first of a main-actor batch.
         private var times: UInt8 = 0
+        /// The `TaskPriority.rawValue` it ran at; 0 when it did not run.
+        var priority: UInt8 = 0
 
         init() {}
 
-        init(status: Status, runs: Int, startedAt: Duration?, endedAt: Duration?) {
+        init(
+            status: Status, runs: Int, startedAt: Duration?, endedAt: Duration?, executor: NodeExecutor = .pool,
+            priority: UInt8 = 0, opensBatch: Bool = false
+        ) {
             self.status = status
             self.runs = runs
             self.startedAt = startedAt
             self.endedAt = endedAt
+            self.executor = executor
+            self.priority = priority
+            if opensBatch { times |= 8 }
+        }
+
+        /// Whether it was the first node of a main-actor batch (one hop to the main actor).
+        var opensBatch: Bool { times & 8 != 0 }
+
+        /// Where it ran.
+        var executor: NodeExecutor {
+            get { times & 4 != 0 ? .main : .pool }
+            set { times = newValue.isMain ? times | 4 : times & ~4 }
         }
 
         var runs: Int {
@@ -151,7 +169,19 @@ struct BuildRecords: Sendable {
         let record = self[slot]
         return BuildReport.NodeReport(
             name: name, outcome: outcome(slot), runs: record.runs, startedAt: record.startedAt,
-            endedAt: record.endedAt)
+            endedAt: record.endedAt, executor: record.executor, priority: record.priority)
+    }
+
+    /// How many batches (hops to the main actor) ran the build's main-actor nodes.
+    var mainActorBatches: Int { records.count(where: \.opensBatch) }
+
+    /// How long the nodes that ran on the main actor took, together.
+    var mainActorTime: Duration {
+        var total = Duration.zero
+        for record in records where record.executor.isMain {
+            if let start = record.startedAt, let end = record.endedAt { total += end - start }
+        }
+        return total
     }
 
     /// `nil` when each node of `slots` has a value; otherwise permanent if any failed

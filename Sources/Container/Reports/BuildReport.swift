@@ -11,18 +11,31 @@ public struct BuildReport: Sendable, CustomStringConvertible {
         private let start: Duration
         private let end: Duration
         private let runCount: Int32
-        /// Bit 0: `start` is set; bit 1: `end` is set (an unset one is `.zero`).
+        /// Bit 0: `start` is set; bit 1: `end` is set (an unset one is `.zero`); bit 2: it ran
+        /// on the main actor.
         private let times: UInt8
+        /// The `TaskPriority.rawValue` it ran at (0: it did not run).
+        private let priorityValue: UInt8
 
         /// A node's report.
-        init(name: String, outcome: NodeOutcome, runs: Int, startedAt: Duration?, endedAt: Duration?) {
+        init(
+            name: String, outcome: NodeOutcome, runs: Int, startedAt: Duration?, endedAt: Duration?,
+            executor: NodeExecutor = .pool, priority: UInt8 = 0
+        ) {
             self.name = name
             self.outcome = outcome
             self.start = startedAt ?? .zero
             self.end = endedAt ?? .zero
             self.runCount = Int32(clamping: runs)
-            self.times = (startedAt == nil ? 0 : 1) | (endedAt == nil ? 0 : 2)
+            self.times = (startedAt == nil ? 0 : 1) | (endedAt == nil ? 0 : 2) | (executor.isMain ? 4 : 0)
+            self.priorityValue = priority
         }
+
+        /// Where its provider ran: the build's threads, or the main actor (a main-actor
+        /// service, see <doc:LaunchTiers>).
+        public var executor: NodeExecutor { times & 4 != 0 ? .main : .pool }
+        /// The priority its provider ran at; `nil` when it did not run in this build.
+        public var priority: ServicePriority? { priorityValue == 0 ? nil : ServicePriority(rawValue: priorityValue) }
 
         /// How many times its provider ran in this attempt (retries included; 0 when it did not run).
         public var runs: Int { Int(runCount) }
@@ -169,6 +182,31 @@ public struct BuildReport: Sendable, CustomStringConvertible {
     /// Whether every node has a value.
     public var succeeded: Bool { failure == nil && !wasCancelled }
 
+    /// How long the main-actor nodes of the build ran, together: the main actor runs them one
+    /// after another, so a build with main-actor services takes at least this long (its
+    /// critical path counts them end to end). An asynchronous provider that suspends frees the
+    /// main actor meanwhile, so this is an upper bound of the main actor's work.
+    public var mainActorTime: Duration {
+        switch storage {
+        case .reports(let reports):
+            reports.reduce(.zero) { total, node in
+                guard node.executor == .main, let start = node.startedAt, let end = node.endedAt else { return total }
+                return total + (end - start)
+            }
+        case .records(let recorded): recorded.records.mainActorTime
+        }
+    }
+
+    /// How many times the build went to the main actor: each hop runs the main-actor nodes ready
+    /// then, and those that become ready while it runs, one after another (0 for a report made
+    /// from node reports).
+    public var mainActorBatches: Int {
+        switch storage {
+        case .reports: 0
+        case .records(let recorded): recorded.records.mainActorBatches
+        }
+    }
+
     /// The report of `name`, if the graph has such a node.
     public func node(_ name: String) -> NodeReport? {
         switch storage {
@@ -188,6 +226,7 @@ public struct BuildReport: Sendable, CustomStringConvertible {
         let state = succeeded ? "succeeded" : wasCancelled ? "cancelled" : "failed (\(failure?.description ?? "?"))"
         var lines = [
             "build of generation \(generation), attempt \(attempt): \(state) in \(duration.formattedMilliseconds)"
+                + (mainActorTime > .zero ? " (main actor \(mainActorTime.formattedMilliseconds))" : "")
         ]
         for node in nodes { lines.append("  \(node.name): \(node.outcome)") }
         return lines.joined(separator: "\n")

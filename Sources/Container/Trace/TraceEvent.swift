@@ -40,8 +40,11 @@ public struct TraceEvent: Sendable, Hashable, CustomStringConvertible {
         /// `build.started`
         case buildStarted
         /// `node.started`: `overridden` when the service was replaced by a ``ServiceGraph/Override``
-        /// (`"override": true` in JSON Lines).
-        case nodeStarted(node: String, overridden: Bool = false)
+        /// (`"override": true` in JSON Lines); `executor`, where the provider runs (the main actor
+        /// or the build's threads), and `priority`, the priority it runs at (`nil` when not known,
+        /// as in traces made before they were recorded, or none: a synchronous caller's thread).
+        case nodeStarted(
+            node: String, overridden: Bool = false, executor: NodeExecutor? = nil, priority: ServicePriority? = nil)
         /// `node.succeeded`
         case nodeSucceeded(node: String, duration: Duration)
         /// `node.failed`: `optional` when the service is optional, so its failure fails no request
@@ -115,7 +118,7 @@ public struct TraceEvent: Sendable, Hashable, CustomStringConvertible {
         /// The node the event is about, if any.
         public var node: String? {
             switch self {
-            case .nodeStarted(let node, _), .nodeSucceeded(let node, _), .nodeFailed(let node, _, _, _),
+            case .nodeStarted(let node, _, _, _), .nodeSucceeded(let node, _), .nodeFailed(let node, _, _, _),
                 .nodeRetrying(let node, _, _), .nodeSkipped(let node, _), .nodeCancelled(let node, _),
                 .nodeReused(let node), .nodeTornDown(let node, _), .inputSupplied(let node, _):
                 node

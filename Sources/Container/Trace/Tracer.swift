@@ -91,10 +91,12 @@ final class Tracer: Sendable {
     /// `kind`, with the override mark when it starts an overridden service.
     @inline(__always)
     private func marked(_ kind: TraceEvent.Kind) -> TraceEvent.Kind {
-        guard !overridden.isEmpty, case .nodeStarted(let node, false) = kind, overridden.contains(node) else {
+        guard !overridden.isEmpty, case .nodeStarted(let node, false, let executor, let priority) = kind,
+            overridden.contains(node)
+        else {
             return kind
         }
-        return .nodeStarted(node: node, overridden: true)
+        return .nodeStarted(node: node, overridden: true, executor: executor, priority: priority)
     }
 
     /// Hands stamped events to the sinks, each once, in sequence order.

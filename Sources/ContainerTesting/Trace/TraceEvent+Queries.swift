@@ -17,3 +17,11 @@ extension Array where Element == TraceEvent {
         return filter { $0.build == build }
     }
 }
+
+extension TraceEvent.Kind {
+    /// Whether this is `node`'s `node.started`, wherever and at whatever priority it ran (a
+    /// comparison with `.nodeStarted(node:)` would also compare its executor and priority).
+    public func starts(_ node: String) -> Bool {
+        if case .nodeStarted(node, _, _, _) = self { true } else { false }
+    }
+}

@@ -75,7 +75,7 @@ extension TraceExpectation {
             var starts = 0
             var overridden = 0
             for event in events {
-                guard case .nodeStarted(node, let isOverride) = event.kind else { continue }
+                guard case .nodeStarted(node, let isOverride, _, _) = event.kind else { continue }
                 starts += 1
                 if isOverride { overridden += 1 }
             }

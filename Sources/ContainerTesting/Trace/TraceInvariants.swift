@@ -20,7 +20,7 @@ public enum TraceInvariants {
     public static func expectations(for graph: ServiceGraph) -> [TraceExpectation] {
         [
             oneBuildPerAttempt, oneOutcomePerNode(graph), dependenciesFirst(graph), nodesAddedBeforeTheyRun,
-            everyCallerAnswered, .noSnapshotAfterReset, timeNeverGoesBack,
+            everyCallerAnswered, .noSnapshotAfterReset, timeNeverGoesBack, mainActorNodesOneAtATime,
         ]
     }
 
@@ -152,6 +152,30 @@ public enum TraceInvariants {
             }
             let unanswered = open.filter { $0.value > 0 }.keys.sorted()
             if !unanswered.isEmpty { problems.append("never answered: " + unanswered.joined(separator: ", ")) }
+            return problems.isEmpty ? nil : problems.prefix(5).joined(separator: "; ")
+        }
+    }
+
+    /// Inside one build: the main-actor nodes (`"executor": "main"`) run one after another, never
+    /// two at once: each starts once the one before has ended (Container's "Launch tiers and the
+    /// main actor" article).
+    public static var mainActorNodesOneAtATime: TraceExpectation {
+        TraceExpectation("a build's main-actor nodes run one at a time") { events in
+            var running: [BuildKey: String] = [:]
+            var problems: [String] = []
+            for event in events {
+                let build = BuildKey(event)
+                switch event.kind {
+                case .nodeStarted(let node, _, .main?, _):
+                    if let other = running[build] { problems.append("\(node) started while \(other) ran in \(build)") }
+                    running[build] = node
+                case .nodeSucceeded(let node, _), .nodeFailed(let node, _, _, _),
+                    .nodeCancelled(let node, .whileRunning):
+                    if running[build] == node { running[build] = nil }
+                default:
+                    break
+                }
+            }
             return problems.isEmpty ? nil : problems.prefix(5).joined(separator: "; ")
         }
     }

@@ -60,10 +60,12 @@ public struct JSONLinesTraceSink: TraceSink {
         switch event.kind {
         case .buildStarted, .buildCancelled, .containerShutdown, .scopeOpened, .scopeClosed:
             break
-        case .nodeStarted(let node, let overridden):
+        case .nodeStarted(let node, let overridden, let executor, let priority):
             object.append("node", string: node)
             // Present only when true: a trace without overrides reads as before.
             if overridden { object.append("override", raw: "true") }
+            if let executor { object.append("executor", string: executor.description) }
+            if let priority { object.append("priority", string: priority.description) }
         case .nodeReused(let node):
             object.append("node", string: node)
         case .nodeSucceeded(let node, let duration):

@@ -89,7 +89,7 @@ struct PerfettoLayout {
         case .buildCancelled:
             reopenGrowing(event)
             endBuild(event, "cancelled", colour: "grey", [])
-        case .nodeStarted(let node, _):
+        case .nodeStarted(let node, _, _, _):
             reopenGrowing(event)
             open[scope]?.nodes[NodeRun(build: event.build, node: node)] = event.time
         case .nodeSucceeded(let node, let duration):

@@ -61,7 +61,7 @@ struct TracedBuild {
             started = event.time
         case .snapshotPublished, .buildFailed, .buildCancelled:
             end = (event.time, event.kind)
-        case .nodeStarted(let node, _):
+        case .nodeStarted(let node, _, _, _):
             update(node) { if $0.started == nil { $0.started = event.time } }
         case .nodeCancelled(let node, let phase):
             update(node) {

@@ -45,6 +45,8 @@ extension TimelineRenderer {
         var nodeStart: [String: Duration] = [:]
         var nodeEnd: [String: Duration] = [:]
         var outcome: [String: (text: String, tone: Tone)] = [:]
+        /// The nodes that ran on the main actor, in the order they started.
+        var onMainActor: [String] = []
     }
 
     private static func attempts(in events: [TraceEvent]) -> [Attempt] {
@@ -116,6 +118,16 @@ extension TimelineRenderer {
         }
         lines.append(paint(format(header2, tone: nil), .dim))
         for (row, tone) in zip(table, tones) { lines.append(format(row, tone: tone)) }
+        if !attempt.onMainActor.isEmpty {
+            // The main actor runs them one after another: their time adds up, whatever ran beside.
+            let time = attempt.onMainActor.reduce(Duration.zero) { total, node in
+                guard let start = attempt.nodeStart[node], let end = attempt.nodeEnd[node] else { return total }
+                return total + (end - start)
+            }
+            lines.append(
+                "  on the main actor, one after another: \(Self.abbreviated(attempt.onMainActor)) "
+                    + "(\(time.formattedMilliseconds) in all)")
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -146,8 +158,9 @@ extension TimelineRenderer.Attempt {
             joined.append((caller, state))
         case .callerCancelled(let caller):
             cancelled.append(caller)
-        case .nodeStarted(let node, _):
+        case .nodeStarted(let node, _, let executor, _):
             if nodeStart[node] == nil { nodeStart[node] = event.time }
+            if executor == .main && !onMainActor.contains(node) { onMainActor.append(node) }
             note(node)
         case .nodeSucceeded(let node, _):
             finish(node, at: event.time, "succeeded", .good)

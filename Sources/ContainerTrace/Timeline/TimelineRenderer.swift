@@ -86,8 +86,10 @@ public struct TimelineRenderer: Sendable {
         switch kind {
         case .buildStarted:
             return ("build", "", ("started", .plain), "")
-        case .nodeStarted(let node, let overridden):
-            return ("node", node, ("started", .plain), overridden ? "by an override" : "")
+        case .nodeStarted(let node, let overridden, let executor, _):
+            // Only the main actor is marked: most nodes run on the pool, and say nothing new.
+            let marks = [overridden ? "by an override" : nil, executor == .main ? "on the main actor" : nil]
+            return ("node", node, ("started", .plain), marks.compactMap { $0 }.joined(separator: ", "))
         case .nodeSucceeded(let node, let duration):
             return ("node", node, ("succeeded", .good), "in \(duration.formattedMilliseconds)")
         case .nodeFailed(let node, let failure, let error, let optional):

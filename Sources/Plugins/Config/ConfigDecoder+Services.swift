@@ -112,6 +112,8 @@ extension ConfigDecoder {
         let start = declaration.value("start").flatMap { startPolicy($0) } ?? (providerID == "input" ? .lazy : .eager)
         let isOptional = declaration.value("optional").flatMap { bool($0) } ?? false
         let sync = declaration.value("sync").flatMap { bool($0) } ?? false
+        let declaredIsolation = declaration.value("isolation").flatMap { isolation($0) }
+        let declaredPriority = declaration.value("priority").flatMap { priority($0) }
 
         var spec: ServiceSpec
         if providerID == "input" {
@@ -133,6 +135,8 @@ extension ConfigDecoder {
         spec.start = start
         spec.isOptional = isOptional
         spec.sync = sync
+        spec.isolation = declaredIsolation
+        spec.priority = declaredPriority
         return spec
     }
 

@@ -17,14 +17,14 @@ enum ConfigSchema {
     /// A service's keys.
     static let serviceKeys = [
         "name", "provider", "dependsOn", "options", "secretOptions", "timeoutMs", "retry", "failure", "scope", "group",
-        "start", "optional", "sync", "description",
+        "start", "optional", "sync", "isolation", "priority", "description",
     ]
     /// A service of an overlay: a service's keys, plus `add` (declares a new service) and `remove`.
     static let overlayServiceKeys = serviceKeys + ["add", "remove"]
     /// The keys an overlay may set to `null`, giving the service the default back.
     static let resettableServiceKeys = [
         "dependsOn", "options", "secretOptions", "timeoutMs", "retry", "failure", "scope", "group", "start",
-        "optional", "sync",
+        "optional", "sync", "isolation", "priority",
     ]
     /// Top-level keys of overlays found in a config, with what to say about them.
     static let overlayOnlyKeys = [

@@ -220,6 +220,37 @@ extension PositionedValue {
         return nil
     }
 
+    /// `"main"` or `"nonisolated"`.
+    func isolation(_ problems: inout [ReadProblem]) -> ServiceIsolation? {
+        guard let word = string(&problems) else { return nil }
+        if let isolation = ServiceIsolation(name: word) { return isolation }
+        var message = "unknown isolation '\(NameRules.visible(word))'"
+        if let suggestion = NameSuggestion.closest(to: word, among: ServiceIsolation.all.map(\.description)) {
+            message += "; did you mean '\(suggestion)'?"
+        } else {
+            message += "; use \"main\" (the provider runs on the main actor) or \"nonisolated\""
+        }
+        problems.append(ReadProblem(code: .invalidValue, message: message, position: position))
+        return nil
+    }
+
+    /// `"high"`, `"medium"`, `"low"` or `"background"`.
+    func priority(_ problems: inout [ReadProblem]) -> ServicePriority? {
+        guard let word = string(&problems) else { return nil }
+        if let priority = ServicePriority(name: word) { return priority }
+        let words = ServicePriority.all.map(\.description)
+        var message = "unknown priority '\(NameRules.visible(word))'"
+        if let suggestion = NameSuggestion.closest(to: word, among: words) {
+            message += "; did you mean '\(suggestion)'?"
+        } else {
+            message +=
+                "; use one of " + words.map { "\"\($0)\"" }.joined(separator: ", ")
+                + " (or leave it out: background for a deferred service, its callers' otherwise)"
+        }
+        problems.append(ReadProblem(code: .invalidValue, message: message, position: position))
+        return nil
+    }
+
     var isInt: Bool {
         if case .int = value { return true }
         return false

@@ -43,7 +43,7 @@ struct TraceInvariantsTests {
         _ = try await withTimeout { try await scope.start(as: "push") }
         _ = try await withTimeout { try await container.shutdown() }
         let results = TraceInvariants.check(trace.events, graph: container.graph)
-        #expect(results.count == 7)
+        #expect(results.count == 8)
         #expect(results.filter { !$0.passed }.isEmpty, "\(results)")
         try trace.events.expect(TraceInvariants.expectations(for: container.graph))
         #expect(trace.events.contains { $0.scope == "push#7" && $0.kind.node == "detail" })
@@ -130,6 +130,30 @@ struct TraceInvariantsTests {
         script.add(.generationReset(TraceEvent.GenerationChange(from: 1, to: 2, invalidated: nil)), g: 2, a: 1)
         script.add(.snapshotPublished(services: 2), g: 1, a: 1)
         #expect(failing(script.events) == ["no snapshot is published after a reset of its generation"])
+    }
+
+    @Test("two main-actor nodes of one build running at once; one after another, or in two builds, is fine")
+    func mainActorNodesOverlap() {
+        var script = TraceScript()
+        script.add([
+            .buildStarted, .buildAdded(nodes: ["database", "session"], caller: "launch"),
+            .nodeStarted(node: "database", executor: .main, priority: .high),
+            .nodeStarted(node: "session", executor: .main, priority: .high),
+        ])
+        script.add(.nodeSucceeded(node: "database", duration: .microseconds(200)))
+        script.add(.nodeSucceeded(node: "session", duration: .microseconds(100)))
+        #expect(
+            TraceInvariants.mainActorNodesOneAtATime.check(script.events).detail
+                == "session started while database ran in g1 a1")
+        var fine = TraceScript()
+        fine.add([
+            .buildStarted, .nodeStarted(node: "database", executor: .main, priority: .high),
+            .nodeSucceeded(node: "database", duration: .microseconds(100)),
+            .nodeStarted(node: "session", executor: .main, priority: .high),
+        ])
+        fine.add(.nodeStarted(node: "detail", executor: .main, priority: .high), scope: "push#1")
+        fine.add(.nodeStarted(node: "other", executor: .pool, priority: .high))
+        #expect(TraceInvariants.mainActorNodesOneAtATime.check(fine.events).passed)
     }
 
     @Test("time going back")

@@ -25,7 +25,7 @@ struct ResetTests {
             ], trace: [watcher])
 
         let waiters = (0..<3).map { _ in Task { try await container.start() } }
-        try await watcher.wait(for: "held to start") { $0.contains { $0.kind == .nodeStarted(node: "held") } }
+        try await watcher.wait(for: "held to start") { $0.contains { $0.kind.starts("held") } }
         try await watcher.wait(for: "3 callers to join") { $0.count { $0.kind.name == "caller.joined" } == 3 }
 
         let report = try await withTimeout(.seconds(60), "the reset") { try await container.reset() }
@@ -61,7 +61,7 @@ struct ResetTests {
                 }
             ], trace: [watcher])
         let waiter = Task { try await container.start() }
-        try await watcher.wait(for: "late to start") { $0.contains { $0.kind == .nodeStarted(node: "late") } }
+        try await watcher.wait(for: "late to start") { $0.contains { $0.kind.starts("late") } }
         let reset = Task { try await container.reset() }
         try await watcher.wait(for: "the reset") { $0.contains { $0.kind.name == "generation.reset" } }
         let superseded = try await withTimeout(.seconds(60), "the superseded waiter") { await waiter.result }

@@ -42,7 +42,7 @@ struct DemandTraceTests {
             ], trace: [trace])
         let first = Task { try await container.start(needs: [ServiceKey<Made>.made("left").erased], as: "first") }
         try await trace.wait(for: "base to start", timeout: .seconds(30)) {
-            $0.contains { $0.kind == .nodeStarted(node: "base") }
+            $0.contains { $0.kind.starts("base") }
         }
         let second = Task { try await container.start(needs: [ServiceKey<Made>.made("right").erased], as: "second") }
         try await trace.wait(for: "the second request to grow the build", timeout: .seconds(30)) {
@@ -133,7 +133,7 @@ struct DemandTraceTests {
             ], trace: [trace])
         let request = Task { try await container.service(ServiceKey<Made>.made("registration"), as: "push") }
         try await trace.wait(for: "the input to wait", timeout: .seconds(30)) {
-            $0.contains { $0.kind == .nodeStarted(node: "token") }
+            $0.contains { $0.kind.starts("token") }
         }
         try await container.supply(.token, "secret-token-1")
         _ = try await withTimeout(.seconds(30), "registration") { try await request.value }

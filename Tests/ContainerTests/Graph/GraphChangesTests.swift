@@ -270,13 +270,16 @@ struct GraphChangesTests {
     func fingerprintCoversEveryField() throws {
         // `DeclarationFingerprint` encodes each of these but the slots, the settings (what the
         // provider read from the options: both are encoded), location, itself and the
-        // declaration (the spec as written, kept for overrides: its fields are the others').
+        // declaration (the spec as written, kept for overrides: its fields are the others'), and
+        // where and at what priority it runs (read from the declaration; like its start policy,
+        // they say how the value is made, not what it is).
         let node = try diffGraph().nodes[1]
         #expect(
             Mirror(reflecting: node).children.compactMap(\.label) == [
                 "name", "provider", "dependencies", "dependencyNames", "options", "settings", "timeout", "retry",
                 "defaultFailure",
-                "location", "lifetime", "isExternal", "groups", "fingerprint", "declaration",
+                "location", "lifetime", "isExternal", "groups", "fingerprint", "declaration", "runsOnMainActor",
+                "priorityFloor",
             ])
         #expect(
             Mirror(reflecting: node.options).children.compactMap(\.label) == [

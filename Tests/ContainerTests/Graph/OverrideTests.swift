@@ -55,7 +55,8 @@ struct OverrideTests {
         #expect(try services[.session] == "session on memory")
         #expect(log.entries == ["settings", "session"], "the replaced provider never runs")
         try trace.expect(.overridden("database"), .builtOnce("session"), .started("settings", times: 1))
-        #expect(!trace.events.contains { $0.kind == .nodeStarted(node: "session", overridden: true) })
+        #expect(
+            !trace.events.contains { if case .nodeStarted("session", true, _, _) = $0.kind { true } else { false } })
         try trace.events.expect(TraceInvariants.expectations(for: overridden))
     }
 

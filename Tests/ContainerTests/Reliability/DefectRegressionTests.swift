@@ -211,7 +211,7 @@ struct DefectRegressionTests {
                 }
             ], trace: [watcher])
         let caller = Task { try await container.start() }
-        try await watcher.wait(for: "late to start") { $0.contains { $0.kind == .nodeStarted(node: "late") } }
+        try await watcher.wait(for: "late to start") { $0.contains { $0.kind.starts("late") } }
         let first = Task { try await container.reset() }
         try await watcher.wait(for: "the first reset") { $0.count { $0.kind.name == "generation.reset" } == 1 }
         let second = Task { try await container.reset() }

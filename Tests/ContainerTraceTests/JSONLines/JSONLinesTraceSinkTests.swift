@@ -42,6 +42,8 @@ struct JSONLinesTraceSinkTests {
         .buildAdded(nodes: ["session", "pushDetail"], caller: "push"),
         .inputSupplied(node: "deviceToken", replaced: false),
         .inputSupplied(node: "deviceToken", replaced: true),
+        .nodeStarted(node: "router", executor: .main, priority: .high),
+        .nodeStarted(node: "analytics", overridden: true, executor: .pool, priority: .background),
     ]
 
     @Test("every event kind encodes to one documented, parseable line with its values intact")
@@ -100,6 +102,10 @@ struct JSONLinesTraceSinkTests {
         )
         #expect(objects[29]["node"] as? String == "deviceToken" && objects[29]["replaced"] as? Bool == false)
         #expect(objects[30]["replaced"] as? Bool == true)
+        #expect(objects[1]["executor"] == nil && objects[1]["priority"] == nil, "absent when not known")
+        #expect(objects[31]["executor"] as? String == "main" && objects[31]["priority"] as? String == "high")
+        #expect(objects[32]["executor"] as? String == "pool" && objects[32]["priority"] as? String == "background")
+        #expect(objects[32]["override"] as? Bool == true)
         #expect(
             Set(Self.everyKind.map(\.name)) == Set(JSONLinesVocabulary.documented.keys), "every event is documented")
     }
@@ -111,6 +117,17 @@ struct JSONLinesTraceSinkTests {
                 time: .seconds(1), build: BuildAttempt(generation: 1, attempt: 1),
                 kind: .nodeSucceeded(node: "a", duration: .seconds(2))))
         #expect(line == #"{"v":1,"t":1,"gen":1,"attempt":1,"event":"node.succeeded","node":"a","durationMs":2000}"#)
+    }
+
+    @Test("node.started says where the provider ran and at what priority, after override")
+    func executorAndPriority() {
+        let line = JSONLinesTraceSink.line(
+            for: TraceEvent(
+                time: .milliseconds(5), build: BuildAttempt(generation: 1, attempt: 1),
+                kind: .nodeStarted(node: "theme", overridden: true, executor: .main, priority: .medium)))
+        #expect(
+            line == #"{"v":1,"t":0.005,"gen":1,"attempt":1,"event":"node.started","node":"theme","override":true,"#
+                + #""executor":"main","priority":"medium"}"#)
     }
 
     @Test("a scope instance's events carry scope right after event; escaped like any string")

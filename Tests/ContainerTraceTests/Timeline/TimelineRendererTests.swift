@@ -134,4 +134,38 @@ struct TimelineRendererTests {
         #expect(starts.first { $0.contains("session") }?.hasSuffix("started") == true, "\(lines)")
         #expect(lines.filter { $0.contains("override") }.count == 1)
     }
+
+    @Test("main-actor nodes are marked where they start, and the summary adds up the main actor's time")
+    func mainActorNodes() {
+        let events: [TraceEvent] = [
+            TraceEvent(time: .microseconds(100), build: Self.g1a1, kind: .buildStarted),
+            TraceEvent(
+                time: .microseconds(200), build: Self.g1a1,
+                kind: .nodeStarted(node: "theme", executor: .main, priority: .high)),
+            TraceEvent(
+                time: .microseconds(300), build: Self.g1a1,
+                kind: .nodeStarted(node: "database", executor: .pool, priority: .high)),
+            TraceEvent(
+                time: .microseconds(3_200), build: Self.g1a1,
+                kind: .nodeSucceeded(node: "theme", duration: .microseconds(3_000))),
+            TraceEvent(
+                time: .microseconds(3_300), build: Self.g1a1,
+                kind: .nodeStarted(node: "router", overridden: true, executor: .main, priority: .high)),
+            TraceEvent(
+                time: .microseconds(5_300), build: Self.g1a1,
+                kind: .nodeSucceeded(node: "router", duration: .microseconds(2_000))),
+            TraceEvent(
+                time: .microseconds(9_300), build: Self.g1a1,
+                kind: .nodeSucceeded(node: "database", duration: .microseconds(9_000))),
+            TraceEvent(time: .microseconds(9_400), build: Self.g1a1, kind: .snapshotPublished(services: 3)),
+        ]
+        let renderer = TimelineRenderer(colored: false)
+        let lines = renderer.renderEvents(events).split(separator: "\n")
+        #expect(lines[1].hasSuffix("started    on the main actor"), "\(lines)")
+        #expect(lines[2].hasSuffix("started"), "\(lines)")
+        #expect(lines[4].hasSuffix("by an override, on the main actor"), "\(lines)")
+        let summary = renderer.renderSummary(events)
+        #expect(summary.contains("  on the main actor, one after another: theme, router (5ms in all)"), "\(summary)")
+        #expect(!renderer.renderSummary(Self.events).contains("main actor"))
+    }
 }

@@ -94,7 +94,7 @@ struct ConfigErrorTests {
                 "test.json:5:45: services[1].dependOn: unknown key 'dependOn'; did you mean 'dependsOn'?",
                 "test.json:5:64: services[1].timeout: unknown key 'timeout'; did you mean 'timeoutMs'?",
                 "test.json:5:80: services[1].colour: unknown key 'colour'; the keys allowed here are: name, provider, "
-                    + "dependsOn, options, secretOptions, timeoutMs, retry, failure, scope, group, start, optional, sync, description",
+                    + "dependsOn, options, secretOptions, timeoutMs, retry, failure, scope, group, start, optional, sync, isolation, priority, description",
                 "test.json:7:3: entrypoints: unknown key 'entrypoints'; did you mean 'entryPoints'?",
             ])
     }

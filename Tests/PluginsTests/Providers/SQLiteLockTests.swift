@@ -218,7 +218,7 @@ struct SQLiteLockTests {
     /// How long after `timeout` the node's failure was traced, measured from its start.
     static func lateness(of node: String, timeout: Duration, in events: [TraceEvent]) throws -> Duration {
         let started = try #require(
-            events.first { if case .nodeStarted(node, _) = $0.kind { true } else { false } }?.time)
+            events.first { if case .nodeStarted(node, _, _, _) = $0.kind { true } else { false } }?.time)
         let ended = try #require(
             events.first {
                 if case .nodeFailed(node, _, _, _) = $0.kind { true } else { false }

@@ -156,7 +156,7 @@ struct SimulatedProviderTests {
             { "name": "a", "provider": "simulated", "options": { "outcomes": ["hang", "ok"] } }
             """, trace: [watcher])
         let caller = Task { try await container.start() }
-        try await watcher.wait(for: "a to start") { $0.contains { $0.kind == .nodeStarted(node: "a") } }
+        try await watcher.wait(for: "a to start") { $0.contains { $0.kind.starts("a") } }
         let report = try await withTimeout { try await container.reset() }
         #expect(report.to == 2)
         await #expect {
@@ -166,7 +166,7 @@ struct SimulatedProviderTests {
         // The new generation starts again at the first outcome: it hangs again, until shutdown.
         let again = Task { try await container.start() }
         try await watcher.wait(for: "a to start in generation 2") { events in
-            events.contains { $0.generation == 2 && $0.kind == .nodeStarted(node: "a") }
+            events.contains { $0.generation == 2 && $0.kind.starts("a") }
         }
         try await withTimeout { try await container.shutdown() }
         await #expect {
