@@ -147,8 +147,28 @@ extension CoordinatorStateMachine {
 
     /// A request not in the book yet (it is added once its nodes are): what it needs, at what priority.
     struct Caller {
-        let closure: SlotSet
+        /// Its closure, when the request computed it (`nil`: the nodes it launches are its own).
+        let closure: SlotSet?
         let priority: UInt8
+
+        func needs(_ slot: Int) -> Bool { closure?.contains(slot) ?? true }
+    }
+
+    /// The highest priority of the demands that need `slot`: those waiting for it, or for a
+    /// member of the build above it (a joining request waits for the first members it meets).
+    /// Stops at `ceiling`, the build's.
+    private func waitingPriority(of slot: Int, in current: BuildState, ceiling: UInt8) -> UInt8 {
+        var highest = demands.priority(waitingFor: slot)
+        guard highest < ceiling else { return highest }
+        var seen = Set<Int>()
+        var stack = graph.dependents[slot].filter { current.isMember($0) }
+        while let member = stack.popLast() {
+            guard seen.insert(member).inserted else { continue }
+            highest = max(highest, demands.priority(waitingFor: member))
+            if highest >= ceiling { return highest }
+            for dependent in graph.dependents[member] where current.isMember(dependent) { stack.append(dependent) }
+        }
+        return highest
     }
 
     /// The launches of `slots` (whose dependencies all have values), counted as running;
@@ -168,9 +188,9 @@ extension CoordinatorStateMachine {
     func launchOf(_ slot: Int, in current: BuildState, caller: Caller? = nil) -> NodeLaunch {
         let floors = graph.priorityFloors
         var priority = floors.isEmpty ? 0 : floors[slot]
-        if let caller, caller.priority > priority, caller.closure.contains(slot) { priority = caller.priority }
+        if let caller, caller.priority > priority, caller.needs(slot) { priority = caller.priority }
         if priority < current.priority && !demands.isEmpty {
-            priority = max(priority, demands.priority(of: slot, ceiling: current.priority))
+            priority = max(priority, waitingPriority(of: slot, in: current, ceiling: current.priority))
         }
         return NodeLaunch(
             slot: slot, earlierRuns: state.runs(of: slot), priority: priority == 0 ? current.priority : priority)

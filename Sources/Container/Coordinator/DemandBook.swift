@@ -91,15 +91,16 @@ struct DemandBook<Waiter> {
     /// The highest priority any caller waits at, if one does.
     var priority: UInt8? { entries.lazy.filter { !$0.isGone }.map(\.priority).max() }
 
-    /// The highest priority of the demands whose closure holds `slot` (0 when none does):
-    /// what the callers waiting for that node wait at. Stops at `ceiling`, the highest of all.
-    func priority(of slot: Int, ceiling: UInt8) -> UInt8 {
+    /// The highest priority of the demands waiting for `slot` itself (0 when none does).
+    func priority(waitingFor slot: Int) -> UInt8 {
+        guard slot < Int(slotCapacity) else { return 0 }
+        let base = Int(slotCapacity)
         var highest: UInt8 = 0
-        // By index: a demand is large, and a loop over the values would copy (retain) each.
-        for index in demands.indices where demands[index].priority > highest {
-            guard demands[index].closure.contains(slot) else { continue }
-            highest = demands[index].priority
-            if highest >= ceiling { break }
+        var wait = Int(links[slot])
+        while wait >= 0 {
+            let index = Int(links[base + 2 * wait])
+            wait = Int(links[base + 2 * wait + 1])
+            if !entries[index].isGone && entries[index].priority > highest { highest = entries[index].priority }
         }
         return highest
     }
