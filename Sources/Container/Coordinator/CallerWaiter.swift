@@ -1,7 +1,7 @@
 import Dispatch
 
 /// How a parked caller is answered: a task's continuation (`start()` and every async request),
-/// or a thread that blocks until its answer comes (``ServiceContainer/resolveNow(_:as:)``).
+/// or a thread that blocks until its answer comes (``ServiceContainer/resolveNow(_:as:isolation:)``).
 enum CallerWaiter: Sendable {
     case task(CheckedContinuation<AppServices, any Error>)
     case thread(BlockedCaller)

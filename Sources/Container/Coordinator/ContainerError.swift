@@ -34,7 +34,7 @@ public struct ContainerError: Error, Sendable, CustomStringConvertible {
         /// ``ServiceContainer/supply(_:_:)`` named a service that is not an input, or gave a value
         /// of another type than the input's; nothing changed.
         public static let invalidInput = Code(.invalidInput)
-        /// ``ServiceContainer/resolveNow(_:as:)`` named a service whose closure holds an
+        /// ``ServiceContainer/resolveNow(_:as:isolation:)`` named a service whose closure holds an
         /// asynchronous service (the message names it), or was called from inside a provider of
         /// the same container for a service not built yet; nothing was built.
         public static let notSynchronous = Code(.notSynchronous)

@@ -1,6 +1,6 @@
 import Synchronization
 
-/// Synchronous requests (``ServiceContainer/resolveNow(_:as:)``, see <doc:LaunchTiers>): a caller
+/// Synchronous requests (``ServiceContainer/resolveNow(_:as:isolation:)``, see <doc:LaunchTiers>): a caller
 /// that cannot suspend asks like any other (one demand, answered exactly once), runs the
 /// synchronous nodes of its closure that the build gives it on its own thread, and blocks only
 /// while another worker makes a node it needs.
@@ -10,8 +10,9 @@ extension CoordinatorCore {
     ///
     /// - Throws: ``ServiceLookupError`` for an unknown name, ``ContainerError`` `.notSynchronous`
     ///   when the closure holds an asynchronous service (or, from a task, when another worker is
-    ///   making a node it needs), or what the build's failure or a shutdown gives its callers.
-    func resolveNow(_ name: String, label: String?) throws -> AppServices {
+    ///   making a node it needs; from the main actor, when a main-actor node it needs is made
+    ///   elsewhere), or what the build's failure or a shutdown gives its callers.
+    func resolveNow(_ name: String, label: String?, onMainActor: Bool) throws -> AppServices {
         let graph = self.graph
         guard let slot = graph.layout.slots[name] else {
             throw ServiceLookupError.notFound(name, known: graph.serviceNames)
@@ -19,7 +20,8 @@ extension CoordinatorCore {
         if let found = graph.asynchronousNode(inClosureOf: slot) {
             throw ContainerError.notSynchronous(name, because: graph.nodes[found], generation: generation)
         }
-        let given = try link == nil ? nil : appValuesNow(for: graph.closure(of: [slot]), of: graph)
+        let given =
+            try link == nil ? nil : appValuesNow(for: graph.closure(of: [slot]), of: graph, onMainActor: onMainActor)
         let caller = callerIDs.add(1, ordering: .relaxed).newValue
         let blocked = BlockedCaller()
         let action = transition { machine, now in
@@ -32,11 +34,14 @@ extension CoordinatorCore {
         case .answer(let waiter, let outcome): resume(waiter, with: outcome)
         case .park(let raise, let start):
             if let raise { raise.ticket.escalate(to: raise.priority) }
-            runHere(start, for: name, until: blocked)
+            runHere(start, for: name, until: blocked, onMainActor: onMainActor)
         }
-        if !blocked.isAnswered && withUnsafeCurrentTask(body: { $0 != nil }) {
-            // A task never blocks its thread (it may be one of the few of the pool that the
-            // worker it would wait for needs): it stops waiting instead.
+        // A task never blocks its thread (it may be one of the few of the pool that the worker it
+        // would wait for needs), nor does the main actor wait for a main-actor node made elsewhere
+        // (that worker needs the main actor it holds): either stops waiting instead.
+        if !blocked.isAnswered,
+            withUnsafeCurrentTask(body: { $0 != nil }) || (onMainActor && waitsForMainActor(slot, in: graph))
+        {
             if case .resume(let waiter) = transition({ machine, _ in machine.waiterCancelled(caller: caller) }) {
                 resume(waiter, with: .cancelled)
                 _ = blocked.wait()
@@ -56,7 +61,17 @@ extension CoordinatorCore {
     /// Runs the synchronous nodes of `name`'s closure that `start` launches, and those their
     /// ends start, on this thread, until the caller is answered; hands every other node to a
     /// worker task of the build, and starts a scope instance's fetch of app values as usual.
-    private func runHere(_ start: Machine.Start, for name: String, until blocked: BlockedCaller) {
+    /// Whether a main-actor node of `slot`'s closure has no value yet (a worker makes it, on
+    /// the main actor).
+    private func waitsForMainActor(_ slot: Int, in graph: ServiceGraph) -> Bool {
+        let main = graph.closure(of: [slot]).slots.filter { graph.nodes[$0].runsOnMainActor }
+        guard !main.isEmpty else { return false }
+        return lacksValue(amongst: main)
+    }
+
+    /// A main-actor node runs here only for a caller on the main actor (`onMainActor`); the
+    /// build's main-actor lane makes it for any other.
+    private func runHere(_ start: Machine.Start, for name: String, until blocked: BlockedCaller, onMainActor: Bool) {
         if let fetch = start.fetch { spawnFetch(fetch) }
         guard let launch = start.launch else { return }
         let ticket = launch.ticket
@@ -68,7 +83,8 @@ extension CoordinatorCore {
         func take(_ orders: WorkerOrders) {
             var others: [NodeLaunch] = []
             for launch in orders.launches {
-                if closure.contains(launch.slot) && graph.nodes[launch.slot].isSynchronous {
+                let node = graph.nodes[launch.slot]
+                if closure.contains(launch.slot) && node.isSynchronous && (onMainActor || !node.runsOnMainActor) {
                     queue.append(launch)
                 } else {
                     others.append(launch)
@@ -85,7 +101,7 @@ extension CoordinatorCore {
             let result =
                 ticket.isCancelled
                 ? NodeResult.cancelledBeforeStart(launch.slot, at: ticket.tracer.now)
-                : NodeRunner.runNow(launch, of: ticket)
+                : NodeRunner.runNow(launch, of: ticket, on: onMainActor ? .main : .pool)
             if result.status == .succeeded || result.status == .failed {
                 ticket.runTimes.record(result.slot, took: result.endedAt - result.startedAt)
             }
@@ -102,14 +118,18 @@ extension CoordinatorCore {
 
     /// For a scope instance: the app values `closure` (of its part `graph`) uses, built now by
     /// its parent where missing, and leased; `nil` when it needs none.
-    private func appValuesNow(for closure: SlotSet, of graph: ServiceGraph) throws -> Machine.AppValues? {
+    private func appValuesNow(
+        for closure: SlotSet, of graph: ServiceGraph, onMainActor: Bool
+    ) throws -> Machine.AppValues? {
         guard let link else { return nil }
         let external = closure.slots.filter { $0 >= graph.builtCount }.sorted()
         guard !external.isEmpty else { return nil }
         var app: AppServices?
         for slot in external {
             let name = graph.nodes[slot].name
-            if app?.contains(name) != true { app = try link.parent.resolveNow(name, label: label) }
+            if app?.contains(name) != true {
+                app = try link.parent.resolveNow(name, label: label, onMainActor: onMainActor)
+            }
         }
         guard let app else { return nil }
         var values: [(slot: Int, box: AnyServiceBox)] = []

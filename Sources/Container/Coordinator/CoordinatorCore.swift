@@ -149,6 +149,11 @@ final class CoordinatorCore: NodeReporter {
     /// The state of the app service called `name` (what ``status`` lists for it, without making the rest).
     func serviceState(named name: String) -> ServiceStatus.State? { machine.withLock { $0.serviceState(named: name) } }
 
+    /// Whether one of `slots` has no value in the current generation.
+    func lacksValue(amongst slots: [Int]) -> Bool {
+        machine.withLock { machine in slots.contains { !machine.state.hasValue($0) } }
+    }
+
     /// The build attempt the machine's events belong to now (for events recorded outside it).
     var currentAttempt: BuildAttempt { machine.withLock { $0.currentAttempt } }
 

@@ -16,21 +16,28 @@ extension ServiceContainer {
     /// (async code), it throws instead of blocking the task's thread: await
     /// ``service(_:as:)`` there. Built and published already, it costs what ``resolve(_:)`` does.
     ///
+    /// A synchronous main-actor service is made here only when the caller is isolated to the main
+    /// actor (`isolation`); from anywhere else the build makes it on the main actor while this
+    /// thread waits. A main-actor caller never waits for the main actor it holds: it throws.
+    ///
     /// - Parameters:
     ///   - key: the service to read.
     ///   - label: the caller's name in the trace.
+    ///   - isolation: the caller's actor (leave the default).
     /// - Throws: ``ContainerError`` `.notSynchronous` (naming the asynchronous service its closure
     ///   holds; nothing is built), what a failed build gives its callers, `.shutDown`; or
     ///   ``ServiceLookupError`` for an unknown name or another type.
     @inlinable
-    public func resolveNow<Value>(_ key: ServiceKey<Value>, as label: String? = nil) throws -> Value {
+    public func resolveNow<Value>(
+        _ key: ServiceKey<Value>, as label: String? = nil, isolation: isolated (any Actor)? = #isolation
+    ) throws -> Value {
         if let value = published.withCurrent({ $0.heldValue(key) }) ?? nil { return value }
-        return try resolveNowSlowly(key, label: label)
+        return try resolveNowSlowly(key, label: label, onMainActor: isolation === MainActor.shared)
     }
 
-    /// ``resolveNow(_:as:)`` when the published snapshot does not hold the value.
+    /// ``resolveNow(_:as:isolation:)`` when the published snapshot does not hold the value.
     @usableFromInline @inline(never)
-    func resolveNowSlowly<Value>(_ key: ServiceKey<Value>, label: String?) throws -> Value {
-        try core.resolveNow(key.name, label: label).resolve(key)
+    func resolveNowSlowly<Value>(_ key: ServiceKey<Value>, label: String?, onMainActor: Bool) throws -> Value {
+        try core.resolveNow(key.name, label: label, onMainActor: onMainActor).resolve(key)
     }
 }

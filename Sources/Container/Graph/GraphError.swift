@@ -52,7 +52,7 @@ public struct GraphError: Error, Sendable, CustomStringConvertible {
         /// in a scope: the app supplies an input's value once, for the app.
         public static let invalidInput = Code(.invalidInput)
         /// A service declared `sync` (``ServiceSpec/sync``) has an asynchronous service in its
-        /// closure, so ``ServiceContainer/resolveNow(_:as:)`` could not build it (see <doc:LaunchTiers>).
+        /// closure, so ``ServiceContainer/resolveNow(_:as:isolation:)`` could not build it (see <doc:LaunchTiers>).
         public static let notSynchronous = Code(.notSynchronous)
 
         public var description: String { base.rawValue }

@@ -56,7 +56,7 @@ public final class ServiceGraph: Sendable {
         /// Whether requests succeed without it. Not in the fingerprint, like ``start``.
         var isOptional: Bool { declaration.isOptional }
         /// Whether its provider makes the value without suspending, with no timeout or retries to
-        /// keep: ``ServiceContainer/resolveNow(_:as:)`` may run it on the caller's thread.
+        /// keep: ``ServiceContainer/resolveNow(_:as:isolation:)`` may run it on the caller's thread.
         var isSynchronous: Bool { provider.makeNow != nil && timeout == nil && retry.maxAttempts <= 1 }
 
         /// `fingerprint`: the declaration's, when known (a scope part's copy of a node); computed otherwise.
@@ -378,7 +378,7 @@ public final class ServiceGraph: Sendable {
     }
 
     /// An asynchronous service `slot`'s closure holds (itself first), or `nil` when it can be
-    /// built on the caller's thread by ``ServiceContainer/resolveNow(_:as:)``.
+    /// built on the caller's thread by ``ServiceContainer/resolveNow(_:as:isolation:)``.
     func asynchronousNode(inClosureOf slot: Int) -> Int? {
         guard !firstAsync.isEmpty else { return slot }
         let found = firstAsync[slot]
@@ -386,7 +386,7 @@ public final class ServiceGraph: Sendable {
     }
 
     /// Whether the service called `name` and everything it depends on are synchronous (it can be
-    /// read with ``ServiceContainer/resolveNow(_:as:)``), or `nil` when there is no such service.
+    /// read with ``ServiceContainer/resolveNow(_:as:isolation:)``), or `nil` when there is no such service.
     public func isSynchronous(_ name: String) -> Bool? {
         layout.slots[name].map { asynchronousNode(inClosureOf: $0) == nil }
     }

@@ -113,7 +113,7 @@ extension ServiceProvider where Settings == ServiceOptions {
 }
 
 /// A provider that makes its value without suspending: its services can be built on the
-/// caller's thread by ``ServiceContainer/resolveNow(_:as:)`` (see <doc:LaunchTiers>), and async
+/// caller's thread by ``ServiceContainer/resolveNow(_:as:isolation:)`` (see <doc:LaunchTiers>), and async
 /// builds run it like any other. It must return promptly: it may run on a thread the app is
 /// waiting on (the main thread, before launch returns).
 ///

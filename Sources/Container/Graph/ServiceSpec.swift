@@ -104,7 +104,7 @@ public struct ServiceSpec: Sendable {
         get { storage.fields.priority }
         set { change { $0.priority = newValue } }
     }
-    /// Whether the service must be readable with ``ServiceContainer/resolveNow(_:as:)``: validation
+    /// Whether the service must be readable with ``ServiceContainer/resolveNow(_:as:isolation:)``: validation
     /// checks that it and everything it depends on are synchronous (config `"sync": true`; see
     /// <doc:LaunchTiers>). Not part of the declaration a reload compares.
     public var sync: Bool {
@@ -324,7 +324,7 @@ extension ServiceSpec {
 
 extension ServiceSpec {
     /// Declares the service of `key`, made by a synchronous closure, in code: it can be read
-    /// with ``ServiceContainer/resolveNow(_:as:)`` when everything it depends on is synchronous too
+    /// with ``ServiceContainer/resolveNow(_:as:isolation:)`` when everything it depends on is synchronous too
     /// (see <doc:LaunchTiers>). The closure must return promptly; it has no timeout and no
     /// retries (a failure counts for the build, like any other).
     ///
@@ -344,6 +344,30 @@ extension ServiceSpec {
         spec.group = group
         spec.start = start
         spec.sync = sync
+        return spec
+    }
+
+    /// Declares the service of `key`, made by a synchronous `@MainActor` closure: on the main
+    /// actor, by ``ServiceContainer/resolveNow(_:as:isolation:)`` called there, or by a build in
+    /// its main-actor hop (see <doc:LaunchTiers>). Its teardown runs on the main actor too.
+    ///
+    /// ```swift
+    /// ServiceSpec.synchronous(mainActor: .theme) { _ in Theme() }
+    /// ```
+    public static func synchronous<Value: Sendable>(
+        mainActor key: ServiceKey<Value>, dependsOn: [String] = [], options: ServiceOptions = ServiceOptions(),
+        lifetime: Lifetime = .app, group: String? = nil, start: StartPolicy = .eager, sync: Bool = false,
+        tearDown: (@MainActor @Sendable (Value) async throws -> Void)? = nil, fileID: String = #fileID,
+        line: Int = #line, make: @escaping @MainActor @Sendable (ProviderContext) throws -> Value
+    ) -> ServiceSpec {
+        var release: (@Sendable (Value) async throws -> Void)?
+        if let tearDown { release = { @Sendable value in try await tearDown(value) } }
+        // The runtime calls it on the main actor only (the node is declared `.main`).
+        var spec = synchronous(
+            key, dependsOn: dependsOn, options: options, lifetime: lifetime, group: group, start: start, sync: sync,
+            tearDown: release, fileID: fileID, line: line
+        ) { context in try MainActor.assumeIsolated { try make(context) } }
+        spec.isolation = .main
         return spec
     }
 }
