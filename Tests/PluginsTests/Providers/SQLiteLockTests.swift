@@ -19,8 +19,11 @@ struct SQLiteLockTests {
     /// cancellable, the 5 s busy timeout made the node about 4.7 s late.
     /// Under ThreadSanitizer, with the whole instrumented suite on 2 cores, SQLite's ends were
     /// seen 1.5 s later than the control's (every node 3.7 s late): 2 s there, still well
-    /// below the 4.7 s the old defect added.
-    static let allowedLateness: Duration = underThreadSanitizer ? .seconds(2) : .milliseconds(500)
+    /// below the 4.7 s the old defect added. With builds running beside the suite, SQLite's
+    /// three nodes were once all seen 0.59 s later than the control (a stall of the whole
+    /// process between the two measurements): 1 s outside ThreadSanitizer, still a quarter of
+    /// what the defect added.
+    static let allowedLateness: Duration = underThreadSanitizer ? .seconds(2) : .seconds(1)
 
     /// Whether this process runs under ThreadSanitizer (its runtime's entry points are present).
     static let underThreadSanitizer: Bool = {
