@@ -35,8 +35,9 @@ public struct ContainerError: Error, Sendable, CustomStringConvertible {
         /// of another type than the input's; nothing changed.
         public static let invalidInput = Code(.invalidInput)
         /// ``ServiceContainer/resolveNow(_:as:)`` named a service whose closure holds an
-        /// asynchronous service (the message names it), or was called from inside a provider of
-        /// the same container for a service not built yet; nothing was built.
+        /// asynchronous service (the message names it; nothing was built), or was called from a
+        /// task (a provider's too) while another worker was making a service it needs: a task does
+        /// not block its thread to wait (see <doc:LaunchTiers>).
         public static let notSynchronous = Code(.notSynchronous)
 
         public var description: String { base.rawValue }
