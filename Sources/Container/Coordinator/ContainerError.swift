@@ -35,8 +35,9 @@ public struct ContainerError: Error, Sendable, CustomStringConvertible {
         /// of another type than the input's; nothing changed.
         public static let invalidInput = Code(.invalidInput)
         /// ``ServiceContainer/resolveNow(_:as:isolation:)`` named a service whose closure holds an
-        /// asynchronous service (the message names it), or was called from inside a provider of
-        /// the same container for a service not built yet; nothing was built.
+        /// asynchronous service (the message names it; nothing was built), or would have had to
+        /// wait for another worker's node where it never waits: in a task, inside a provider, or
+        /// on the main actor for a main-actor node (see <doc:LaunchTiers>).
         public static let notSynchronous = Code(.notSynchronous)
 
         public var description: String { base.rawValue }
@@ -186,9 +187,9 @@ public struct ContainerError: Error, Sendable, CustomStringConvertible {
     static func resolveNowWouldWait(_ name: String, generation: Int) -> ContainerError {
         ContainerError(
             code: .notSynchronous,
-            message: "cannot resolve '\(name)' now: another worker is making a service it needs, and a task does "
-                + "not block its thread to wait; await service(_:) instead (or, inside a provider, declare '\(name)' "
-                + "in its dependsOn and read it from its context)",
+            message: "cannot resolve '\(name)' now: another worker is making a service it needs, and this caller "
+                + "does not wait (a task, a provider, or the main actor for a main-actor service); await service(_:) "
+                + "instead (or, inside a provider, declare '\(name)' in its dependsOn and read it from its context)",
             generation: generation, report: nil)
     }
 }

@@ -34,13 +34,17 @@ extension CoordinatorCore {
         case .answer(let waiter, let outcome): resume(waiter, with: outcome)
         case .park(let raise, let start):
             if let raise { raise.ticket.escalate(to: raise.priority) }
-            runHere(start, for: name, until: blocked, onMainActor: onMainActor)
+            Self.$isRunningNodesNow.withValue(true) {
+                runHere(start, for: name, until: blocked, onMainActor: onMainActor)
+            }
         }
         // A task never blocks its thread (it may be one of the few of the pool that the worker it
-        // would wait for needs), nor does the main actor wait for a main-actor node made elsewhere
-        // (that worker needs the main actor it holds): either stops waiting instead.
+        // would wait for needs), nor does a provider that resolveNow runs (the node it would wait
+        // for may be one this thread is making), nor the main actor for a main-actor node made
+        // elsewhere (that worker needs the main actor it holds): each stops waiting instead.
         if !blocked.isAnswered,
-            withUnsafeCurrentTask(body: { $0 != nil }) || (onMainActor && waitsForMainActor(slot, in: graph))
+            withUnsafeCurrentTask(body: { $0 != nil }) || Self.isRunningNodesNow
+                || (onMainActor && waitsForMainActor(slot, in: graph))
         {
             if case .resume(let waiter) = transition({ machine, _ in machine.waiterCancelled(caller: caller) }) {
                 resume(waiter, with: .cancelled)
@@ -61,6 +65,11 @@ extension CoordinatorCore {
     /// Runs the synchronous nodes of `name`'s closure that `start` launches, and those their
     /// ends start, on this thread, until the caller is answered; hands every other node to a
     /// worker task of the build, and starts a scope instance's fetch of app values as usual.
+    /// Whether this thread is running nodes for a ``resolveNow(_:label:onMainActor:)``: a provider
+    /// it runs never blocks in one of its own (a task-local value, bound on a thread that is not
+    /// a task too).
+    @TaskLocal static var isRunningNodesNow = false
+
     /// Whether a main-actor node of `slot`'s closure has no value yet (a worker makes it, on
     /// the main actor).
     private func waitsForMainActor(_ slot: Int, in graph: ServiceGraph) -> Bool {

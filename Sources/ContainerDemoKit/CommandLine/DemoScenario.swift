@@ -32,11 +32,12 @@ public struct DemoScenario: Sendable, Hashable, CustomStringConvertible {
     /// A changed config is reloaded: only what changed is rebuilt, the rest carries over.
     public static let reload = DemoScenario(
         "reload", "a changed config is reloaded: only what changed is rebuilt, the rest carries over")
-    /// Start-up in tiers on `Configs/launch.json`: launch builds the eager services only, a
+    /// Start-up in tiers on `Configs/launch.json`: `didFinishLaunching` reads the synchronous
+    /// tier with `resolveNow`, launch builds the eager services only (three on the main actor), a
     /// cold-start push its own closure, `startDeferred()` the rest; an optional tracker fails
     /// nobody; push registration waits for the device token the app supplies later.
     public static let launch = DemoScenario(
-        "launch", "start-up in tiers: eager, deferred after the first frame, lazy, optional, a late input")
+        "launch", "start-up in tiers: synchronous, main actor, eager, deferred, lazy, optional, a late input")
     /// Two signed-in accounts on `Configs/accounts.json` (nested scopes): a window in each and a
     /// push for the second at cold start; a view follows the active account's feed across a
     /// switch; logging one account out closes its window first.

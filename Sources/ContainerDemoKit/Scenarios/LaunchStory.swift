@@ -3,11 +3,13 @@ import ContainerTesting
 import Foundation
 import Plugins
 
-/// Launch in tiers (Container's Demand-driven start-up article), on `Configs/launch.json`: a
-/// social app of 20 services. Launch builds only the eager services while a push that arrived at
-/// cold start gets its own closure; after the first frame `startDeferred()` builds the rest of
-/// the start-up, and an optional analytics tracker failing fails nobody; push registration waits
-/// for the device token, which the app supplies later; what nobody asked for is never built.
+/// Launch in tiers (Container's "Demand-driven start-up" and "Launch tiers and the main actor"
+/// articles), on `Configs/launch.json`: a social app of 24 services. Before `didFinishLaunching`
+/// returns, `resolveNow` builds the synchronous tier on the main thread; launch builds only the
+/// eager services (three of them on the main actor) while a push that arrived at cold start gets
+/// its own closure; after the first frame `startDeferred()` builds the rest of the start-up, and
+/// an optional analytics tracker failing fails nobody; push registration waits for the device
+/// token, which the app supplies later; what nobody asked for is never built.
 enum LaunchStory {
     /// The story's config.
     static let path = "Configs/launch.json"
@@ -23,13 +25,17 @@ enum LaunchStory {
         _ config: LoadedConfig, retries: Int?, interrupt: DemoInterrupt = DemoInterrupt(), live: (any TraceSink)? = nil
     ) async -> Result<ScenarioReport, ConfigProblem> {
         let graph = config.graph
-        let missing = [pushDetail, registration, deviceToken].filter { graph.providerID(of: $0) == nil }
-        guard missing.isEmpty, graph.inputNames.contains(deviceToken) else {
+        let needed = [pushDetail, registration, deviceToken] + synchronousTier
+        var missing = needed.filter { graph.providerID(of: $0) == nil }
+        if !graph.inputNames.contains(deviceToken) && !missing.contains(deviceToken) { missing.append(deviceToken) }
+        missing += synchronousTier.filter { !missing.contains($0) && graph.isSynchronous($0) != true }
+        guard missing.isEmpty else {
             return .failure(
                 ConfigProblem(
                     description: "container-demo: the launch story needs the services \(pushDetail), "
-                        + "\(registration) and the input \(deviceToken); \(config.file) lacks "
-                        + "\(missing.isEmpty ? deviceToken : missing.joined(separator: ", ")); run it with \(path)"))
+                        + "\(registration), the input \(deviceToken) and the synchronous "
+                        + "\(synchronousTier.joined(separator: " and ")); \(config.file) lacks "
+                        + "\(missing.joined(separator: ", ")) (or has it asynchronous); run it with \(path)"))
         }
         let watcher = TraceWatcher()
         let container = ServiceContainer(
@@ -37,6 +43,9 @@ enum LaunchStory {
             trace: [watcher] + (live.map { [$0] } ?? []))
         interrupt.track(container)
         var run = Run(total: graph.count)
+
+        // 0. didFinishLaunching, on the main thread: the synchronous tier, before it returns.
+        run.didFinish = await MainActor.run { didFinishLaunching(container) }
 
         // 1. Launch and a push that arrived at cold start, together.
         async let launched = outcome { try await container.start(as: "launch") }
@@ -69,9 +78,12 @@ enum LaunchStory {
         var report = ScenarioReport(
             scenario: .launch,
             title:
-                "launch: start-up in tiers on \(config.file) (eager, a cold-start push, deferred, optional, an input)",
+                "launch: start-up in tiers on \(config.file) (synchronous, main actor, eager, a cold-start push, "
+                + "deferred, optional, an input)",
             graph: graph, events: run.events,
-            reports: distinctReports([run.launch, run.deferred, run.registration]),
+            reports: distinctReports(
+                run.didFinish.reports.map { .success($0) }
+                    + [run.launch, run.push, run.deferred, run.registration].map { $0.map(\.report) }),
             narrative: narrative(run, graph: graph),
             checks: checks(run, graph: graph) + TraceInvariants.check(run.events, graph: graph),
             published: (try? run.launch.get()) != nil, isConfigRun: false)
@@ -83,6 +95,7 @@ enum LaunchStory {
     /// What one run saw.
     struct Run {
         let total: Int
+        var didFinish = DidFinishLaunching()
         var launch: Result<AppServices, any Error> = .failure(CancellationError())
         var push: Result<AppServices, any Error> = .failure(CancellationError())
         var deferred: Result<AppServices, any Error> = .failure(CancellationError())
@@ -96,17 +109,18 @@ enum LaunchStory {
         var events: [TraceEvent] = []
     }
 
-    /// The build reports of the snapshots the requests got, each build once, in order.
-    private static func distinctReports(_ results: [Result<AppServices, any Error>]) -> [BuildReport] {
+    /// The build reports of the snapshots the requests got, each build once, by attempt.
+    private static func distinctReports(_ results: [Result<BuildReport, any Error>]) -> [BuildReport] {
         var seen = Set<Int>()
-        return results.compactMap { try? $0.get().report }.filter { seen.insert($0.attempt).inserted }
+        return results.compactMap { try? $0.get() }.filter { seen.insert($0.attempt).inserted }
+            .sorted { $0.attempt < $1.attempt }
     }
 
     private static func outcome(_ body: () async throws -> AppServices) async -> Result<AppServices, any Error> {
         do { return .success(try await body()) } catch { return .failure(error) }
     }
 
-    private static func names(_ result: Result<AppServices, any Error>) -> [String] {
+    static func names(_ result: Result<AppServices, any Error>) -> [String] {
         (try? result.get().serviceNames) ?? []
     }
 
@@ -123,18 +137,20 @@ enum LaunchStory {
         let absent = graph.serviceNames.compactMap { name in deferred?.absence(of: name).map { "\(name) (\($0))" } }
         let unbuilt = run.status?.services.filter { $0.state == .notRequested }.map(\.name) ?? []
         return [
-            "1. launch: start() builds the eager services only (\(run.launchStarted.count) of \(run.total) ran); "
-                + "a push that arrived at cold start asks for \(pushDetail) alone",
+            synchronousNarrative(run, graph: graph),
+            "2. launch: start() builds the eager services only (\(run.launchStarted.count) of \(run.total) ran), "
+                + "reusing the synchronous tier; a push that arrived at cold start asks for \(pushDetail) alone",
             "   launch → \(describe(run.launch))",
+            mainActorNarrative(run),
             "   push#cold-start → \(describe(run.push))",
-            "2. the first frame is on screen: startDeferred() builds the rest of the start-up at background priority",
+            "3. the first frame is on screen: startDeferred() builds the rest of the start-up at background priority",
             "   after-first-frame → \(describe(run.deferred))",
             "   optional and not built, failing nobody: \(absent.isEmpty ? "none" : absent.joined(separator: "; "))",
-            "3. push registration is asked for before the system gives the device token: it waits "
+            "4. push registration is asked for before the system gives the device token: it waits "
                 + "(status: \(deviceToken) \(run.waitingBeforeSupply ? "waitingForInput" : "not waiting"), "
                 + "inputs not supplied: \(run.notSuppliedBeforeSupply))",
             "   supply(.\(deviceToken), …) → push → \(run.supplyError.map { "failed: \($0)" } ?? describe(run.registration))",
-            "4. never asked for, never built: \(unbuilt.isEmpty ? "none" : unbuilt.joined(separator: ", "))",
+            "5. never asked for, never built: \(unbuilt.isEmpty ? "none" : unbuilt.joined(separator: ", "))",
         ]
     }
 
@@ -153,9 +169,13 @@ enum LaunchStory {
         let lazy = graph.serviceNames.filter { graph.startPolicy(of: $0) == .lazy }
         let neverAsked = Set(lazy).subtracting(closure(of: [pushDetail, registration], in: graph))
         return [
+            synchronousCheck(run, graph: graph),
             CheckResult(
                 "launch builds exactly the eager services (and what they need)",
-                launched == closure(of: Array(eager), in: graph)
+                // The push's node may end before launch's last main-actor node: then one snapshot
+                // answers both, and launch's holds pushDetail too, never anything else.
+                closure(of: Array(eager), in: graph).isSubset(of: launched)
+                    && launched.isSubset(of: closure(of: Array(eager), in: graph).union(pushClosure))
                     && run.launchStarted.isSubset(of: eager.union(pushClosure)),
                 detail: "launch holds \(launched.sorted()); started by then \(run.launchStarted.sorted())"),
             CheckResult(
@@ -179,6 +199,7 @@ enum LaunchStory {
                 "lazy services nobody asked for are never built",
                 neverAsked.allSatisfy { !starts.contains($0) },
                 detail: "started: \(neverAsked.filter { starts.contains($0) }.sorted())"),
+            mainActorCheck(run, graph: graph),
         ]
     }
 

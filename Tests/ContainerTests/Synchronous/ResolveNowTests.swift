@@ -218,6 +218,36 @@ struct ResolveNowTests {
         #expect(app.count("taskRegistrar") == 1 && app.count("settings") == 1)
     }
 
+    @Test("a synchronous provider that resolveNow runs, asking for its own dependent, gets an error, not a deadlock")
+    func providerAskingForItsDependent() async throws {
+        let holder = Locked<ServiceContainer?>(nil)
+        let asked = Locked<[String]>([])
+        let first = ServiceKey<Built>("first")
+        let second = ServiceKey<Built>("second")
+        let graph = try ServiceGraph([
+            ServiceSpec.synchronous(first) { context in
+                guard let container = holder.withLock({ $0 }) else { throw TestError("no container") }
+                // `second` needs this very node, which this thread is making: waiting would never end.
+                do {
+                    _ = try container.resolveNow(second)
+                    asked.withLock { $0.append("resolved") }
+                } catch let error as ContainerError {
+                    asked.withLock { $0.append("\(error.code)") }
+                }
+                return Built(service: "first", generation: context.generation, instance: nil)
+            },
+            ServiceSpec.synchronous(second, dependsOn: ["first"]) { context in
+                Built(service: "second:" + (try context[first]).service, generation: context.generation, instance: nil)
+            },
+        ])
+        let container = ServiceContainer(graph: graph)
+        holder.withLock { $0 = container }
+        let value = try await withTimeout { try await offThePool { try container.resolveNow(second) } }
+        #expect(value.service == "second:first")
+        #expect(asked.withLock { $0 } == ["notSynchronous"])
+        #expect(container.status.waitingCallers == 0)
+    }
+
     @Test("a scope instance builds its synchronous services and its app's on the caller's thread")
     func scopeInstance() async throws {
         let app = SyncApp()
