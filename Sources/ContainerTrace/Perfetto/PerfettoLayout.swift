@@ -75,6 +75,8 @@ struct PerfettoLayout {
         case .buildStarted:
             open[scope]?.builds[event.build] = event.time
         case .snapshotPublished(let services):
+            // Published again (a request that joined it got its part after the first): one span still.
+            reopenGrowing(event)
             let start = open[scope]?.builds[event.build] ?? event.time
             let mark = processes[process(scope)].markCount
             endBuild(event, "published", colour: "good", [("services", .integer(services))])
@@ -164,8 +166,9 @@ struct PerfettoLayout {
         }
     }
 
-    /// A node of a build that published starts, or the build fails or is cancelled after it:
-    /// the build grew; its span reopens, and the snapshot it published becomes an instant.
+    /// A node of a build that published starts, or the build publishes again, fails or is
+    /// cancelled after it: the build grew; its span reopens, and the snapshot it published
+    /// becomes an instant.
     private mutating func reopenGrowing(_ event: TraceEvent) {
         guard let (mark, start) = open[event.scope]?.published.removeValue(forKey: event.build) else { return }
         let at = process(event.scope)

@@ -74,6 +74,25 @@ struct PerfettoRendererTests {
         #expect(Self.args(scope)["closed"] as? Bool == false)
     }
 
+    @Test("a build that publishes twice (a joined request answered later) is one span; its nodes lie inside it")
+    func publishedTwice() throws {
+        var script = TraceScript()
+        script.add([
+            .callerJoined(caller: "launch", state: .idle), .buildStarted, .nodeStarted(node: "a"),
+            .callerJoined(caller: "push", state: .running), .nodeStarted(node: "b"),
+            .nodeSucceeded(node: "a", duration: .milliseconds(1)), .snapshotPublished(services: 1),
+            .callerResumed(caller: "launch", result: .snapshot),
+            .nodeSucceeded(node: "b", duration: .milliseconds(2)), .snapshotPublished(services: 2),
+            .callerResumed(caller: "push", result: .snapshot),
+        ])
+        let chrome = Self.expectValid(script.events)
+        let builds = Self.spans(chrome, category: "build")
+        #expect(builds.count == 1)
+        #expect(Self.args(try #require(builds.first))["services"] as? Int == 2)
+        let instants = chrome.filter { $0["ph"] as? String == "i" }.map { $0["name"] as? String ?? "" }
+        #expect(instants.contains("published"), "the first publication becomes an instant")
+    }
+
     @Test("concurrent waits of one caller name go to separate lanes, so the thread's spans still nest")
     func sameNameCallers() throws {
         var script = TraceScript()
