@@ -70,7 +70,7 @@ extension CoordinatorCore {
     func openInstances(of scope: String) -> [CoordinatorCore] {
         var found: [CoordinatorCore] = []
         for child in children.open {
-            if child.link?.scope == scope { found.append(child) }
+            if let link = child.link, link.scopeUTF8.elementsEqual(scope.utf8) { found.append(child) }
             // Only a scope nested in the child's can be below it.
             if !child.declared.scopeParts.isEmpty { found += child.openInstances(of: scope) }
         }

@@ -68,7 +68,7 @@ extension CoordinatorStateMachine {
         }
         return BuildReport(
             generation: generation, attempt: current.build.attempt, records: current.records,
-            names: graph.serviceNames[..<graph.builtCount], built: current.members.filter(current.isSettled),
+            names: graph.serviceNames, nameCount: graph.builtCount, built: current.members.filter(current.isSettled),
             unbuilt: unbuilt(by: current), startedAt: current.launchedAt ?? now, endedAt: now, wasCancelled: false)
     }
 

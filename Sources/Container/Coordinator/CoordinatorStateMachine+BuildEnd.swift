@@ -43,7 +43,8 @@ extension CoordinatorStateMachine {
         }
         let report = BuildReport(
             generation: generation, attempt: current.build.attempt, records: current.records,
-            names: graph.serviceNames[..<graph.builtCount], built: current.members, unbuilt: unbuilt(by: current),
+            names: graph.serviceNames, nameCount: graph.builtCount, built: current.members,
+            unbuilt: unbuilt(by: current),
             startedAt: current.launchedAt ?? now, endedAt: now, wasCancelled: false)
         lastReport = report
         build = nil

@@ -114,6 +114,14 @@ struct BuildRecords: Sendable {
         slots.append(slot)
     }
 
+    /// These records without the order the members joined in (what a finished build's report
+    /// does not read).
+    func withoutMembers() -> BuildRecords {
+        var records = self
+        records.slots = []
+        return records
+    }
+
     /// Whether `slot` has a record of its own (it was to be built).
     func isRecorded(_ slot: Int) -> Bool { entries[slot].position != 0 }
 

@@ -85,16 +85,24 @@ public struct BuildReport: Sendable, CustomStringConvertible {
     /// A build's records and the names of its nodes (the graph's array, shared).
     private final class Recorded: Sendable {
         let records: BuildRecords
-        let names: ArraySlice<String>
+        /// The graph's names, and how many of them are the built graph's (a scope instance's
+        /// part ends with its app services): an array and a count, where a slice takes twice
+        /// the room (a scope instance keeps one report per build).
+        private let allNames: [String]
+        private let nameCount: Int
         /// Slots the build neither built nor found with a value (a lazy service nobody asked
         /// for): not in the report. `nil` when every slot is built or reused.
         let unbuilt: SlotSet?
 
-        init(_ records: BuildRecords, names: ArraySlice<String>, unbuilt: SlotSet?) {
-            self.records = records
-            self.names = names
+        init(_ records: BuildRecords, names: [String], count: Int, unbuilt: SlotSet?) {
+            // The order the members joined in is the build's, not the report's.
+            self.records = records.withoutMembers()
+            self.allNames = names
+            self.nameCount = count
             self.unbuilt = unbuilt
         }
+
+        var names: ArraySlice<String> { allNames[..<nameCount] }
 
         /// The reports of the nodes the build built or reused, in slot order.
         var reports: [NodeReport] { records.reports(names: names, excluding: unbuilt) }
@@ -108,16 +116,16 @@ public struct BuildReport: Sendable, CustomStringConvertible {
             startedAt: startedAt, endedAt: endedAt, wasCancelled: wasCancelled)
     }
 
-    /// The report of a build from its records of the nodes called `names` (slot order, from
-    /// slot 0), of which only those of `built` may lack a value (every other was reused, but
+    /// The report of a build from its records of the nodes called by the first `nameCount` of
+    /// `names` (slot order, from slot 0), of which only those of `built` may lack a value (every other was reused, but
     /// those of `unbuilt`, which the build did not need and which have no value).
     init(
-        generation: Int, attempt: Int, records: BuildRecords, names: ArraySlice<String>, built: [Int],
+        generation: Int, attempt: Int, records: BuildRecords, names: [String], nameCount: Int, built: [Int],
         unbuilt: SlotSet? = nil, startedAt: Duration, endedAt: Duration, wasCancelled: Bool
     ) {
         self.init(
             generation: generation, attempt: attempt,
-            storage: .records(Recorded(records, names: names, unbuilt: unbuilt)),
+            storage: .records(Recorded(records, names: names, count: nameCount, unbuilt: unbuilt)),
             failure: records.failure(among: built), startedAt: startedAt, endedAt: endedAt,
             wasCancelled: wasCancelled)
     }
