@@ -56,8 +56,20 @@ extension CoordinatorStateMachine {
     /// demand-driven build needed); `nil` in a graph where every build needs every node.
     func unbuilt(by build: BuildState) -> SlotSet? {
         guard graph.declaresStartPolicies || graph.hasOptionalServices else { return nil }
-        var unbuilt = SlotSet(capacity: graph.nodes.count)
-        for slot in 0..<graph.builtCount where !build.isMember(slot) && !state.hasValue(slot) { unbuilt.insert(slot) }
-        return unbuilt
+        // Word by word (a build of a few nodes of a large graph ends often): the slots with a
+        // value or a record, inverted below the built count.
+        let built = graph.builtCount
+        var words = state.values.presence(below: built, capacity: graph.nodes.count)
+        for slot in build.members where slot < built { words[slot >> 6] |= 1 << UInt64(slot & 63) }
+        for index in words.indices {
+            let start = index << 6
+            guard start < built else {
+                words[index] = 0
+                continue
+            }
+            let mask: UInt64 = built - start >= 64 ? ~0 : (1 << UInt64(built - start)) - 1
+            words[index] = ~words[index] & mask
+        }
+        return SlotSet(words: words)
     }
 }

@@ -82,6 +82,24 @@ struct SlotValues: Sendable {
     /// Whether `slot` has a value (without retaining it).
     func hasValue(_ slot: Int) -> Bool { value(at: slot) != nil }
 
+    /// One bit per slot of a graph of `capacity` slots (words as ``SlotSet`` has them), set
+    /// for the slots below `count` that have a value: a chunk is one word, read in one pass.
+    func presence(below count: Int, capacity: Int) -> [UInt64] {
+        var words = [UInt64](repeating: 0, count: (capacity + 63) >> 6)
+        for index in 0..<min(chunkCount, words.count) {
+            let base = index << Self.chunkShift
+            guard base < count else { break }
+            words[index] = chunk(index).withUnsafeBufferPointer { buffer in
+                var word: UInt64 = 0
+                for offset in 0..<min(buffer.count, count - base) where buffer[offset] != nil {
+                    word |= 1 << UInt64(offset)
+                }
+                return word
+            }
+        }
+        return words
+    }
+
     /// The value of `slot`, if it has one.
     subscript(slot: Int) -> AnyServiceBox? {
         get { value(at: slot) }

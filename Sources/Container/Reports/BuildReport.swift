@@ -170,7 +170,8 @@ public struct BuildReport: Sendable, CustomStringConvertible {
         switch storage {
         case .reports(let reports): reports.compactMap { if case .failed = $0.outcome { $0.name } else { nil } }
         case .records(let recorded):
-            recorded.records.failedSlots(count: recorded.names.count).map { recorded.names[$0] }
+            // No failure, no failed node: a build of a few nodes of a large graph skips the scan.
+            failure == nil ? [] : recorded.records.failedSlots(count: recorded.names.count).map { recorded.names[$0] }
         }
     }
 

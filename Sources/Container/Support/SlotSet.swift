@@ -8,6 +8,12 @@ struct SlotSet: Sendable, Equatable {
     /// An empty set for a graph of `capacity` slots.
     init(capacity: Int) { words = [UInt64](repeating: 0, count: (capacity + 63) >> 6) }
 
+    /// The set whose words are `words` (bit `i` of word `w`: slot `64 * w + i`).
+    init(words: [UInt64]) {
+        self.words = words
+        count = words.reduce(0) { $0 + $1.nonzeroBitCount }
+    }
+
     /// Every slot below `capacity`.
     static func all(_ capacity: Int) -> SlotSet {
         var set = SlotSet(capacity: capacity)

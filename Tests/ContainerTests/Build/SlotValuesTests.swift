@@ -35,6 +35,12 @@ struct SlotValuesTests {
                 || values.hasValue(slot) != (model[slot] != nil)
         }
         #expect(wrong.isEmpty, "slots read wrong: \(wrong)")
+        // The presence bits, below a bound inside and beyond the values.
+        for below in [0, slots / 2, slots, slots + 70] {
+            let present = SlotSet(words: values.presence(below: below, capacity: slots + 70))
+            let expected = (0..<below).filter { model[$0] != nil }
+            #expect(present.count == expected.count && expected.allSatisfy(present.contains), "below \(below)")
+        }
     }
 
     @Test("Random writes, removals, copies and merges agree with a dictionary (100 seeded rounds)")
