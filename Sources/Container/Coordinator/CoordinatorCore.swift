@@ -390,7 +390,9 @@ final class CoordinatorCore: NodeReporter {
                 appGraph.withLock { $0 = machine.graph }
             }
             var retired: RetiredSnapshot?
-            var woken: [LatestFeed<SnapshotChange>.Wake] = []
+            // At most an offer or a clear, and the end: no array to allocate per transition.
+            var woken: LatestFeed<SnapshotChange>.Wake?
+            var ended: LatestFeed<SnapshotChange>.Wake?
             // Read in the lock, where it is made: until an observer made them, there is none to offer to.
             let feeds = observers.ifMade
             if let change = machine.snapshotChange {
@@ -398,28 +400,29 @@ final class CoordinatorCore: NodeReporter {
                 switch change {
                 case .publish(let snapshot):
                     retired = published.exchange(snapshot)
-                    if let feeds { woken.append(feeds.snapshots.offer(change)) }
+                    if let feeds { woken = feeds.snapshots.offer(change) }
                 case .newGeneration:
                     retired = published.exchange(nil)
                     // Told to the views of the services only: a sequence of snapshots skips it.
-                    if let feeds { woken.append(feeds.snapshots.clear(telling: change)) }
+                    if let feeds { woken = feeds.snapshots.clear(telling: change) }
                 case .clear:
                     // The shutdown: the feed finishes below; views keep what they showed.
                     retired = published.exchange(nil)
-                    if let feeds { woken.append(feeds.snapshots.clear(telling: nil)) }
+                    if let feeds { woken = feeds.snapshots.clear(telling: nil) }
                 }
             }
             published.setGeneration(machine.generation, isShutDown: machine.refusal() != nil)
             // Observers end once shut down, not while draining (its build may still publish).
             let isShutDown = if case .shutDown = machine.phase { true } else { false }
-            if isShutDown, let feeds { woken.append(feeds.snapshots.finish()) }
+            if isShutDown, let feeds { ended = feeds.snapshots.finish() }
             machine._checkInvariants()
             // Stamped in the lock, so the trace orders events as the transitions happened.
-            return (action, tracer.stamp(machine.trace.take()), retired, woken, isShutDown, feeds)
+            return (action, tracer.stamp(machine.trace.take()), retired, (woken, ended), isShutDown, feeds)
         }
         // Outside the lock: waiting for readers never holds up another transition.
         if let retired { published.retire(retired) }
-        for wake in woken { wake.resume() }
+        woken.0?.resume()
+        woken.1?.resume()
         if let feeds {
             if isShutDown {
                 // Once shut down, every observer ends (also one that subscribes later).

@@ -9,8 +9,10 @@ import Synchronization
 /// lock is a leaf: nothing is called while it is held.
 ///
 /// States of one consumer: waiting for a value (one continuation per `next(_:)` call, answered
-/// in the order of the calls), holding one not yet taken (`pending`), or neither; ``finish()``
-/// and ``cancel(_:)`` end it.
+/// in the order of the calls), behind the newest event (the newest value, or a clear's notice,
+/// is pending for it), or neither; ``finish()`` and ``cancel(_:)`` end it. What is pending is
+/// not stored per consumer but found from the version it saw last: an offer touches only the
+/// consumers that wait, so consumers that are subscribed and busy cost it nothing.
 final class LatestFeed<Element: Sendable>: Sendable {
     typealias Waiter = CheckedContinuation<Element?, Never>
 
@@ -18,8 +20,9 @@ final class LatestFeed<Element: Sendable>: Sendable {
     /// per-entry generic accessor).
     private struct State {
         var ids: [Int] = []
-        /// A value offered and not taken yet, per consumer.
-        var pending: [Element?] = []
+        /// The version of the newest event a consumer took or had nothing from, per consumer:
+        /// below ``version``, the newest event is pending for it.
+        var seen: [Int] = []
         /// The continuation of a consumer's earliest waiting `next(_:)`.
         var waiters: [Waiter?] = []
         /// Whether a consumer is given the notices of ``clear(telling:)``.
@@ -32,18 +35,26 @@ final class LatestFeed<Element: Sendable>: Sendable {
         var waits = 0
         /// The value a new consumer starts with (the newest offered, unless cleared since).
         var newest: Element?
+        /// The notice of the newest event when it was a clear that told one.
+        var notice: Element?
+        /// How many events (offers and clears) there were.
+        var version = 0
         var isFinished = false
 
         func index(of id: Int) -> Int? { ids.firstIndex(of: id) }
 
-        /// Gives `value` to consumer `index`: to its earliest waiting call (the next one moves
-        /// up), or as its pending value when none waits.
+        /// What consumer `index` has not taken yet: the newest value, or the notice of a clear
+        /// for a consumer that takes them.
+        func pending(at index: Int) -> Element? {
+            guard seen[index] < version else { return nil }
+            return newest ?? (takesClears[index] ? notice : nil)
+        }
+
+        /// Gives `value` to the earliest waiting call of consumer `index` (its next call moves up).
         mutating func give(_ value: Element, at index: Int, _ wake: inout Wake) {
-            guard let waiter = waiters[index] else {
-                pending[index] = value
-                return
-            }
+            guard let waiter = waiters[index] else { return }
             wake.resumptions.append((waiter, value))
+            seen[index] = version
             waiters[index] = nil
             guard !queued.isEmpty, let next = queued.firstIndex(where: { $0.id == ids[index] }) else { return }
             waiters[index] = queued.remove(at: next).waiter
@@ -52,7 +63,7 @@ final class LatestFeed<Element: Sendable>: Sendable {
         /// Removes consumer `index`; returns its waiting calls.
         mutating func remove(at index: Int) -> [Waiter] {
             let id = ids.remove(at: index)
-            pending.remove(at: index)
+            seen.remove(at: index)
             takesClears.remove(at: index)
             guard let first = waiters.remove(at: index) else { return [] }
             var removed = [first]
@@ -93,7 +104,7 @@ final class LatestFeed<Element: Sendable>: Sendable {
             defer { state.nextID += 1 }
             guard !state.isFinished else { return state.nextID }
             state.ids.append(state.nextID)
-            state.pending.append(startingWithNewest ? state.newest : nil)
+            state.seen.append(startingWithNewest && state.newest != nil ? state.version - 1 : state.version)
             state.waiters.append(nil)
             state.takesClears.append(takingClears)
             subscribed.add(1, ordering: .relaxed)
@@ -106,9 +117,11 @@ final class LatestFeed<Element: Sendable>: Sendable {
     func offer(_ value: Element) -> Wake {
         state.withLock { state in
             guard !state.isFinished else { return Wake() }
+            state.version += 1
             state.newest = value
+            state.notice = nil
             var wake = Wake()
-            for index in state.ids.indices { state.give(value, at: index, &wake) }
+            for index in state.waiters.indices where state.waiters[index] != nil { state.give(value, at: index, &wake) }
             return wake
         }
     }
@@ -119,14 +132,13 @@ final class LatestFeed<Element: Sendable>: Sendable {
     func clear(telling notice: Element?) -> Wake {
         state.withLock { state in
             guard !state.isFinished else { return Wake() }
+            state.version += 1
             state.newest = nil
+            state.notice = notice
             var wake = Wake()
-            for index in state.ids.indices {
-                if let notice, state.takesClears[index] {
-                    state.give(notice, at: index, &wake)
-                } else {
-                    state.pending[index] = nil
-                }
+            guard let notice else { return wake }
+            for index in state.waiters.indices where state.waiters[index] != nil && state.takesClears[index] {
+                state.give(notice, at: index, &wake)
             }
             return wake
         }
@@ -142,7 +154,7 @@ final class LatestFeed<Element: Sendable>: Sendable {
             let waiters = state.waiters.compactMap { $0 } + state.queued.map(\.waiter)
             subscribed.subtract(state.ids.count, ordering: .relaxed)
             state.ids = []
-            state.pending = []
+            state.seen = []
             state.waiters = []
             state.takesClears = []
             state.queued = []
@@ -159,10 +171,9 @@ final class LatestFeed<Element: Sendable>: Sendable {
             await withCheckedContinuation { (waiter: Waiter) in
                 let answer: Element?? = state.withLock { state in
                     guard let index = state.index(of: id) else { return .some(nil) }
-                    if let pending = state.pending[index] {
-                        state.pending[index] = nil
-                        return .some(pending)
-                    }
+                    let pending = state.pending(at: index)
+                    state.seen[index] = state.version
+                    if let pending { return .some(pending) }
                     state.waits += 1
                     // Another call of this consumer waits already (a copy of its iterator): this
                     // one waits after it, never in its place (that one would never be resumed).
@@ -181,7 +192,7 @@ final class LatestFeed<Element: Sendable>: Sendable {
     }
 
     /// Whether a consumer holds a value it has not taken yet (for tests).
-    var hasPending: Bool { state.withLock { $0.pending.contains { $0 != nil } } }
+    var hasPending: Bool { state.withLock { state in state.ids.indices.contains { state.pending(at: $0) != nil } } }
 
     /// Whether consumer `id` waits for a value (for tests).
     func isWaiting(_ id: Int) -> Bool {
