@@ -223,15 +223,18 @@ public struct AnyServiceProvider: Sendable {
     /// actor for a value made there). Known statically: a cast of every provider to find one
     /// would look generic metadata up for each.
     init<Value>(closure provider: ClosureProvider<Value>) {
-        self.init(provider, tearDown: provider.callerTearDown)
+        self.init(provider, tearDown: provider.callerTearDown, isPlain: true)
     }
 
-    /// Erases `provider`, whose values `tearDown` releases.
+    /// Erases `provider`, whose values `tearDown` releases. `isPlain`: it is known to be neither
+    /// an input nor synchronous and to take its options as they are (a closure provider), so
+    /// no dynamic cast asks (each looks generic metadata up, for every service of a graph).
     private init<Provider: ServiceProvider>(
-        _ provider: Provider, tearDown: (nonisolated(nonsending) @Sendable (Provider.Value) async throws -> Void)?
+        _ provider: Provider, tearDown: (nonisolated(nonsending) @Sendable (Provider.Value) async throws -> Void)?,
+        isPlain: Bool = false
     ) {
         self.id = provider.id
-        self.isInput = provider is any InputProviding
+        self.isInput = !isPlain && provider is any InputProviding
         self.valueType = Provider.Value.self
         // The box's type, looked up once: a generic type named inside the closure would be
         // looked up (hashed) in the runtime's metadata cache on every node run.
@@ -245,13 +248,17 @@ public struct AnyServiceProvider: Sendable {
                 onMainActor: context.node.runsOnMainActor, tearDown: tearDown)
         }
         self.classify = { provider.classify($0) }
-        self.settings = { options in
-            let settings = try provider.settings(from: options)
-            if let same = settings as? ServiceOptions, same == options { return nil }
-            return settings
+        if isPlain {
+            self.settings = { _ in nil }
+        } else {
+            self.settings = { options in
+                let settings = try provider.settings(from: options)
+                if let same = settings as? ServiceOptions, same == options { return nil }
+                return settings
+            }
         }
         self.requirements = provider.requirements
-        self.makeNow = (provider as? any SynchronousServiceProvider).map { Self.maker(of: $0) }
+        self.makeNow = isPlain ? nil : (provider as? any SynchronousServiceProvider).map { Self.maker(of: $0) }
     }
 
     /// ``makeNow`` of a synchronous provider, its value boxed like ``make``'s.
