@@ -14,7 +14,7 @@ extension CoordinatorStateMachine {
             if !demand.failed {
                 let snapshot =
                     publishing
-                    ? publishedHolding(build: ended)
+                    ? publishedHolding(build: ended, now: now)
                     : AppServices(
                         generation: generation, report: lastReport ?? report(now: now), layout: graph.layout,
                         values: state.values, scope: scopeInstance, appGeneration: appGeneration,
@@ -68,7 +68,7 @@ extension CoordinatorStateMachine {
         }
         return BuildReport(
             generation: generation, attempt: current.build.attempt, records: current.records,
-            names: graph.serviceNames, nameCount: graph.builtCount, built: current.members.filter(current.isSettled),
+            names: graph.serviceNames, nameCount: graph.builtCount, failure: current.records.failureOfSettled(),
             unbuilt: unbuilt(by: current), startedAt: current.launchedAt ?? now, endedAt: now, wasCancelled: false)
     }
 

@@ -187,7 +187,7 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
                 }
             }
             traceAnswer(label, key, found: .ready, result: .snapshot)
-            return .answer(waiter, .snapshot(publishedHolding()))
+            return .answer(waiter, .snapshot(publishedHolding(now: now)))
         case .blocked(let error, let found):
             traceAnswer(label, key, found: found, result: .failure)
             return .answer(waiter, .failure(error))
@@ -270,8 +270,10 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
         return (ticket, priority)
     }
 
-    /// The published snapshot, made anew first when values were added since it was made.
-    mutating func publishedHolding(build: BuildAttempt? = nil) -> AppServices {
+    /// The published snapshot, made anew first when values were added since it was made. Its
+    /// report is the build's that made it: the one in flight so far (a request answered while
+    /// the build goes on), else the last one.
+    mutating func publishedHolding(build: BuildAttempt? = nil, now: Duration) -> AppServices {
         if let published, published.values.count == state.values.count,
             published.absences.count == state.absences.count, published.absenceVersion == state.absenceVersion
         {
@@ -280,7 +282,8 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
         var absences: [String: String] = [:]
         for (slot, reason) in state.absences { absences[graph.nodes[slot].name] = reason }
         let snapshot = AppServices(
-            generation: generation, report: lastReport ?? emptyReport, layout: graph.layout, values: state.values,
+            generation: generation, report: self.build != nil ? report(now: now) : lastReport ?? emptyReport,
+            layout: graph.layout, values: state.values,
             scope: scopeInstance, appGeneration: appGeneration, holdsEager: eagerIsBuilt, absences: absences,
             absenceVersion: state.absenceVersion)
         published = snapshot

@@ -208,6 +208,24 @@ struct BuildRecords: Sendable {
         return failure
     }
 
+    /// ``failure(among:)`` of the members that settled so far (a build in flight), read in the
+    /// order they joined: no array of them is made.
+    func failureOfSettled() -> FailureKind? {
+        var failure: FailureKind?
+        for index in records.indices {
+            switch records[index].status {
+            case .pending, .succeeded, .reused: continue
+            case .failed:
+                if case .failed(let nodeFailure) = details[slots[index]], nodeFailure.kind == .permanent {
+                    return .permanent
+                }
+                failure = .transient
+            case .cancelledWhileRunning, .cancelledBeforeStart, .skipped: failure = .transient
+            }
+        }
+        return failure
+    }
+
     /// The slots among the first `count` whose node failed, ascending.
     func failedSlots(count: Int) -> [Int] {
         (0..<count).filter { self[$0].status == .failed }

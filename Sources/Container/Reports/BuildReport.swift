@@ -124,10 +124,20 @@ public struct BuildReport: Sendable, CustomStringConvertible {
         unbuilt: SlotSet? = nil, startedAt: Duration, endedAt: Duration, wasCancelled: Bool
     ) {
         self.init(
+            generation: generation, attempt: attempt, records: records, names: names, nameCount: nameCount,
+            failure: records.failure(among: built), unbuilt: unbuilt, startedAt: startedAt, endedAt: endedAt,
+            wasCancelled: wasCancelled)
+    }
+
+    /// The report of a build from its records, whose `failure` is known.
+    init(
+        generation: Int, attempt: Int, records: BuildRecords, names: [String], nameCount: Int,
+        failure: FailureKind?, unbuilt: SlotSet?, startedAt: Duration, endedAt: Duration, wasCancelled: Bool
+    ) {
+        self.init(
             generation: generation, attempt: attempt,
             storage: .records(Recorded(records, names: names, count: nameCount, unbuilt: unbuilt)),
-            failure: records.failure(among: built), startedAt: startedAt, endedAt: endedAt,
-            wasCancelled: wasCancelled)
+            failure: failure, startedAt: startedAt, endedAt: endedAt, wasCancelled: wasCancelled)
     }
 
     private init(

@@ -50,6 +50,43 @@ struct StartPolicyTests {
         }
     }
 
+    @Test("A snapshot published while its build goes on reports that build so far, not the one before")
+    func reportOfAGrowingBuild() async throws {
+        let log = OrderLog()
+        let gate = Gate()
+        let slowStarted = Gate()
+        let container = try ServiceContainer([
+            countedSpec("configuration", log: log, start: .lazy),
+            countedSpec("slow", log: log, start: .lazy) { _ in
+                slowStarted.open()
+                try await gate.cancellableWait()
+            },
+            countedSpec("quick", log: log, start: .lazy),
+        ])
+        let first = try await withTimeout(.seconds(30), "configuration") {
+            try await container.start(needs: [ServiceKey<Made>.made("configuration").erased])
+        }
+        let slow = Task { try await container.start(needs: [ServiceKey<Made>.made("slow").erased]) }
+        try await slowStarted.wait(timeout: .seconds(30), "slow to start")
+        // Joins the build in flight, which publishes for it while `slow` still runs.
+        let quick = try await withTimeout(.seconds(30), "quick") {
+            try await container.start(needs: [ServiceKey<Made>.made("quick").erased])
+        }
+        guard case .succeeded? = quick.report.node("quick")?.outcome else {
+            Issue.record("the report of the snapshot that holds quick lacks it: \(quick.report)")
+            return
+        }
+        #expect(quick.report.node("configuration")?.outcome == .reused, "built by the build before")
+        #expect(first.report.node("quick") == nil)
+        #expect(quick.report.node("slow") == nil, "slow had not settled when the snapshot was published")
+        gate.open()
+        let done = try await withTimeout(.seconds(30), "slow") { try await slow.value }
+        guard case .succeeded? = done.report.node("slow")?.outcome else {
+            Issue.record("the final report lacks slow: \(done.report)")
+            return
+        }
+    }
+
     @Test("A failing lazy service fails only the requests whose closure holds it")
     func failureScopedToClosure() async throws {
         let log = OrderLog()
