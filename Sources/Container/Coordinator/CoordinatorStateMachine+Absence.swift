@@ -53,9 +53,9 @@ extension CoordinatorStateMachine {
     }
 
     /// The slots `build` did not have as members and that have no value (what no request of a
-    /// demand-driven build needed); `nil` in a graph where every build needs every node.
-    func unbuilt(by build: BuildState) -> SlotSet? {
-        guard graph.declaresStartPolicies || graph.hasOptionalServices else { return nil }
+    /// demand-driven build needed); `.none` in a graph where every build needs every node.
+    func unbuilt(by build: BuildState) -> BuildReport.UnbuiltSlots {
+        guard graph.declaresStartPolicies || graph.hasOptionalServices else { return .none }
         // Word by word (a build of a few nodes of a large graph ends often): the slots with a
         // value or a record, inverted below the built count.
         let built = graph.builtCount
@@ -70,6 +70,6 @@ extension CoordinatorStateMachine {
             let mask: UInt64 = built - start >= 64 ? ~0 : (1 << UInt64(built - start)) - 1
             words[index] = ~words[index] & mask
         }
-        return SlotSet(words: words)
+        return .these(SlotSet(words: words))
     }
 }

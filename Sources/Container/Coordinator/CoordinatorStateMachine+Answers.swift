@@ -72,6 +72,18 @@ extension CoordinatorStateMachine {
             unbuilt: unbuilt(by: current), startedAt: current.launchedAt ?? now, endedAt: now, wasCancelled: false)
     }
 
+    /// The report of the build in flight so far, for the snapshot published now with the
+    /// generation's values: the slots it leaves out are found in those values when read, not
+    /// computed for every snapshot a growing build publishes.
+    func publishedReport(of current: BuildState, now: Duration) -> BuildReport {
+        let declaresUnbuilt = graph.declaresStartPolicies || graph.hasOptionalServices
+        return BuildReport(
+            generation: generation, attempt: current.build.attempt, records: current.records,
+            names: graph.serviceNames, nameCount: graph.builtCount, failure: current.records.failureOfSettled(),
+            unbuilt: declaresUnbuilt ? .withoutValueIn(state.values) : .none,
+            startedAt: current.launchedAt ?? now, endedAt: now, wasCancelled: false)
+    }
+
     /// The waiters of `ended`, to resume with `outcome`, each traced as resumed with `result`.
     mutating func resumptions(
         _ ended: [Demands.Demand], _ outcome: CallerOutcome, result: TraceEvent.CallerResult, build: BuildAttempt

@@ -282,7 +282,8 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
         var absences: [String: String] = [:]
         for (slot, reason) in state.absences { absences[graph.nodes[slot].name] = reason }
         let snapshot = AppServices(
-            generation: generation, report: self.build != nil ? report(now: now) : lastReport ?? emptyReport,
+            generation: generation,
+            report: self.build.map { publishedReport(of: $0, now: now) } ?? lastReport ?? emptyReport,
             layout: graph.layout, values: state.values,
             scope: scopeInstance, appGeneration: appGeneration, holdsEager: eagerIsBuilt, absences: absences,
             absenceVersion: state.absenceVersion)

@@ -163,9 +163,11 @@ struct BuildRecords: Sendable {
 
     /// The report of each node of `names` (slot order, from slot 0) that has an outcome: a
     /// report of a build in flight (a request's failure while other nodes run) lacks the others.
-    func reports(names: ArraySlice<String>, excluding unbuilt: SlotSet? = nil) -> [BuildReport.NodeReport] {
+    func reports(
+        names: ArraySlice<String>, excluding isUnbuilt: (Int) -> Bool = { _ in false }
+    ) -> [BuildReport.NodeReport] {
         names.indices.compactMap { slot in
-            self[slot].status == .pending || unbuilt?.contains(slot) == true ? nil : report(of: slot, name: names[slot])
+            self[slot].status == .pending || isUnbuilt(slot) ? nil : report(of: slot, name: names[slot])
         }
     }
 

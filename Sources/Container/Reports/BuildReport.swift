@@ -91,10 +91,10 @@ public struct BuildReport: Sendable, CustomStringConvertible {
         private let allNames: [String]
         private let nameCount: Int
         /// Slots the build neither built nor found with a value (a lazy service nobody asked
-        /// for): not in the report. `nil` when every slot is built or reused.
-        let unbuilt: SlotSet?
+        /// for): not in the report.
+        let unbuilt: UnbuiltSlots
 
-        init(_ records: BuildRecords, names: [String], count: Int, unbuilt: SlotSet?) {
+        init(_ records: BuildRecords, names: [String], count: Int, unbuilt: UnbuiltSlots) {
             // The order the members joined in is the build's, not the report's.
             self.records = records.withoutMembers()
             self.allNames = names
@@ -105,7 +105,30 @@ public struct BuildReport: Sendable, CustomStringConvertible {
         var names: ArraySlice<String> { allNames[..<nameCount] }
 
         /// The reports of the nodes the build built or reused, in slot order.
-        var reports: [NodeReport] { records.reports(names: names, excluding: unbuilt) }
+        var reports: [NodeReport] {
+            records.reports(names: names) { unbuilt.contains($0, records: records) }
+        }
+
+        /// Whether the report leaves `slot` out.
+        func isUnbuilt(_ slot: Int) -> Bool { unbuilt.contains(slot, records: records) }
+    }
+
+    /// The slots a report leaves out: those its build neither built nor found with a value.
+    enum UnbuiltSlots: Sendable {
+        /// None: every slot was built or reused (a graph where every build needs every node).
+        case none
+        case these(SlotSet)
+        /// The slots without a record that have no value in `values`: for a report published
+        /// with a snapshot of those very values (it shares them), read only when asked.
+        case withoutValueIn(SlotValues)
+
+        func contains(_ slot: Int, records: BuildRecords) -> Bool {
+            switch self {
+            case .none: false
+            case .these(let slots): slots.contains(slot)
+            case .withoutValueIn(let values): !records.isRecorded(slot) && !values.hasValue(slot)
+            }
+        }
     }
 
     init(
@@ -121,7 +144,7 @@ public struct BuildReport: Sendable, CustomStringConvertible {
     /// those of `unbuilt`, which the build did not need and which have no value).
     init(
         generation: Int, attempt: Int, records: BuildRecords, names: [String], nameCount: Int, built: [Int],
-        unbuilt: SlotSet? = nil, startedAt: Duration, endedAt: Duration, wasCancelled: Bool
+        unbuilt: UnbuiltSlots = .none, startedAt: Duration, endedAt: Duration, wasCancelled: Bool
     ) {
         self.init(
             generation: generation, attempt: attempt, records: records, names: names, nameCount: nameCount,
@@ -132,7 +155,7 @@ public struct BuildReport: Sendable, CustomStringConvertible {
     /// The report of a build from its records, whose `failure` is known.
     init(
         generation: Int, attempt: Int, records: BuildRecords, names: [String], nameCount: Int,
-        failure: FailureKind?, unbuilt: SlotSet?, startedAt: Duration, endedAt: Duration, wasCancelled: Bool
+        failure: FailureKind?, unbuilt: UnbuiltSlots, startedAt: Duration, endedAt: Duration, wasCancelled: Bool
     ) {
         self.init(
             generation: generation, attempt: attempt,
@@ -232,7 +255,7 @@ public struct BuildReport: Sendable, CustomStringConvertible {
         case .reports(let reports): reports.first { $0.name == name }
         case .records(let recorded):
             recorded.names.firstIndex(of: name).flatMap { slot in
-                recorded.records.hasOutcome(slot) && recorded.unbuilt?.contains(slot) != true
+                recorded.records.hasOutcome(slot) && !recorded.isUnbuilt(slot)
                     ? recorded.records.report(of: slot, name: name) : nil
             }
         }
