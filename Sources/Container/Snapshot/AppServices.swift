@@ -17,7 +17,9 @@
 public final class AppServices: Sendable {
     /// The generation this snapshot belongs to (of the app, or of its scope instance).
     public let generation: Int
-    /// How the build that produced this snapshot went, node by node.
+    /// How the build that produced this snapshot went, node by node: for a snapshot published
+    /// while its build goes on (a request that joined it answered first), the nodes settled by
+    /// then.
     public let report: BuildReport
     /// For a scope instance's snapshot: the instance (`"push#notification-42"`); `nil` for the app's.
     public let scope: String?
