@@ -23,14 +23,14 @@ struct ChildBook<Child> {
         let scope: String
         let child: Child
         var state: State = .open
-        /// The values of this coordinator it leases (a few: a scope's app services).
+        /// The values of this coordinator it leases, once per lease (a few: a scope's app services).
         var lease: [ObjectIdentifier] = []
     }
 
     /// Open children by id; ids grow with the order they opened in.
     private var entries: [Int: Entry] = [:]
     private var idsByLabel: [String: Int] = [:]
-    /// For each leased value, how many children lease it.
+    /// For each leased value, how many leases of children hold it.
     private var leaseCounts: [ObjectIdentifier: Int] = [:]
     private var nextID = 1
 
@@ -82,9 +82,10 @@ struct ChildBook<Child> {
     mutating func lease(_ boxes: [AnyServiceBox], to id: Int) {
         // By index: the entry is read and changed in place, never copied out.
         guard let index = entries.index(forKey: id) else { return }
+        // Counted: each request's lease of a value is handed back once (a second request of
+        // the same child leasing it again must not lose the first one's).
         for box in boxes {
             let key = ObjectIdentifier(box)
-            guard !entries.values[index].lease.contains(key) else { continue }
             entries.values[index].lease.append(key)
             leaseCounts[key, default: 0] += 1
         }

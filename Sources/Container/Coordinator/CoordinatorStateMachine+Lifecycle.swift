@@ -18,12 +18,6 @@ extension CoordinatorStateMachine {
         case .idle(let completed):
             var lifecycle = Lifecycle(completed: completed)
             guard !teardowns.hasWork else { return lifecycle }
-            // A child's lease of an app value is one however many of its requests leased it: a
-            // value the generation holds again (a second request's copy was handed back) stays.
-            if !releasing.isEmpty && graph.builtCount < graph.nodes.count {
-                let (held, external) = (state.values, graph.builtCount..<graph.nodes.count)
-                releasing.removeAll { box in external.contains { held[$0] === box } }
-            }
             // A value handed on to a nested instance goes back only once that instance let it go.
             if children.isEmpty {
                 lifecycle.release = releasing
