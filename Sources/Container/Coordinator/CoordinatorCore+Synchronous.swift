@@ -44,7 +44,7 @@ extension CoordinatorCore {
         // elsewhere (that worker needs the main actor it holds): each stops waiting instead.
         if !blocked.isAnswered,
             withUnsafeCurrentTask(body: { $0 != nil }) || Self.isRunningNodesNow
-                || (onMainActor && waitsForMainActor(slot, in: graph))
+                || (onMainActor && (waitsForMainActor(slot, in: graph) || waitsForMainActorAbove()))
         {
             if case .resume(let waiter) = transition({ machine, _ in machine.waiterCancelled(caller: caller) }) {
                 resume(waiter, with: .cancelled)
@@ -76,6 +76,14 @@ extension CoordinatorCore {
         let main = graph.closure(of: [slot]).slots.filter { graph.nodes[$0].runsOnMainActor }
         guard !main.isEmpty else { return false }
         return lacksValue(amongst: main)
+    }
+
+    /// Whether this scope instance's build waits for app values while a coordinator up its chain
+    /// has main-actor nodes: making them may need the main actor.
+    private func waitsForMainActorAbove() -> Bool {
+        var above = link?.parent
+        while let core = above, !core.graph.hasMainActorNodes { above = core.link?.parent }
+        return above != nil && awaitsAppValues
     }
 
     /// A main-actor node runs here only for a caller on the main actor (`onMainActor`); the

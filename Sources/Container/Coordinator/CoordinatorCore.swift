@@ -161,6 +161,14 @@ final class CoordinatorCore: NodeReporter {
     /// The state of the app service called `name` (what ``status`` lists for it, without making the rest).
     func serviceState(named name: String) -> ServiceStatus.State? { machine.withLock { $0.serviceState(named: name) } }
 
+    /// Whether the build in flight waits for app values (a scope instance's).
+    var awaitsAppValues: Bool {
+        machine.withLock { machine in
+            guard let build = machine.build else { return false }
+            return build.awaitingApp || !build.toFetch.isEmpty
+        }
+    }
+
     /// Whether one of `slots` has no value in the current generation.
     func lacksValue(amongst slots: [Int]) -> Bool {
         machine.withLock { machine in slots.contains { !machine.state.hasValue($0) } }

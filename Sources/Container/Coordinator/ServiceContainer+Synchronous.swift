@@ -38,6 +38,7 @@ extension ServiceContainer {
     /// ``resolveNow(_:as:isolation:)`` when the published snapshot does not hold the value.
     @usableFromInline @inline(never)
     func resolveNowSlowly<Value>(_ key: ServiceKey<Value>, label: String?, onMainActor: Bool) throws -> Value {
-        try core.resolveNow(key.name, label: label, onMainActor: onMainActor).resolve(key)
+        // Nonisolated code can run on the main thread too: it may not block for the main actor either.
+        try core.resolveNow(key.name, label: label, onMainActor: onMainActor || MainThread.isCurrent).resolve(key)
     }
 }

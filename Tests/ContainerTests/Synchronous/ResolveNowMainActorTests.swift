@@ -58,6 +58,12 @@ private struct MainActorTier: Sendable {
     }
 }
 
+/// Reads `theme` from code that is not isolated to the main actor (its `#isolation` is `nil`),
+/// with the calling thread.
+nonisolated private func resolveTheme(in container: ServiceContainer) throws -> (Built, UInt) {
+    (try container.resolveNow(MainActorTier.theme), currentThread())
+}
+
 @Suite("resolveNow and main-actor services (Launch tiers)")
 struct ResolveNowMainActorTests {
     @Test("on the main actor, resolveNow makes a synchronous main-actor service there, once")
@@ -87,6 +93,24 @@ struct ResolveNowMainActorTests {
         // worker thread once the test runner called dispatchMain, so threads cannot tell).
         #expect(tier.thread("theme") != caller, "the build's main-actor hop made it")
         #expect(tier.thread("settings") == caller, "the rest of the closure ran on the caller's thread")
+        #expect(tier.count("theme") == 1 && tier.count("settings") == 1)
+    }
+
+    @Test(
+        "nonisolated code on the main thread makes a synchronous main-actor service there, never waits for the main actor"
+    )
+    func nonisolatedOnTheMainThread() async throws {
+        let tier = MainActorTier()
+        let container = ServiceContainer(graph: try tier.graph())
+        let (theme, caller) = try await withTimeout(.seconds(60)) {
+            try await withCheckedThrowingContinuation { continuation in
+                DispatchQueue.main.async {
+                    continuation.resume(with: Result { try resolveTheme(in: container) })
+                }
+            }
+        }
+        #expect(theme.service == "theme")
+        #expect(tier.thread("theme") == caller, "made on the calling (main) thread, not handed to the main actor")
         #expect(tier.count("theme") == 1 && tier.count("settings") == 1)
     }
 
@@ -124,5 +148,62 @@ struct ResolveNowMainActorTests {
         #expect(try snapshot[MainActorTier.theme].service == "theme")
         #expect(tier.count("theme") == 1)
         #expect(container.status.waitingCallers == 0)
+    }
+
+    @Test(
+        "on the main actor, a scope instance whose build waits for app values that need the main actor throws, nothing hangs"
+    )
+    func scopeWaitingForTheMainActorAbove() async throws {
+        let settings = ServiceKey<Built>("settings")
+        let theme = ServiceKey<Built>("theme")
+        let router = ServiceKey<Built>("router")
+        let badge = ServiceKey<Built>("badge")
+        let graph = try ServiceGraph(
+            [
+                ServiceSpec.synchronous(settings, start: .lazy) { context in
+                    Built(service: "settings", generation: context.generation, instance: nil)
+                },
+                ServiceSpec.synchronous(mainActor: theme, start: .lazy) { context in
+                    Built(service: "theme", generation: context.generation, instance: nil)
+                },
+                ServiceSpec(router, dependsOn: ["theme"], lifetime: .scope("scene")) { context in
+                    Built(service: "router", generation: context.generation, instance: context.scopeInstance)
+                },
+                ServiceSpec.synchronous(badge, dependsOn: ["settings"], lifetime: .scope("scene"), start: .lazy) {
+                    context in
+                    Built(service: "badge", generation: context.generation, instance: context.scopeInstance)
+                },
+            ], scopes: ["scene"])
+        let container = ServiceContainer(graph: graph)
+        let scene = try container.openScope("scene", id: "w")
+        let holding = Gate()
+        let release = ThreadGate()
+        // The main actor is held while the instance's build fetches `theme` from the app (whose
+        // build needs the main actor); the holder then asks the instance for `badge`.
+        let answer = Task {
+            try await onMainQueue { () -> String in
+                holding.open()
+                try release.pass()
+                let deadline = ContinuousClock.now + .seconds(60)
+                while !scene.core.awaitsAppValues {
+                    guard ContinuousClock.now < deadline else { throw TestError("the instance never fetched") }
+                }
+                do {
+                    _ = try scene.resolveNow(badge)
+                    return "resolved"
+                } catch let error as ContainerError {
+                    return "\(error.code)"
+                }
+            }
+        }
+        try await holding.wait(timeout: .seconds(60))
+        let build = Task { try await scene.start() }
+        release.open()
+        #expect(try await withTimeout(.seconds(60)) { try await answer.value } == "notSynchronous")
+        // Once the main actor is free, the instance's build ends, and badge can be read.
+        let snapshot = try await withTimeout(.seconds(60)) { try await build.value }
+        #expect(try snapshot[router].service == "router")
+        let value = try await withTimeout(.seconds(60)) { try await offThePool { try scene.resolveNow(badge) } }
+        #expect(value.service == "badge")
     }
 }
