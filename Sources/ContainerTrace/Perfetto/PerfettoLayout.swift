@@ -75,8 +75,6 @@ struct PerfettoLayout {
         case .buildStarted:
             open[scope]?.builds[event.build] = event.time
         case .snapshotPublished(let services):
-            // Published again (a request that joined it got its part after the first): one span still.
-            reopenGrowing(event)
             let start = open[scope]?.builds[event.build] ?? event.time
             let mark = processes[process(scope)].markCount
             endBuild(event, "published", colour: "good", [("services", .integer(services))])
@@ -166,9 +164,10 @@ struct PerfettoLayout {
         }
     }
 
-    /// A node of a build that published starts, or the build publishes again, fails or is
-    /// cancelled after it: the build grew; its span reopens, and the snapshot it published
-    /// becomes an instant.
+    /// A node of a build that published starts or ends, or the build fails or is cancelled
+    /// after it: the build grew (a request that joined it got its part first); its span
+    /// reopens, and the snapshot it published becomes an instant. A publication after the
+    /// build with nothing of it in between (a request its values answered) reopens nothing.
     private mutating func reopenGrowing(_ event: TraceEvent) {
         guard let (mark, start) = open[event.scope]?.published.removeValue(forKey: event.build) else { return }
         let at = process(event.scope)
@@ -197,6 +196,7 @@ struct PerfettoLayout {
         _ event: TraceEvent, _ node: String, _ outcome: String, colour: String?,
         _ args: ChromeTraceEvent.Args
     ) {
+        reopenGrowing(event)
         let start = open[event.scope]?.nodes.removeValue(forKey: NodeRun(build: event.build, node: node)) ?? event.time
         add(
             event.scope, .node(node), node, "node", from: start, to: event.time, colour: colour,

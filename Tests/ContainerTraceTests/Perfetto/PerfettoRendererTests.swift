@@ -93,6 +93,24 @@ struct PerfettoRendererTests {
         #expect(instants.contains("published"), "the first publication becomes an instant")
     }
 
+    @Test("a publication after its build ended, with nothing of the build between, does not stretch the build")
+    func publishedAfterTheBuild() throws {
+        var script = TraceScript()
+        script.add([
+            .callerJoined(caller: "launch", state: .idle), .buildStarted, .nodeStarted(node: "a"),
+            .nodeSucceeded(node: "a", duration: .milliseconds(1)), .snapshotPublished(services: 1),
+            .callerResumed(caller: "launch", result: .snapshot),
+        ])
+        // Five seconds later, a request the build's values answer publishes anew (same attempt).
+        script.add(.callerJoined(caller: "late", state: .ready), step: 5_000_000)
+        script.add(.snapshotPublished(services: 1))
+        let chrome = PerfettoRenderer().render(script.events)
+        let parsed = try #require(ChromeTraceChecks.parse(chrome))
+        let builds = Self.spans(parsed, category: "build")
+        let first = try #require(builds.first { ($0["dur"] as? Double ?? 0) > 0 })
+        #expect((first["dur"] as? Double ?? .infinity) < 1_000_000, "the build's span ends at its end, not 5 s later")
+    }
+
     @Test("concurrent waits of one caller name go to separate lanes, so the thread's spans still nest")
     func sameNameCallers() throws {
         var script = TraceScript()
