@@ -23,7 +23,10 @@ struct SQLiteLockTests {
     /// three nodes were once all seen 0.59 s later than the control (a stall of the whole
     /// process between the two measurements): 1 s outside ThreadSanitizer, still a quarter of
     /// what the defect added.
-    static let allowedLateness: Duration = underThreadSanitizer ? .seconds(2) : .seconds(1)
+    /// Under ThreadSanitizer a CI run on a slower host saw SQLite's three nodes 2.3 s later than
+    /// the control (4.2 s against 1.9 s): 3.5 s there, still below what the defect added on top
+    /// of a node's normal lateness.
+    static let allowedLateness: Duration = underThreadSanitizer ? .milliseconds(3_500) : .seconds(1)
 
     /// Whether this process runs under ThreadSanitizer (its runtime's entry points are present).
     static let underThreadSanitizer: Bool = {
