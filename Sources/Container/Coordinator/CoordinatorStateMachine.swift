@@ -13,7 +13,8 @@
 /// One file per concern: this one holds the state and the callers' events; `+Builds` a
 /// build's life, `+AppValues` the app values a scope instance's build fetches, `+Answers` what
 /// the callers get, `+Operations` reset, reload and shutdown, `+Children` the scope instances,
-/// `+Status` the status and the invariants, `+Actions` what each event returns.
+/// `+Status` the status and the invariants, `+Actions` what each event returns, `+Trace` its
+/// trace events.
 ///
 ///     open ──shutdown(graceful), a build in flight──▶ draining ──build ends, or the deadline──▶ shutDown
 ///     open ──shutdown, close──▶ shutDown (every call refused; values torn down, children first)
@@ -316,41 +317,6 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
             generation: generation, attempt: attempt, nodes: [], startedAt: .zero, endedAt: .zero, wasCancelled: false)
     }
 
-    // MARK: Trace
-
-    /// Records a trace event of the current attempt (or `build`), when anyone listens.
-    mutating func record(_ kind: @autoclosure () -> TraceEvent.Kind, _ build: BuildAttempt? = nil) {
-        guard trace.isEnabled else { return }
-        trace.add(kind(), build ?? currentAttempt)
-    }
-
-    /// Traces a caller answered at once.
-    mutating func traceAnswer(
-        _ label: String, _ key: Demands.Key, found: TraceEvent.CallerState, result: TraceEvent.CallerResult
-    ) {
-        recordJoined(label, key, found: found)
-        record(.callerResumed(caller: label, result: result))
-    }
-
-    /// Traces a caller asking for `key`, having found the container in `found`.
-    mutating func recordJoined(
-        _ label: String, _ key: Demands.Key, found: TraceEvent.CallerState, build: BuildAttempt? = nil
-    ) {
-        guard trace.isEnabled else { return }
-        let request = request(key)
-        record(.callerJoined(caller: label, state: found, request: request), build)
-    }
-
-    /// What a request for `key` asks, in the trace's words.
-    func request(_ key: Demands.Key) -> TraceEvent.Request {
-        switch key {
-        case .eager: .eager
-        case .deferred: .deferred
-        case .roots(let slots): .services(slots.map { graph.nodes[$0].name })
-        case .names(let names, _): .services(names)
-        }
-    }
-
     /// Why a call is refused, if it is: once shut down (or draining), every call is.
     func refusal() -> ContainerError? {
         switch phase {
@@ -363,52 +329,5 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
     mutating func takeOperationID() -> Int {
         defer { nextOperationID += 1 }
         return nextOperationID
-    }
-}
-
-/// What makes a build's ticket: what every build of one coordinator shares.
-struct TicketFactory: Sendable {
-    /// What the app's coordinator and its scope instances share.
-    let settings: CoordinatorSettings
-    /// The coordinator's tracer (a scope instance's labels its events).
-    let tracer: Tracer
-    /// The scope instance (`push#notification-42`), `nil` for the app.
-    let scopeInstance: String?
-    let parameters: ScopeParameters
-
-    var policy: BuildPolicy { settings.policy }
-    var tuning: SchedulerTuning { settings.tuning }
-    var redactor: Redactor { settings.redactor }
-    /// The container's inputs (a scope instance shares its app's).
-    var inputs: InputStore { settings.inputs }
-
-    init(settings: CoordinatorSettings, tracer: Tracer, scopeInstance: String?, parameters: ScopeParameters) {
-        self.settings = settings
-        self.tracer = tracer
-        self.scopeInstance = scopeInstance
-        self.parameters = parameters
-    }
-
-    /// A factory with settings of its own (a state machine driven as a value).
-    init(
-        policy: BuildPolicy, tuning: SchedulerTuning, tracer: Tracer, redactor: Redactor, scopeInstance: String?,
-        parameters: ScopeParameters, inputs: InputStore = InputStore()
-    ) {
-        self.init(
-            settings: CoordinatorSettings(policy: policy, tuning: tuning, redactor: redactor, inputs: inputs),
-            tracer: tracer, scopeInstance: scopeInstance, parameters: parameters)
-    }
-
-    func ticket(
-        id: Int, build: BuildAttempt, graph: ServiceGraph, values: SlotValues, runTimes: NodeRunTimes, priority: UInt8
-    ) -> BuildTicket {
-        BuildTicket(
-            id: id, build: build, graph: graph,
-            info: ProviderContext.BuildInfo(
-                generation: build.generation, attempt: build.attempt, scopeInstance: scopeInstance,
-                parameters: parameters, redactor: redactor,
-                values: BuildValues(base: values, count: graph.nodes.count), inputs: inputs),
-            policy: policy, tracer: tracer, runTimes: runTimes, inlineBudget: tuning.budget(for: policy),
-            priority: priority)
     }
 }

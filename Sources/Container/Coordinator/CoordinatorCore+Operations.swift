@@ -1,0 +1,138 @@
+/// Reset, reload and shutdown: each an operation of the machine, whose waiter is answered once
+/// the values it retired are torn down (see <doc:CoordinatorRules>).
+extension CoordinatorCore {
+    func reset(invalidating names: [String]?) async throws(ContainerError) -> ResetReport {
+        try await withOperation { beginReset(invalidating: names, then: $0) }
+    }
+
+    /// Performs a reset's transition now (so a superseded build can never publish after this
+    /// returns) and calls `done` with its report once its teardowns are finished.
+    func beginReset(invalidating names: [String]?, then done: @escaping OperationWaiter) {
+        let action = transition { machine, now -> Machine.OperationAction in
+            // Shut down: refused as such, whatever the names (none can be reset any more).
+            if let refusal = machine.refusal() { return .refuse(done, refusal) }
+            var slots: Set<Int>?
+            if let names {
+                let graph = machine.graph
+                let unknown = names.filter { name in
+                    graph.layout.slots[name].map { $0 >= graph.builtCount } ?? true
+                }
+                guard unknown.isEmpty else {
+                    let known = Array(graph.serviceNames[..<graph.builtCount])
+                    return .refuse(done, .unknownServices(unknown, known: known, generation: machine.generation))
+                }
+                slots = Set(names.compactMap { graph.layout.slots[$0] })
+            }
+            return machine.resetRequested(invalidating: slots, waiter: done, now: now)
+        }
+        perform(action)
+    }
+
+    /// Moves to a new generation on `graph` (a new version of the declared graph, `changes` its
+    /// difference to the current one): the services whose declarations did not change keep
+    /// their values, the others are rebuilt; scope instances of changed scopes are rebuilt on
+    /// their new parts, those of removed scopes closed. Returns the report and the instances it
+    /// rebuilt and closed.
+    func reload(
+        _ graph: ServiceGraph, changes: ServiceGraph.Changes, from previous: ServiceGraph
+    ) async throws(ContainerError) -> (report: ResetReport, reloaded: [String], closed: [String]) {
+        let scoped = Locked<(reloaded: [String], closed: [String])>(([], []))
+        let report = try await withOperation { done in
+            let action = transition { machine, now -> Machine.OperationAction in
+                if let refusal = machine.refusal() { return .refuse(done, refusal) }
+                let old = machine.graph
+                // In place only when `changes` compared exactly these two graphs (no scopes).
+                let whole = graph.appPart === graph && previous.appPart === previous && old === previous
+                let plan = ReloadPlan(from: old, to: graph.appPart, changes: changes, inPlace: whole)
+                return machine.reloadRequested(declared: graph, plan: plan, changes: changes, waiter: done, now: now)
+            }
+            if case .proceed(let supersession, _) = action {
+                scoped.withLock { scoped in
+                    for order in supersession.children {
+                        switch order.order {
+                        case .reload: scoped.reloaded.append(order.child.label ?? "")
+                        case .close: scoped.closed.append(order.child.label ?? "")
+                        case .supersede: break
+                        }
+                    }
+                }
+            }
+            perform(action)
+        }
+        let (reloaded, closed) = scoped.withLock { $0 }
+        return (report, reloaded, closed)
+    }
+
+    /// Rebuilds this scope instance on a new `part` of its app's graph (its app's reload).
+    func beginReload(_ part: ServiceGraph, runTimes: NodeRunTimes, then done: @escaping OperationWaiter) {
+        perform(
+            transition { machine, now -> Machine.OperationAction in
+                let changes = part.changes(from: machine.graph)
+                // Everything is rebuilt: its app values may have changed with the part.
+                let plan = ReloadPlan(fromOld: [Int](repeating: -1, count: part.builtCount), in: part)
+                return machine.reloadRequested(
+                    declared: part, plan: plan, changes: changes, runTimes: runTimes, waiter: done, now: now)
+            })
+    }
+
+    /// Shuts down; a running build may finish until `deadline` (`nil`: cancelled at once).
+    /// `error` is what later calls get. Scope instances are closed first, in the same step that
+    /// refuses every new call.
+    func shutdown(deadline: ContinuousClock.Instant?, error: ContainerError) async throws(ContainerError) -> ResetReport
+    {
+        try await withOperation { done in beginShutdown(deadline: deadline, error: error, then: done) }
+    }
+
+    /// Performs a shutdown's transition now and calls `done` once everything is torn down.
+    func beginShutdown(
+        deadline: ContinuousClock.Instant? = nil, error: ContainerError, reportedTo parentOperation: Int? = nil,
+        then done: @escaping OperationWaiter
+    ) {
+        let finished: OperationWaiter = { [self] result in
+            if case .success(let report) = result {
+                if let link {
+                    link.parent.childEnded(
+                        link.child, reportedTo: parentOperation, records: parentOperation == nil ? [] : report.tornDown,
+                        closed: true)
+                }
+            }
+            done(result)
+        }
+        let action = transition { machine, now in
+            machine.shutdownRequested(waiter: finished, graceful: deadline != nil, error: error, now: now)
+        }
+        // Input nodes waiting for a value stop waiting: nothing will supply one now. After the
+        // transition: the callers are the shutdown's already (or, draining, answered `shutDown`
+        // when they need an input never supplied), not those of a build failing with `Closed`.
+        if link == nil, !action.isRefusal { inputs.close() }
+        switch action {
+        case .refuse(let waiter, let error): waiter(.failure(error))
+        case .drain(let operation, let children):
+            perform(children)
+            transition { machine, _ in machine.shutdownTraced() }
+            Task.detached { [self] in
+                // The deadline is a timer, not an order of events: it only bounds the wait.
+                if let deadline { try? await Task.sleep(until: deadline, clock: .continuous) }
+                perform(transition { machine, now in machine.shutdownDeadlinePassed(operation: operation, now: now) })
+            }
+        case .proceed(let supersession, let lifecycle):
+            resume(supersession.resume)
+            supersession.cancel?.cancel()
+            perform(supersession.children)
+            transition { machine, _ in machine.shutdownTraced() }
+            perform(lifecycle)
+        }
+    }
+
+    /// Runs `begin` with a completion that resumes this call.
+    func withOperation(_ begin: (@escaping OperationWaiter) -> Void) async throws(ContainerError) -> ResetReport {
+        let result = await withCheckedContinuation { continuation in
+            begin { [self] in
+                handingOverToCaller()
+                continuation.resume(returning: $0)
+            }
+        }
+        tookOverFromResumer()
+        return try result.get()
+    }
+}
