@@ -18,6 +18,39 @@ private func onMainQueue<T: Sendable>(_ work: @escaping @MainActor @Sendable () 
     }
 }
 
+/// Holds the main actor (a job of the main queue, outside any task) while `start` starts a
+/// build, until `started` holds, then calls `ask` there: what it returned, or the code and message
+/// of the `ContainerError` it threw. The build's result comes back once the main actor is free.
+private func askHoldingTheMainActor<Started: Sendable>(
+    whileStarting start: @escaping @Sendable () async throws -> Started,
+    until started: @escaping @Sendable () -> Bool, _ what: String,
+    ask: @escaping @MainActor @Sendable () throws -> Void
+) async throws -> (said: String, started: Started) {
+    let holding = Gate()
+    let release = ThreadGate()
+    let answer = Task {
+        try await onMainQueue { () -> String in
+            holding.open()
+            try release.pass()
+            let deadline = ContinuousClock.now + .seconds(60)
+            while !started() {
+                guard ContinuousClock.now < deadline else { throw TestError("\(what) never happened") }
+            }
+            do {
+                try ask()
+                return "resolved"
+            } catch let error as ContainerError {
+                return "\(error.code): \(error.message)"
+            }
+        }
+    }
+    try await holding.wait(timeout: .seconds(60))
+    let build = Task { try await start() }
+    release.open()
+    let said = try await withTimeout(.seconds(60)) { try await answer.value }
+    return (said, try await withTimeout(.seconds(60)) { try await build.value })
+}
+
 /// `settings` (synchronous, any thread) <- `theme` (synchronous, main actor); counts calls and
 /// records the threads they ran on.
 private struct MainActorTier: Sendable {
@@ -118,33 +151,14 @@ struct ResolveNowMainActorTests {
     func mainActorNeverWaitsForItself() async throws {
         let tier = MainActorTier()
         let container = ServiceContainer(graph: try tier.graph(themeDependsOnSettings: false))
-        let holding = Gate()
-        let release = ThreadGate()
         // The main actor is held (by a job of the main queue) while a build launches `theme`:
         // the build's main-actor hop queues behind that job, and the job asks for `theme`.
-        let answer = Task {
-            try await onMainQueue { () -> String in
-                holding.open()
-                try release.pass()
-                let deadline = ContinuousClock.now + .seconds(60)
-                while container.status.service("theme")?.state != .building {
-                    guard ContinuousClock.now < deadline else { throw TestError("theme never started building") }
-                }
-                do {
-                    _ = try container.resolveNow(MainActorTier.theme)
-                    return "resolved"
-                } catch let error as ContainerError {
-                    return "\(error.code): \(error.message)"
-                }
-            }
-        }
-        try await holding.wait(timeout: .seconds(60))
-        let build = Task { try await container.start() }
-        release.open()
-        let said = try await withTimeout(.seconds(60)) { try await answer.value }
+        let (said, snapshot) = try await askHoldingTheMainActor(
+            whileStarting: { try await container.start() },
+            until: { container.status.service("theme")?.state == .building }, "theme building"
+        ) { _ = try container.resolveNow(MainActorTier.theme) }
         #expect(said.hasPrefix("notSynchronous") && said.contains("another worker"), "\(said)")
         // Once the main actor is free, the build's hop makes it, once.
-        let snapshot = try await withTimeout(.seconds(60)) { try await build.value }
         #expect(try snapshot[MainActorTier.theme].service == "theme")
         #expect(tier.count("theme") == 1)
         #expect(container.status.waitingCallers == 0)
@@ -176,32 +190,13 @@ struct ResolveNowMainActorTests {
             ], scopes: ["scene"])
         let container = ServiceContainer(graph: graph)
         let scene = try container.openScope("scene", id: "w")
-        let holding = Gate()
-        let release = ThreadGate()
         // The main actor is held while the instance's build fetches `theme` from the app (whose
         // build needs the main actor); the holder then asks the instance for `badge`.
-        let answer = Task {
-            try await onMainQueue { () -> String in
-                holding.open()
-                try release.pass()
-                let deadline = ContinuousClock.now + .seconds(60)
-                while !scene.core.awaitsAppValues {
-                    guard ContinuousClock.now < deadline else { throw TestError("the instance never fetched") }
-                }
-                do {
-                    _ = try scene.resolveNow(badge)
-                    return "resolved"
-                } catch let error as ContainerError {
-                    return "\(error.code)"
-                }
-            }
-        }
-        try await holding.wait(timeout: .seconds(60))
-        let build = Task { try await scene.start() }
-        release.open()
-        #expect(try await withTimeout(.seconds(60)) { try await answer.value } == "notSynchronous")
+        let (said, snapshot) = try await askHoldingTheMainActor(
+            whileStarting: { try await scene.start() }, until: { scene.core.awaitsAppValues }, "the fetch"
+        ) { _ = try scene.resolveNow(badge) }
+        #expect(said.hasPrefix("notSynchronous"), "\(said)")
         // Once the main actor is free, the instance's build ends, and badge can be read.
-        let snapshot = try await withTimeout(.seconds(60)) { try await build.value }
         #expect(try snapshot[router].service == "router")
         let value = try await withTimeout(.seconds(60)) { try await offThePool { try scene.resolveNow(badge) } }
         #expect(value.service == "badge")
