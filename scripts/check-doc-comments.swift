@@ -9,7 +9,7 @@
 // comment (its `module` is `Swift`) and whose meaning is the protocol's.
 import Foundation
 
-/// One undocumented symbol: where it is declared and its path (`OptionValue.null`).
+/// One undocumented symbol: where it is declared and its path (`ServiceOptions.Value.null`).
 struct Finding: Comparable {
     let place: String
     let line: Int

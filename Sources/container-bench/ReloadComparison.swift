@@ -93,7 +93,7 @@ func reloadComparisonScenario(_ settings: BenchSettings) async throws -> [Row] {
 private struct SpecDeclaration: Hashable {
     let name: String
     let providerID: String
-    let lifetime: Lifetime
+    let lifetime: ServiceSpec.Lifetime
     let timeout: Duration?
     let defaultFailure: FailureKind?
     let retry: RetryPolicy

@@ -17,14 +17,14 @@ struct NodeLaunch: Sendable {
 struct NodeResult: Sendable {
     /// A failure, out of line.
     private indirect enum Boxed: Sendable {
-        case failure(NodeFailure)
+        case failure(NodeOutcome.Failure)
     }
 
     let slot: Int
     /// `.succeeded`, `.failed`, `.cancelledWhileRunning` or `.cancelledBeforeStart`.
     let status: BuildRecords.Status
     /// Where it ran, and at what priority (a `TaskPriority.rawValue`; 0: it did not run).
-    let executor: NodeExecutor
+    let executor: BuildReport.Executor
     let priority: UInt8
     /// Whether it was the first node of a main-actor batch (the report counts the hops).
     var opensBatch = false
@@ -37,8 +37,8 @@ struct NodeResult: Sendable {
     let endedAt: Duration
 
     init(
-        slot: Int, status: BuildRecords.Status, box: AnyServiceBox?, failure: NodeFailure?, runs: Int,
-        startedAt: Duration, endedAt: Duration, executor: NodeExecutor = .pool, priority: UInt8 = 0
+        slot: Int, status: BuildRecords.Status, box: AnyServiceBox?, failure: NodeOutcome.Failure?, runs: Int,
+        startedAt: Duration, endedAt: Duration, executor: BuildReport.Executor = .pool, priority: UInt8 = 0
     ) {
         self.slot = slot
         self.status = status
@@ -52,7 +52,7 @@ struct NodeResult: Sendable {
     }
 
     /// The failure, when it failed.
-    var failure: NodeFailure? {
+    var failure: NodeOutcome.Failure? {
         guard case .failure(let failure)? = boxedFailure else { return nil }
         return failure
     }
@@ -70,7 +70,7 @@ enum NodeRunner {
     /// Runs `launch`'s provider in the calling task, on its executor (`nonisolated(nonsending)`:
     /// a main-actor batch calls it on the main actor, and the provider runs there).
     nonisolated(nonsending) static func run(
-        _ launch: NodeLaunch, of ticket: BuildTicket, on executor: NodeExecutor = .pool
+        _ launch: NodeLaunch, of ticket: BuildTicket, on executor: BuildReport.Executor = .pool
     ) async -> NodeResult {
         let slot = launch.slot
         let node = ticket.graph.nodes[slot]
@@ -103,7 +103,9 @@ enum NodeRunner {
     /// no timeout and no retries), and classifies what it throws; `executor` is where that
     /// thread is, for the report and the trace.
     @inline(never)
-    static func runNow(_ launch: NodeLaunch, of ticket: BuildTicket, on executor: NodeExecutor = .pool) -> NodeResult {
+    static func runNow(_ launch: NodeLaunch, of ticket: BuildTicket, on executor: BuildReport.Executor = .pool)
+        -> NodeResult
+    {
         let slot = launch.slot
         let node = ticket.graph.nodes[slot]
         guard let makeNow = node.provider.makeNow else { preconditionFailure("node \(node.name) is not synchronous") }
@@ -116,7 +118,7 @@ enum NodeRunner {
                 slot: slot, status: .succeeded, box: box, failure: nil, runs: 1, startedAt: startedAt,
                 endedAt: ticket.tracer.now, executor: executor, priority: launch.priority)
         } catch {
-            let failure = NodeFailure(
+            let failure = NodeOutcome.Failure(
                 kind: classify(error, node: node, policy: ticket.policy),
                 message: ticket.info.redactor.redact(String(describing: error)), error: error)
             return NodeResult(
@@ -128,7 +130,7 @@ enum NodeRunner {
     /// Traces `node.started` (not inlined: a trace event is large, and kept out of the frame).
     @inline(never)
     private static func announce(
-        _ node: ServiceGraph.Node, of ticket: BuildTicket, on executor: NodeExecutor, at priority: UInt8
+        _ node: ServiceGraph.Node, of ticket: BuildTicket, on executor: BuildReport.Executor, at priority: UInt8
     ) {
         ticket.emit(
             .nodeStarted(
@@ -141,12 +143,12 @@ enum NodeRunner {
     @inline(never)
     nonisolated(nonsending) private static func runSlowly(
         _ launch: NodeLaunch, node: ServiceGraph.Node, ticket: BuildTicket, startedAt: Duration,
-        firstError: (any Error)?, on executor: NodeExecutor
+        firstError: (any Error)?, on executor: BuildReport.Executor
     ) async -> NodeResult {
         let slot = launch.slot
         var run = 1
         var pending = firstError
-        func ended(_ status: BuildRecords.Status, _ box: AnyServiceBox? = nil, _ failure: NodeFailure? = nil)
+        func ended(_ status: BuildRecords.Status, _ box: AnyServiceBox? = nil, _ failure: NodeOutcome.Failure? = nil)
             -> NodeResult
         {
             NodeResult(
@@ -176,7 +178,7 @@ enum NodeRunner {
                     continue
                 }
                 let message = ticket.info.redactor.redact(String(describing: error))
-                return ended(.failed, nil, NodeFailure(kind: kind, message: message, error: error))
+                return ended(.failed, nil, NodeOutcome.Failure(kind: kind, message: message, error: error))
             }
         }
     }

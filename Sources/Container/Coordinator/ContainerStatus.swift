@@ -43,14 +43,14 @@ public struct ContainerStatus: Sendable {
     /// Callers waiting for the running build.
     public let waitingCallers: Int
     /// Teardowns no reset or shutdown has reported yet (e.g. those of a permanent failure).
-    public let unreportedTeardowns: [ResetReport.Teardown]
+    public let unreportedTeardowns: [ServiceContainer.ResetReport.Teardown]
     /// Every service of the app graph, in declaration order, with its start policy and state
     /// (scoped services live in scope instances and are not listed).
-    public let services: [ServiceStatus]
+    public let services: [Service]
     /// The input services of the app graph whose value the app has not supplied yet
     /// (``ServiceContainer/supply(_:_:)``), in declaration order.
     public let inputsNotSupplied: [String]
 
     /// The service named `name`, if the app graph declares it.
-    public func service(_ name: String) -> ServiceStatus? { services.first { $0.name == name } }
+    public func service(_ name: String) -> Service? { services.first { $0.name == name } }
 }

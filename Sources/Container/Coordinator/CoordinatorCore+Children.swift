@@ -50,7 +50,9 @@ extension CoordinatorCore {
     }
 
     /// Child `id` ended what operation `operation` asked (see ``CoordinatorStateMachine/childEnded``).
-    func childEnded(_ id: Int, reportedTo operation: Int?, records: [ResetReport.Teardown], closed: Bool) {
+    func childEnded(
+        _ id: Int, reportedTo operation: Int?, records: [ServiceContainer.ResetReport.Teardown], closed: Bool
+    ) {
         perform(
             transition { machine, now in
                 machine.childEnded(child: id, reportedTo: operation, records: records, closed: closed, now: now)

@@ -1,7 +1,7 @@
 /// Reset, reload and shutdown: each an operation of the machine, whose waiter is answered once
 /// the values it retired are torn down (see <doc:CoordinatorRules>).
 extension CoordinatorCore {
-    func reset(invalidating names: [String]?) async throws(ContainerError) -> ResetReport {
+    func reset(invalidating names: [String]?) async throws(ContainerError) -> ServiceContainer.ResetReport {
         try await withOperation { beginReset(invalidating: names, then: $0) }
     }
 
@@ -35,7 +35,7 @@ extension CoordinatorCore {
     /// rebuilt and closed.
     func reload(
         _ graph: ServiceGraph, changes: ServiceGraph.Changes, from previous: ServiceGraph
-    ) async throws(ContainerError) -> (report: ResetReport, reloaded: [String], closed: [String]) {
+    ) async throws(ContainerError) -> (report: ServiceContainer.ResetReport, reloaded: [String], closed: [String]) {
         let scoped = Locked<(reloaded: [String], closed: [String])>(([], []))
         let report = try await withOperation { done in
             let action = transition { machine, now -> Machine.OperationAction in
@@ -78,7 +78,8 @@ extension CoordinatorCore {
     /// Shuts down; a running build may finish until `deadline` (`nil`: cancelled at once).
     /// `error` is what later calls get. Scope instances are closed first, in the same step that
     /// refuses every new call.
-    func shutdown(deadline: ContinuousClock.Instant?, error: ContainerError) async throws(ContainerError) -> ResetReport
+    func shutdown(deadline: ContinuousClock.Instant?, error: ContainerError) async throws(ContainerError)
+        -> ServiceContainer.ResetReport
     {
         try await withOperation { done in beginShutdown(deadline: deadline, error: error, then: done) }
     }
@@ -125,7 +126,9 @@ extension CoordinatorCore {
     }
 
     /// Runs `begin` with a completion that resumes this call.
-    func withOperation(_ begin: (@escaping OperationWaiter) -> Void) async throws(ContainerError) -> ResetReport {
+    func withOperation(_ begin: (@escaping OperationWaiter) -> Void) async throws(ContainerError)
+        -> ServiceContainer.ResetReport
+    {
         let result = await withCheckedContinuation { continuation in
             begin { [self] in
                 handingOverToCaller()

@@ -8,14 +8,14 @@ extension CoordinatorCore {
     /// The snapshot holding `name` and everything it depends on, built on the calling thread
     /// where it is missing.
     ///
-    /// - Throws: ``ServiceLookupError`` for an unknown name, ``ContainerError`` `.notSynchronous`
+    /// - Throws: ``AppServices/LookupError`` for an unknown name, ``ContainerError`` `.notSynchronous`
     ///   when the closure holds an asynchronous service (or, from a task, when another worker is
     ///   making a node it needs; from the main actor, when a main-actor node it needs is made
     ///   elsewhere), or what the build's failure or a shutdown gives its callers.
     func resolveNow(_ name: String, label: String?, onMainActor: Bool) throws -> AppServices {
         let graph = self.graph
         guard let slot = graph.layout.slots[name] else {
-            throw ServiceLookupError.notFound(name, known: graph.serviceNames)
+            throw AppServices.LookupError.notFound(name, known: graph.serviceNames)
         }
         if let found = graph.asynchronousNode(inClosureOf: slot) {
             throw ContainerError.notSynchronous(name, because: graph.nodes[found], generation: generation)

@@ -12,7 +12,7 @@ import Synchronization
 final class CoordinatorCore: NodeReporter {
     typealias Waiter = CallerWaiter
     /// Told the result of a reset, reload or shutdown; called exactly once.
-    typealias OperationWaiter = @Sendable (Result<ResetReport, ContainerError>) -> Void
+    typealias OperationWaiter = @Sendable (Result<ServiceContainer.ResetReport, ContainerError>) -> Void
     typealias Machine = CoordinatorStateMachine<Waiter, OperationWaiter, CoordinatorCore>
 
     let link: Link?
@@ -119,7 +119,9 @@ final class CoordinatorCore: NodeReporter {
     }
 
     /// The state of the app service called `name` (what ``status`` lists for it, without making the rest).
-    func serviceState(named name: String) -> ServiceStatus.State? { machine.withLock { $0.serviceState(named: name) } }
+    func serviceState(named name: String) -> ContainerStatus.Service.State? {
+        machine.withLock { $0.serviceState(named: name) }
+    }
 
     /// Whether the build in flight waits for app values (a scope instance's).
     var awaitsAppValues: Bool {
@@ -271,11 +273,11 @@ final class CoordinatorCore: NodeReporter {
 extension CoordinatorCore {
     /// The feeds of a coordinator's observers (see <doc:ObservingTheServices>).
     final class Feeds: Sendable {
-        /// The changes of the published snapshot (``SnapshotUpdates``, ``ObservedServices``):
+        /// The changes of the published snapshot (``AppServices/Updates``, ``ObservedServices``):
         /// offered in the same critical section as the hot path's slot, so observers see them in
         /// the order they were made.
         let snapshots = LatestFeed<SnapshotChange>()
-        /// A tick per transition while anyone observes the status (``StatusUpdates``).
+        /// A tick per transition while anyone observes the status (``ContainerStatus/Updates``).
         let status = LatestFeed<Int>()
         /// A tick per scope instance opened or ended, for the observers of the open instances.
         let instances = LatestFeed<Int>()

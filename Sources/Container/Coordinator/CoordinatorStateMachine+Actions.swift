@@ -50,7 +50,7 @@ extension CoordinatorStateMachine {
     /// What to do once a job ended or something was queued.
     struct Lifecycle {
         /// Operations whose teardowns are all done: resume their waiters with these reports.
-        var completed: [(waiter: OperationWaiter, report: ResetReport)] = []
+        var completed: [(waiter: OperationWaiter, report: ServiceContainer.ResetReport)] = []
         var next = NextJob.none
         /// The build that waited for its turn, launched.
         var start = Start()

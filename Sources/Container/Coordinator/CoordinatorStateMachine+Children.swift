@@ -38,7 +38,8 @@ extension CoordinatorStateMachine {
     /// Child `id` ended what operation `operation` asked of it (a supersession, a reload, a close),
     /// with these teardowns; `closed` when it is closed for good.
     mutating func childEnded(
-        child id: Int, reportedTo operation: Int?, records: [ResetReport.Teardown], closed: Bool, now: Duration
+        child id: Int, reportedTo operation: Int?, records: [ServiceContainer.ResetReport.Teardown], closed: Bool,
+        now: Duration
     ) -> Lifecycle {
         if let operation { teardowns.child(id, reported: records, to: operation) }
         if closed {

@@ -20,7 +20,7 @@ extension CoordinatorStateMachine {
         supersession.children = childOrders(superseding: retired.values + retired.external, operation: operation)
         return beganGeneration(
             change, retired: retired, supersession: supersession, operation: operation, waiter: waiter,
-            report: ResetReport(
+            report: ServiceContainer.ResetReport(
                 reason: .reset, from: from, to: generation, invalidated: invalidated,
                 carried: SlotNames(state.values.keys.filter { $0 < graph.builtCount }, of: graph.serviceNames),
                 cancelledBuild: supersession.cancelledBuild),
@@ -68,7 +68,7 @@ extension CoordinatorStateMachine {
             reloading: Set(changes.changedScopes))
         return beganGeneration(
             change, retired: retired, supersession: supersession, operation: operation, waiter: waiter,
-            report: ResetReport(
+            report: ServiceContainer.ResetReport(
                 reason: .reload, from: from, to: generation, invalidated: rebuilt, carried: plan.carried,
                 cancelledBuild: supersession.cancelledBuild),
             now: now)
@@ -79,7 +79,7 @@ extension CoordinatorStateMachine {
     /// waiter wait for the teardown of what it retired and for the scope instances it ended.
     private mutating func beganGeneration(
         _ change: TraceEvent.GenerationChange, retired: GenerationState.Retired, supersession: Supersession,
-        operation: Int, waiter: OperationWaiter, report: ResetReport, now: Duration
+        operation: Int, waiter: OperationWaiter, report: ServiceContainer.ResetReport, now: Duration
     ) -> OperationAction {
         teardowns.enqueue(retired.values, owner: operation)
         releasing += retired.external
@@ -102,7 +102,7 @@ extension CoordinatorStateMachine {
     ) -> ShutdownAction {
         if let refusal = refusal() { return .refuse(waiter, refusal) }
         let operation = takeOperationID()
-        let report = ResetReport(
+        let report = ServiceContainer.ResetReport(
             reason: .shutdown, from: generation, to: generation,
             invalidated: state.names(of: state.values.keys.filter { $0 < graph.builtCount }), carriedOver: [])
         teardowns.add(.init(id: operation, waiter: waiter, report: report))

@@ -44,10 +44,10 @@ extension CoordinatorStateMachine {
     }
 
     /// Each app service's state, in declaration order.
-    private func serviceStates() -> [ServiceStatus] {
+    private func serviceStates() -> [ContainerStatus.Service] {
         let lastBuild = lastReport?.generation == generation ? lastReport : nil
         // The last build's word on the services it left without a value.
-        var unbuilt: [String: ServiceStatus.State] = [:]
+        var unbuilt: [String: ContainerStatus.Service.State] = [:]
         for node in lastBuild?.nodes ?? [] {
             switch node.outcome {
             case .failed: unbuilt[node.name] = .failed
@@ -57,12 +57,13 @@ extension CoordinatorStateMachine {
         }
         return (0..<graph.builtCount).map { slot in
             let node = graph.nodes[slot]
-            return ServiceStatus(name: node.name, start: node.start, state: serviceState(slot) { unbuilt[node.name] })
+            return ContainerStatus.Service(
+                name: node.name, start: node.start, state: serviceState(slot) { unbuilt[node.name] })
         }
     }
 
     /// The state of the app service called `name`, or `nil` when the graph has none.
-    func serviceState(named name: String) -> ServiceStatus.State? {
+    func serviceState(named name: String) -> ContainerStatus.Service.State? {
         guard let slot = graph.layout.slots[name], slot < graph.builtCount else { return nil }
         let lastBuild = lastReport?.generation == generation ? lastReport : nil
         return serviceState(slot) {
@@ -75,7 +76,9 @@ extension CoordinatorStateMachine {
     }
 
     /// The state of `slot`; `lastOutcome` is the last build's word on it when it left it without a value.
-    private func serviceState(_ slot: Int, lastOutcome: () -> ServiceStatus.State?) -> ServiceStatus.State {
+    private func serviceState(_ slot: Int, lastOutcome: () -> ContainerStatus.Service.State?)
+        -> ContainerStatus.Service.State
+    {
         let node = graph.nodes[slot]
         if state.hasValue(slot) { return .built }
         if build?.isMember(slot) == true, build?.isSettled(slot) == false {

@@ -26,7 +26,7 @@ extension ServiceContainer {
     ///   - isolation: the caller's actor (leave the default).
     /// - Throws: ``ContainerError`` `.notSynchronous` (naming the asynchronous service its closure
     ///   holds; nothing is built), what a failed build gives its callers, `.shutDown`; or
-    ///   ``ServiceLookupError`` for an unknown name or another type.
+    ///   ``AppServices/LookupError`` for an unknown name or another type.
     @inlinable
     public func resolveNow<Value>(
         _ key: ServiceKey<Value>, as label: String? = nil, isolation: isolated (any Actor)? = #isolation

@@ -72,13 +72,15 @@ public final class ServiceContainer: Sendable {
     /// ```
     ///
     /// - Throws: ``ContainerError`` `.notReady` when no snapshot is published (call ``start(as:)``
-    ///   first), `.shutDown` once the container shuts down, or ``ServiceLookupError`` when the
+    ///   first), `.shutDown` once the container shuts down, or ``AppServices/LookupError`` when the
     ///   snapshot has no such service of that type.
     @inlinable
     public func resolve<Value>(_ key: ServiceKey<Value>) throws -> Value {
         // The snapshot is used without retaining it; only the returned value is retained.
         guard
-            let value = try published.withCurrent({ snapshot throws(ServiceLookupError) in try snapshot.resolve(key) })
+            let value = try published.withCurrent({ snapshot throws(AppServices.LookupError) in
+                try snapshot.resolve(key)
+            })
         else { throw unpublished() }
         return value
     }

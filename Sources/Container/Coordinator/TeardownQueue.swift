@@ -20,7 +20,7 @@ struct TeardownQueue<OperationWaiter> {
     /// A finished teardown, and the operation that reports it.
     struct TeardownRecord {
         let owner: Int?
-        let record: ResetReport.Teardown
+        let record: ServiceContainer.ResetReport.Teardown
     }
 
     /// An operation waiting for its teardowns and for the scope instances it ended.
@@ -28,12 +28,12 @@ struct TeardownQueue<OperationWaiter> {
         let id: Int
         let waiter: OperationWaiter
         /// The report without its teardowns.
-        var report: ResetReport
-        var tornDown: [ResetReport.Teardown] = []
+        var report: ServiceContainer.ResetReport
+        var tornDown: [ServiceContainer.ResetReport.Teardown] = []
         /// The scope instances (by id) whose ends this operation reports and still waits for.
         var children: Set<Int> = []
         /// Teardowns of those instances, in the order they reported.
-        var childTornDown: [ResetReport.Teardown] = []
+        var childTornDown: [ServiceContainer.ResetReport.Teardown] = []
     }
 
     /// What to do now that no build runs.
@@ -41,14 +41,14 @@ struct TeardownQueue<OperationWaiter> {
         /// Start a teardown job of these values, in this order (dependents first).
         case tearDown([Teardown])
         /// Nothing to tear down now: these operations are complete (possibly none).
-        case idle(completed: [(waiter: OperationWaiter, report: ResetReport)])
+        case idle(completed: [(waiter: OperationWaiter, report: ServiceContainer.ResetReport)])
     }
 
     private(set) var isTearingDown = false
     private var queue: [Teardown] = []
     private var operations: [Operation] = []
     /// Teardowns no operation owned, for the next operation's report (and the status).
-    private(set) var unreported: [ResetReport.Teardown] = []
+    private(set) var unreported: [ServiceContainer.ResetReport.Teardown] = []
 
     /// Whether nothing is queued or running and no operation waits.
     var isIdle: Bool { !isTearingDown && queue.isEmpty && operations.isEmpty }
@@ -77,7 +77,7 @@ struct TeardownQueue<OperationWaiter> {
     }
 
     /// Scope instance `child` ended for operation `id` with these teardowns.
-    mutating func child(_ child: Int, reported records: [ResetReport.Teardown], to id: Int) {
+    mutating func child(_ child: Int, reported records: [ServiceContainer.ResetReport.Teardown], to id: Int) {
         guard let index = operations.firstIndex(where: { $0.id == id }) else {
             unreported += records
             return
@@ -117,7 +117,7 @@ struct TeardownQueue<OperationWaiter> {
             isTearingDown = true
             return .tearDown(batch)
         }
-        var completed: [(waiter: OperationWaiter, report: ResetReport)] = []
+        var completed: [(waiter: OperationWaiter, report: ServiceContainer.ResetReport)] = []
         while let operation = operations.first, operation.children.isEmpty {
             operations.removeFirst()
             // Scoped values went first; teardowns nobody owned go to the first report that can take them.

@@ -38,7 +38,7 @@ struct DeclarationFingerprint: Hashable, Sendable {
     static func of(
         name: String, providerID: String, valueType: ObjectIdentifier, dependencyNames: [String],
         options: ServiceOptions,
-        timeout: Duration?, retry: RetryPolicy, defaultFailure: FailureKind?, lifetime: Lifetime,
+        timeout: Duration?, retry: RetryPolicy, defaultFailure: FailureKind?, lifetime: ServiceSpec.Lifetime,
         isExternal: Bool, groups: [String: [Int]]
     ) -> DeclarationFingerprint {
         // A field added to the node, its options or its retry policy must be added here too
@@ -107,7 +107,7 @@ extension DeclarationHasher {
     }
 
     /// A value, after a tag naming its case (so `1` and `1.0`, `[]` and `{}` differ, as with `==`).
-    mutating func combine(_ value: OptionValue) {
+    mutating func combine(_ value: ServiceOptions.Value) {
         switch value {
         case .null: combine(0)
         case .bool(let flag):

@@ -7,7 +7,7 @@
 ///     ServiceSpec(.pushRegistration, dependsOn: .deviceToken) { PushRegistration(token: try $0[.deviceToken]) },
 /// ]
 /// ```
-public struct InputProvider<Value: Sendable>: ServiceProvider {
+package struct InputProvider<Value: Sendable>: ServiceProvider {
     /// `input`, the id a config file names it by.
     public let id = "input"
 

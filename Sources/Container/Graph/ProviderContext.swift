@@ -5,7 +5,7 @@
 /// let config = try context[.configuration]
 /// ```
 ///
-/// Reading a service the node did not declare throws ``ServiceLookupError`` (`.undeclared`),
+/// Reading a service the node did not declare throws ``AppServices/LookupError`` (`.undeclared`),
 /// so a provider cannot depend on something the graph does not know about.
 public struct ProviderContext: Sendable {
     /// What every node run of one build shares: the generation, the attempt, the scope instance
@@ -101,12 +101,12 @@ public struct ProviderContext: Sendable {
     var groups: [String: [Int]] { node.groups }
 
     /// Reads a declared dependency.
-    /// - Throws: ``ServiceLookupError`` when `key` is not in the node's `dependsOn` or has another type.
+    /// - Throws: ``AppServices/LookupError`` when `key` is not in the node's `dependsOn` or has another type.
     ///
     /// Inlined into the provider, where `Value` is known: the usual read (the exact type) then
     /// costs no generic metadata lookup, which the runtime would make per read otherwise.
     @inlinable
-    public func resolve<Value>(_ key: ServiceKey<Value>) throws(ServiceLookupError) -> Value {
+    public func resolve<Value>(_ key: ServiceKey<Value>) throws(AppServices.LookupError) -> Value {
         let box = try dependency(named: key.name)
         if box.typeID == ObjectIdentifier(Value.self) { return unsafeDowncast(box, to: ServiceBox<Value>.self).value }
         return try cast(box, to: key)
@@ -114,7 +114,7 @@ public struct ProviderContext: Sendable {
 
     /// The value of the declared dependency called `name`.
     @usableFromInline
-    func dependency(named name: String) throws(ServiceLookupError) -> AnyServiceBox {
+    func dependency(named name: String) throws(AppServices.LookupError) -> AnyServiceBox {
         // A node declares a few dependencies: a scan of their names costs less than building
         // a dictionary for every node run, and most providers read each dependency once.
         let declared = node.dependencyNames
@@ -131,21 +131,21 @@ public struct ProviderContext: Sendable {
         build.values[node.dependencies[position]]
     }
 
-    /// The value the app supplied for this input node, once it has (see ``InputProvider``).
+    /// The value the app supplied for this input node, once it has (see ``ServiceContainer/supply(_:_:)``).
     func inputValue<Value: Sendable>(as type: Value.Type) async throws -> Value {
         guard let inputs = build.inputs else { throw InputStore.Closed(name: serviceName) }
         let value = try await inputs.value(
             of: serviceName, type: ObjectIdentifier(Value.self), generation: build.generation)
         guard let typed = value as? Value else {
-            throw ServiceLookupError.typeMismatch(serviceName, expected: Value.self, actual: Swift.type(of: value))
+            throw AppServices.LookupError.typeMismatch(serviceName, expected: Value.self, actual: Swift.type(of: value))
         }
         return typed
     }
 
     /// Reads a declared dependency on an optional service (`"<name>?"` in `dependsOn`): `nil`
     /// when it was not built (see <doc:DemandDrivenStartUp>).
-    /// - Throws: ``ServiceLookupError`` when `key` is not in the node's `dependsOn` or has another type.
-    public func optional<Value>(_ key: ServiceKey<Value>) throws(ServiceLookupError) -> Value? {
+    /// - Throws: ``AppServices/LookupError`` when `key` is not in the node's `dependsOn` or has another type.
+    public func optional<Value>(_ key: ServiceKey<Value>) throws(AppServices.LookupError) -> Value? {
         let declared = node.dependencyNames
         let index = if let positions { positions[key.name] } else { declared.firstIndex(of: key.name) }
         guard let index else { throw .undeclared(key.name, reader: "service '\(serviceName)'", declared: declared) }
@@ -157,7 +157,7 @@ public struct ProviderContext: Sendable {
     /// `box`'s value read as another type than its own (a protocol existential read as another,
     /// a subclass read as its superclass): a dynamic cast.
     @usableFromInline
-    func cast<Value>(_ box: AnyServiceBox, to key: ServiceKey<Value>) throws(ServiceLookupError) -> Value {
+    func cast<Value>(_ box: AnyServiceBox, to key: ServiceKey<Value>) throws(AppServices.LookupError) -> Value {
         guard let value = box.anyValue as? Value else {
             throw .typeMismatch(key.name, expected: Value.self, actual: box.valueType)
         }
@@ -165,9 +165,9 @@ public struct ProviderContext: Sendable {
     }
 
     /// The values of every member of `group`, in declaration order (see <doc:TypedDependencies>).
-    /// - Throws: ``ServiceLookupError`` when the node does not depend on the group
+    /// - Throws: ``AppServices/LookupError`` when the node does not depend on the group
     ///   (`"group:<name>"` in its dependsOn) or a member's value has another type.
-    public func group<Value>(_ group: ServiceGroup<Value>) throws(ServiceLookupError) -> [Value] {
+    public func group<Value>(_ group: ServiceGroup<Value>) throws(AppServices.LookupError) -> [Value] {
         guard let positions = groups[group.name] else {
             throw .undeclared(group.dependency, reader: "service '\(serviceName)'", declared: declared)
         }
@@ -186,7 +186,7 @@ public struct ProviderContext: Sendable {
 
     /// Reads a declared dependency; the same as ``resolve(_:)``.
     public subscript<Value>(key: ServiceKey<Value>) -> Value {
-        get throws(ServiceLookupError) { try resolve(key) }
+        get throws(AppServices.LookupError) { try resolve(key) }
     }
 
     /// Reads a parameter of the scope instance the node is built in (see <doc:Scopes>).

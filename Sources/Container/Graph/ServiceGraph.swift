@@ -27,7 +27,7 @@ public final class ServiceGraph: Sendable {
         let defaultFailure: FailureKind?
         let location: ConfigLocation?
         /// The app or the scope the value lives in.
-        let lifetime: Lifetime
+        let lifetime: ServiceSpec.Lifetime
         /// In a scope's part: an app service whose value comes from the app snapshot the scope
         /// instance is built on; it is never built, kept or torn down by the scope.
         let isExternal: Bool
@@ -51,7 +51,7 @@ public final class ServiceGraph: Sendable {
         /// When the node is built. Not in the fingerprint: it says when the value is made, not
         /// what it is, so a reload that changes only a policy keeps the value.
         var start: StartPolicy { declaration.start }
-        /// Whether the app supplies its value (``InputProvider``).
+        /// Whether the app supplies its value (an input node, ``ServiceSpec/input(_:start:location:)``).
         var isInput: Bool { provider.isInput }
         /// Whether requests succeed without it. Not in the fingerprint, like ``start``.
         var isOptional: Bool { declaration.isOptional }
@@ -63,7 +63,7 @@ public final class ServiceGraph: Sendable {
         init(
             name: String, provider: AnyServiceProvider, dependencies: [Int], dependencyNames: [String],
             options: ServiceOptions, settings: (any Sendable)? = nil, timeout: Duration?, retry: RetryPolicy,
-            defaultFailure: FailureKind?, location: ConfigLocation?, lifetime: Lifetime = .app,
+            defaultFailure: FailureKind?, location: ConfigLocation?, lifetime: ServiceSpec.Lifetime = .app,
             isExternal: Bool = false,
             groups: [String: [Int]] = [:], declaration: ServiceSpec, fingerprint: DeclarationFingerprint? = nil
         ) {
@@ -132,7 +132,7 @@ public final class ServiceGraph: Sendable {
     /// scope instance) asks only for what it needs; otherwise for every eager service, as
     /// `start()` does (see <doc:DemandDrivenStartUp>).
     public let declaresStartPolicies: Bool
-    /// Whether a node this graph builds runs on the main actor (``ServiceIsolation/main``): only
+    /// Whether a node this graph builds runs on the main actor (``ServiceSpec/Isolation/main``): only
     /// then does a build look at where its nodes run.
     let hasMainActorNodes: Bool
     /// Each node's ``Node/priorityFloor``, by slot; empty when no node has one (no declared
@@ -314,7 +314,7 @@ public final class ServiceGraph: Sendable {
     }
 
     /// How long the value of `name` lives (the app or a scope), or `nil` when there is no such service.
-    public func lifetime(of name: String) -> Lifetime? {
+    public func lifetime(of name: String) -> ServiceSpec.Lifetime? {
         layout.slots[name].map { nodes[$0].lifetime }
     }
 

@@ -15,7 +15,7 @@
 /// `"$data/app.sqlite"` with `pathRoots: ["data": applicationSupport]` (see ``pathRoots``).
 public struct ServiceOptions: Sendable, Hashable, CustomStringConvertible {
     /// The raw option values by name.
-    public var values: [String: OptionValue]
+    public var values: [String: ServiceOptions.Value]
     /// Names of options whose values are secrets.
     public var secretKeys: Set<String>
     /// The folder relative paths resolve against (the config file's folder), if any.
@@ -27,7 +27,7 @@ public struct ServiceOptions: Sendable, Hashable, CustomStringConvertible {
 
     /// Creates options.
     public init(
-        _ values: [String: OptionValue] = [:], secretKeys: Set<String> = [], baseDirectory: String? = nil,
+        _ values: [String: ServiceOptions.Value] = [:], secretKeys: Set<String> = [], baseDirectory: String? = nil,
         pathRoots: [String: String] = [:]
     ) {
         self.values = values
@@ -37,7 +37,7 @@ public struct ServiceOptions: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The raw value of `key`, if present.
-    public subscript(key: String) -> OptionValue? { values[key] }
+    public subscript(key: String) -> ServiceOptions.Value? { values[key] }
 
     /// The string at `key`.
     /// - Throws: ``OptionError`` when absent (and no default) or not a string.
@@ -124,7 +124,7 @@ public struct ServiceOptions: Sendable, Hashable, CustomStringConvertible {
     /// more characters, inside arrays and objects too); the runtime redacts these.
     public var secretStrings: [String] {
         var result: [String] = []
-        func collect(_ value: OptionValue) {
+        func collect(_ value: ServiceOptions.Value) {
             switch value {
             case .string(let text): if !text.isEmpty { result.append(text) }
             case .int(let number) where String(number).count >= 4: result.append(String(number))

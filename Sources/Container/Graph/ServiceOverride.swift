@@ -26,13 +26,13 @@ extension ServiceGraph {
         /// The new options, or `nil` to keep the service's.
         let options: ServiceOptions?
         /// The new lifetime, or `nil` to keep the service's.
-        let lifetime: Lifetime?
+        let lifetime: ServiceSpec.Lifetime?
         /// Where the override was written, for error messages.
         public let location: ConfigLocation?
 
         private init(
             _ service: String, provider: AnyServiceProvider, dependsOn: [String]?, options: ServiceOptions? = nil,
-            lifetime: Lifetime?, fileID: String, line: Int
+            lifetime: ServiceSpec.Lifetime?, fileID: String, line: Int
         ) {
             self.service = service
             self.provider = provider
@@ -71,7 +71,8 @@ extension ServiceGraph {
         ///   - line: the caller's line (default: the call site).
         public static func provider<Provider: ServiceProvider>(
             _ key: ServiceKey<Provider.Value>, _ provider: Provider, dependsOn: [String]? = nil,
-            options: ServiceOptions? = nil, lifetime: Lifetime? = nil, fileID: String = #fileID, line: Int = #line
+            options: ServiceOptions? = nil, lifetime: ServiceSpec.Lifetime? = nil, fileID: String = #fileID,
+            line: Int = #line
         ) -> ServiceGraph.Override {
             ServiceGraph.Override(
                 key.name, provider: AnyServiceProvider(provider), dependsOn: dependsOn, options: options,
@@ -89,7 +90,7 @@ extension ServiceGraph {
         ///   - line: the caller's line (default: the call site).
         ///   - make: makes the value.
         public static func make<Value: Sendable>(
-            _ key: ServiceKey<Value>, dependsOn: [String]? = nil, lifetime: Lifetime? = nil,
+            _ key: ServiceKey<Value>, dependsOn: [String]? = nil, lifetime: ServiceSpec.Lifetime? = nil,
             tearDown: (@Sendable (Value) async throws -> Void)? = nil, fileID: String = #fileID, line: Int = #line,
             _ make: @escaping @Sendable (ProviderContext) async throws -> Value
         ) -> ServiceGraph.Override {

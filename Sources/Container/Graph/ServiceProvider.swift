@@ -51,10 +51,10 @@ public protocol ServiceProvider<Value>: Sendable {
     /// - Throws: any error; see ``BuildPolicy/ErrorClassifier`` for how it is classified.
     nonisolated(nonsending) func make(_ context: ProviderContext) async throws -> Value
 
-    /// Where ``make(_:)`` runs: ``ServiceIsolation/nonisolated`` (the default) or
-    /// ``ServiceIsolation/main``; a spec's own ``ServiceSpec/isolation`` (a config's
+    /// Where ``make(_:)`` runs: ``ServiceSpec/Isolation/nonisolated`` (the default) or
+    /// ``ServiceSpec/Isolation/main``; a spec's own ``ServiceSpec/isolation`` (a config's
     /// `"isolation"`) wins over it (see <doc:LaunchTiers>).
-    var isolation: ServiceIsolation { get }
+    var isolation: ServiceSpec.Isolation { get }
 
     /// Releases what ``make(_:)`` acquired, or `nil` when the value needs no teardown (the default).
     ///
@@ -98,7 +98,7 @@ extension ServiceProvider {
     /// Declares nothing.
     public var requirements: [AnyServiceKey] { [] }
     /// Runs where its caller runs: the build's threads, unless the spec says otherwise.
-    public var isolation: ServiceIsolation { .nonisolated }
+    public var isolation: ServiceSpec.Isolation { .nonisolated }
 }
 
 // The defaults of a provider whose settings are its options (every provider that only checks them).
@@ -201,10 +201,10 @@ public struct AnyServiceProvider: Sendable {
     let settings: @Sendable (ServiceOptions) throws -> (any Sendable)?
     /// What the provider declares it reads (``ServiceProvider/requirements``).
     public let requirements: [AnyServiceKey]
-    /// Whether it is an ``InputProvider``: the app supplies the value.
+    /// Whether it is an input provider: the app supplies the value.
     let isInput: Bool
     /// Where the provider's `make` runs (``ServiceProvider/isolation``).
-    public let isolation: ServiceIsolation
+    public let isolation: ServiceSpec.Isolation
     /// The provider's ``SynchronousServiceProvider/makeNow(_:)``, for a synchronous provider.
     let makeNow: (@Sendable (ProviderContext) throws -> AnyServiceBox)?
 

@@ -90,10 +90,10 @@ public struct ServiceSpec: Sendable {
         get { storage.fields.isOptional }
         set { change { $0.isOptional = newValue } }
     }
-    /// Where the provider runs: on the main actor (``ServiceIsolation/main``) or on the build's
+    /// Where the provider runs: on the main actor (``ServiceSpec/Isolation/main``) or on the build's
     /// threads; `nil` (the default): where the provider says (``ServiceProvider/isolation``).
     /// A config file says `"isolation": "main"` (see <doc:LaunchTiers>).
-    public var isolation: ServiceIsolation? {
+    public var isolation: Isolation? {
         get { storage.fields.isolation }
         set { change { $0.isolation = newValue } }
     }
@@ -176,11 +176,12 @@ public struct ServiceSpec: Sendable {
     ///   - fileID: where the spec is declared, for error messages; leave the default.
     ///   - line: where the spec is declared, for error messages; leave the default.
     ///   - make: makes the value, on the executor the build gives it (the main actor when
-    ///     ``isolation`` is ``ServiceIsolation/main``).
+    ///     ``isolation`` is ``ServiceSpec/Isolation/main``).
     public init<Value: Sendable>(
         _ key: ServiceKey<Value>, dependsOn: [String] = [], options: ServiceOptions = ServiceOptions(),
         timeout: Duration? = nil, retry: RetryPolicy = .none, defaultFailure: FailureKind? = nil,
-        lifetime: Lifetime = .app, group: String? = nil, start: StartPolicy = .eager, priority: ServicePriority? = nil,
+        lifetime: Lifetime = .app, group: String? = nil, start: StartPolicy = .eager,
+        priority: ServicePriority? = nil,
         tearDown: (nonisolated(nonsending) @Sendable (Value) async throws -> Void)? = nil, fileID: String = #fileID,
         line: Int = #line, make: nonisolated(nonsending) @escaping @Sendable (ProviderContext) async throws -> Value
     ) {
@@ -211,7 +212,8 @@ public struct ServiceSpec: Sendable {
     public init<Value: Sendable>(
         mainActor key: ServiceKey<Value>, dependsOn: [String] = [], options: ServiceOptions = ServiceOptions(),
         timeout: Duration? = nil, retry: RetryPolicy = .none, defaultFailure: FailureKind? = nil,
-        lifetime: Lifetime = .app, group: String? = nil, start: StartPolicy = .eager, priority: ServicePriority? = nil,
+        lifetime: Lifetime = .app, group: String? = nil, start: StartPolicy = .eager,
+        priority: ServicePriority? = nil,
         tearDown: (@MainActor @Sendable (Value) async throws -> Void)? = nil, fileID: String = #fileID,
         line: Int = #line, make: @escaping @MainActor @Sendable (ProviderContext) async throws -> Value
     ) {
@@ -297,7 +299,7 @@ extension ServiceSpec {
         var group: String?
         var start: StartPolicy = .eager
         var isOptional: Bool = false
-        var isolation: ServiceIsolation?
+        var isolation: Isolation?
         var priority: ServicePriority?
         var sync: Bool = false
         var typedDependencies: [AnyServiceKey] = []

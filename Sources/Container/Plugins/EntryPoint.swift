@@ -40,7 +40,7 @@ extension EntryPoint {
 
 /// A view of a snapshot that exposes only the services an entry point declared.
 ///
-/// Reading anything else throws ``ServiceLookupError`` with code `.undeclared`: a missing
+/// Reading anything else throws ``AppServices/LookupError`` with code `.undeclared`: a missing
 /// declaration is a bug to fix, never a silent `nil`.
 public struct ScopedServices: Sendable {
     /// The full snapshot behind the view (its generation and report are public information).
@@ -72,8 +72,8 @@ public struct ScopedServices: Sendable {
     public var generation: Int { snapshot.generation }
 
     /// Reads a declared service.
-    /// - Throws: ``ServiceLookupError`` when `key` was not declared, or as ``AppServices/resolve(_:)``.
-    public func resolve<Value>(_ key: ServiceKey<Value>) throws(ServiceLookupError) -> Value {
+    /// - Throws: ``AppServices/LookupError`` when `key` was not declared, or as ``AppServices/resolve(_:)``.
+    public func resolve<Value>(_ key: ServiceKey<Value>) throws(AppServices.LookupError) -> Value {
         guard allowed.contains(key.name) else {
             throw .undeclared(
                 key.name, reader: "entry point '\(reader)'", declared: requirements.map(\.name), type: Value.self)
@@ -84,8 +84,8 @@ public struct ScopedServices: Sendable {
 
     /// Reads a declared optional service: `nil` when the snapshot does not hold it (see
     /// ``AppServices/optional(_:)``).
-    /// - Throws: ``ServiceLookupError`` when `key` was not declared, or as ``AppServices/optional(_:)``.
-    public func optional<Value>(_ key: ServiceKey<Value>) throws(ServiceLookupError) -> Value? {
+    /// - Throws: ``AppServices/LookupError`` when `key` was not declared, or as ``AppServices/optional(_:)``.
+    public func optional<Value>(_ key: ServiceKey<Value>) throws(AppServices.LookupError) -> Value? {
         guard allowed.contains(key.name) else {
             throw .undeclared(
                 key.name, reader: "entry point '\(reader)'", declared: requirements.map(\.name), type: Value.self)
@@ -96,6 +96,6 @@ public struct ScopedServices: Sendable {
 
     /// Reads a declared service; the same as ``resolve(_:)``.
     public subscript<Value>(key: ServiceKey<Value>) -> Value {
-        get throws(ServiceLookupError) { try resolve(key) }
+        get throws(AppServices.LookupError) { try resolve(key) }
     }
 }

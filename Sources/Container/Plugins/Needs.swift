@@ -26,13 +26,13 @@ public struct Needs<Value: Sendable>: Sendable {
     /// the service's own type.
     let erasedKey: AnyServiceKey
     /// Reads the value from a running entry point's view.
-    private let read: @Sendable (ScopedServices) throws(ServiceLookupError) -> Value
+    private let read: @Sendable (ScopedServices) throws(AppServices.LookupError) -> Value
 
     /// Declares that the entry point reads the service of `key`.
     public init(_ key: ServiceKey<Value>) {
         self.key = key
         erasedKey = key.erased
-        read = { services throws(ServiceLookupError) in try services.resolve(key) }
+        read = { services throws(AppServices.LookupError) in try services.resolve(key) }
     }
 
     /// Declares that the entry point reads the optional service of `key`: the property is `nil`
@@ -40,7 +40,7 @@ public struct Needs<Value: Sendable>: Sendable {
     public init<Wrapped: Sendable>(_ key: ServiceKey<Wrapped>) where Value == Wrapped? {
         self.key = ServiceKey<Value>(key.name)
         erasedKey = key.erased
-        read = { services throws(ServiceLookupError) in try services.optional(key) }
+        read = { services throws(AppServices.LookupError) in try services.optional(key) }
     }
 
     /// The service's value in the running entry point's snapshot.
@@ -58,11 +58,11 @@ public struct Needs<Value: Sendable>: Sendable {
     public var projectedValue: Needs<Value> { self }
 
     /// The service's value in the running entry point's snapshot.
-    /// - Throws: ``ServiceLookupError`` `.undeclared` outside an entry point's `run(_:)`, or as
+    /// - Throws: ``AppServices/LookupError`` `.undeclared` outside an entry point's `run(_:)`, or as
     ///   ``ScopedServices/resolve(_:)``.
-    public func get() throws(ServiceLookupError) -> Value {
+    public func get() throws(AppServices.LookupError) -> Value {
         guard let services = RunningEntryPoint.services else {
-            throw ServiceLookupError(
+            throw AppServices.LookupError(
                 code: .undeclared, service: key.name,
                 message: "@Needs property for '\(key.name)' was read outside an entry point's run(_:) (or in a "
                     + "detached task): it is filled only while the container runs the entry point; read it inside "

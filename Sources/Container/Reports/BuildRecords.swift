@@ -26,7 +26,7 @@ struct BuildRecords: Sendable {
         init() {}
 
         init(
-            status: Status, runs: Int, startedAt: Duration?, endedAt: Duration?, executor: NodeExecutor = .pool,
+            status: Status, runs: Int, startedAt: Duration?, endedAt: Duration?, executor: BuildReport.Executor = .pool,
             priority: UInt8 = 0, opensBatch: Bool = false
         ) {
             self.status = status
@@ -42,7 +42,7 @@ struct BuildRecords: Sendable {
         var opensBatch: Bool { times & 8 != 0 }
 
         /// Where it ran.
-        var executor: NodeExecutor {
+        var executor: BuildReport.Executor {
             get { times & 4 != 0 ? .main : .pool }
             set { times = newValue.isMain ? times | 4 : times & ~4 }
         }
@@ -151,7 +151,7 @@ struct BuildRecords: Sendable {
     private static let reused = Record(status: .reused, runs: 0, startedAt: nil, endedAt: nil)
 
     /// Records that `slot` failed.
-    mutating func failed(_ slot: Int, _ failure: NodeFailure) {
+    mutating func failed(_ slot: Int, _ failure: NodeOutcome.Failure) {
         details[slot] = .failed(failure)
     }
 

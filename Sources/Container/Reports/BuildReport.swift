@@ -20,7 +20,7 @@ public struct BuildReport: Sendable, CustomStringConvertible {
         /// A node's report.
         init(
             name: String, outcome: NodeOutcome, runs: Int, startedAt: Duration?, endedAt: Duration?,
-            executor: NodeExecutor = .pool, priority: UInt8 = 0
+            executor: Executor = .pool, priority: UInt8 = 0
         ) {
             self.name = name
             self.outcome = outcome
@@ -33,7 +33,7 @@ public struct BuildReport: Sendable, CustomStringConvertible {
 
         /// Where its provider ran: the build's threads, or the main actor (a main-actor
         /// service, see <doc:LaunchTiers>).
-        public var executor: NodeExecutor { times & 4 != 0 ? .main : .pool }
+        public var executor: Executor { times & 4 != 0 ? .main : .pool }
         /// The priority its provider ran at; `nil` when it did not run in this build.
         public var priority: ServicePriority? { priorityValue == 0 ? nil : ServicePriority(rawValue: priorityValue) }
 

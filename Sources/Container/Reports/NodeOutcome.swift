@@ -5,7 +5,7 @@ public enum NodeOutcome: Sendable, Hashable, CustomStringConvertible {
     /// The value was kept from an earlier attempt or generation; the provider did not run.
     case reused
     /// The provider ran and failed.
-    case failed(NodeFailure)
+    case failed(Failure)
     /// The provider never ran because these upstream nodes failed.
     case skipped(because: [String])
     /// The build was cancelled (a reset, or fail-fast after another node failed).
@@ -53,32 +53,34 @@ extension NodeOutcome {
     }
 }
 
-/// A node's failure: its classification and its (redacted) error.
-public struct NodeFailure: Sendable, Hashable, CustomStringConvertible {
-    /// Transient or permanent.
-    public let kind: FailureKind
-    /// The error's text, with secrets redacted.
-    public let message: String
-    /// The error the provider threw, for programmatic handling (`failure.error as? MyError`).
-    ///
-    /// Unlike ``message`` it is **not redacted**: do not print or log it; print ``message``.
-    public let error: any Error
+extension NodeOutcome {
+    /// A node's failure: its classification and its (redacted) error.
+    public struct Failure: Sendable, Hashable, CustomStringConvertible {
+        /// Transient or permanent.
+        public let kind: FailureKind
+        /// The error's text, with secrets redacted.
+        public let message: String
+        /// The error the provider threw, for programmatic handling (`failure.error as? MyError`).
+        ///
+        /// Unlike ``message`` it is **not redacted**: do not print or log it; print ``message``.
+        public let error: any Error
 
-    /// Creates a failure.
-    public init(kind: FailureKind, message: String, error: any Error) {
-        self.kind = kind
-        self.message = message
-        self.error = error
-    }
+        /// Creates a failure.
+        public init(kind: FailureKind, message: String, error: any Error) {
+            self.kind = kind
+            self.message = message
+            self.error = error
+        }
 
-    public var description: String { "\(kind): \(message)" }
+        public var description: String { "\(kind): \(message)" }
 
-    public static func == (lhs: NodeFailure, rhs: NodeFailure) -> Bool {
-        lhs.kind == rhs.kind && lhs.message == rhs.message
-    }
+        public static func == (lhs: Failure, rhs: Failure) -> Bool {
+            lhs.kind == rhs.kind && lhs.message == rhs.message
+        }
 
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(kind)
-        hasher.combine(message)
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(kind)
+            hasher.combine(message)
+        }
     }
 }

@@ -39,7 +39,7 @@ public final class ObservedServices: Observable {
         self.init(following: instance.snapshots)
     }
 
-    init(following snapshots: SnapshotUpdates) {
+    init(following snapshots: AppServices.Updates) {
         // Subscribed now, not when the task first runs; told of resets and reloads too.
         let changes = FeedSubscription(snapshots.feed, takingClears: true)
         follower.start { [weak self] in

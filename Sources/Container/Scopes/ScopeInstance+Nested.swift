@@ -27,8 +27,8 @@ extension ScopeInstance {
 
     /// The open instances of `scope` below this instance now, then after each change to them;
     /// it ends when this instance is closed (see ``ServiceContainer/instanceUpdates(of:)``).
-    public func instanceUpdates(of scope: String) -> ScopeInstanceUpdates {
-        ScopeInstanceUpdates(changes: core.feeds.instances) { [core] in
+    public func instanceUpdates(of scope: String) -> Updates {
+        Updates(changes: core.feeds.instances) { [core] in
             core.openInstances(of: scope).map(ScopeInstance.init(core:))
         }
     }

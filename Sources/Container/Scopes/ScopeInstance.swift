@@ -49,11 +49,13 @@ public final class ScopeInstance: Sendable {
     /// Reads one service (scoped, or an app service the scope uses) of the published snapshot,
     /// synchronously, without retaining the snapshot.
     /// - Throws: ``ContainerError`` `.notReady`, `.closed` once the instance is closed (or the app
-    ///   shut down), or ``ServiceLookupError``.
+    ///   shut down), or ``AppServices/LookupError``.
     @inlinable
     public func resolve<Value>(_ key: ServiceKey<Value>) throws -> Value {
         guard
-            let value = try published.withCurrent({ snapshot throws(ServiceLookupError) in try snapshot.resolve(key) })
+            let value = try published.withCurrent({ snapshot throws(AppServices.LookupError) in
+                try snapshot.resolve(key)
+            })
         else { throw unpublished() }
         return value
     }
@@ -133,7 +135,7 @@ public final class ScopeInstance: Sendable {
     /// down in reverse dependency order after the build stopped, later calls are refused.
     /// - Throws: ``ContainerError`` `.closed` when it was closed already.
     @discardableResult
-    public func close() async throws(ContainerError) -> ResetReport {
+    public func close() async throws(ContainerError) -> ServiceContainer.ResetReport {
         try await core.shutdown(deadline: nil, error: .closed(label))
     }
 }

@@ -71,9 +71,9 @@ public final class AppServices: Sendable {
     /// layout, one array read and one type check, no retain of the box. A cache miss and
     /// every error take the out-of-line `resolveSlowly(_:)`.
     ///
-    /// - Throws: ``ServiceLookupError`` when no service has that name or its value has another type.
+    /// - Throws: ``AppServices/LookupError`` when no service has that name or its value has another type.
     @inlinable @inline(__always)
-    public func resolve<Value>(_ key: ServiceKey<Value>) throws(ServiceLookupError) -> Value {
+    public func resolve<Value>(_ key: ServiceKey<Value>) throws(LookupError) -> Value {
         if let slot = key.slotCache.slot(for: layout.id), let box = values.value(at: slot) {
             if box.typeID == ObjectIdentifier(Value.self) {
                 return unsafeDowncast(box, to: ServiceBox<Value>.self).value
@@ -94,7 +94,7 @@ public final class AppServices: Sendable {
 
     /// The lookup by name, which refreshes the key's slot cache, and the errors.
     @usableFromInline @inline(never)
-    func resolveSlowly<Value>(_ key: ServiceKey<Value>) throws(ServiceLookupError) -> Value {
+    func resolveSlowly<Value>(_ key: ServiceKey<Value>) throws(LookupError) -> Value {
         guard let slot = layout.slot(of: key) else { throw missing(key.name) }
         guard let box = values.value(at: slot) else { throw notHeld(key.name, slot: slot, type: Value.self) }
         guard box.typeID == ObjectIdentifier(Value.self) else { throw mismatch(key.name, expected: Value.self) }
@@ -105,14 +105,14 @@ public final class AppServices: Sendable {
     @inlinable
     public subscript<Value>(key: ServiceKey<Value>) -> Value {
         @inline(__always)
-        get throws(ServiceLookupError) { try resolve(key) }
+        get throws(LookupError) { try resolve(key) }
     }
 
     /// Reads an optional service (``ServiceSpec/isOptional``): `nil` when the snapshot does not
     /// hold it; ``absence(of:)`` says why (see <doc:DemandDrivenStartUp>).
-    /// - Throws: ``ServiceLookupError`` when no service has that name, its value has another
+    /// - Throws: ``AppServices/LookupError`` when no service has that name, its value has another
     ///   type, or the service is not optional and the snapshot does not hold it.
-    public func optional<Value>(_ key: ServiceKey<Value>) throws(ServiceLookupError) -> Value? {
+    public func optional<Value>(_ key: ServiceKey<Value>) throws(LookupError) -> Value? {
         guard let slot = layout.slot(of: key) else { throw missing(key.name) }
         guard let box = values.value(at: slot) else {
             if layout.isOptional(at: slot) { return nil }
@@ -157,7 +157,7 @@ public final class AppServices: Sendable {
     public func absence(of name: String) -> String? { absences[name] }
 
     /// The value of the service called `name`, untyped; for diagnostics and generic tools.
-    public func anyValue(named name: String) throws(ServiceLookupError) -> any Sendable {
+    public func anyValue(named name: String) throws(LookupError) -> any Sendable {
         guard let slot = layout.slots[name] else { throw missing(name) }
         guard let box = values.value(at: slot) else { throw notHeld(name, slot: slot) }
         return box.anyValue
@@ -176,18 +176,18 @@ public final class AppServices: Sendable {
     }
 
     @usableFromInline
-    func missing(_ name: String) -> ServiceLookupError {
+    func missing(_ name: String) -> LookupError {
         .notFound(name, known: layout.names)
     }
 
     /// A service of the graph this snapshot does not hold (its request's closure lacks it).
-    func notHeld(_ name: String, slot: Int, type: Any.Type? = nil) -> ServiceLookupError {
+    func notHeld(_ name: String, slot: Int, type: Any.Type? = nil) -> LookupError {
         if let reason = absences[name] { return .absent(name, reader: "a snapshot lookup", reason: reason) }
         return .notBuilt(name, policy: layout.policy(at: slot), generation: generation, type: type)
     }
 
     @usableFromInline
-    func mismatch(_ name: String, expected: Any.Type) -> ServiceLookupError {
+    func mismatch(_ name: String, expected: Any.Type) -> LookupError {
         let actual = layout.slots[name].flatMap { values.value(at: $0)?.valueType } ?? Never.self
         return .typeMismatch(name, expected: expected, actual: actual)
     }

@@ -44,7 +44,8 @@ public struct TraceEvent: Sendable, Hashable, CustomStringConvertible {
         /// or the build's threads), and `priority`, the priority it runs at (`nil` when not known,
         /// as in traces made before they were recorded, or none: a synchronous caller's thread).
         case nodeStarted(
-            node: String, overridden: Bool = false, executor: NodeExecutor? = nil, priority: ServicePriority? = nil)
+            node: String, overridden: Bool = false, executor: BuildReport.Executor? = nil,
+            priority: ServicePriority? = nil)
         /// `node.succeeded`
         case nodeSucceeded(node: String, duration: Duration)
         /// `node.failed`: `optional` when the service is optional, so its failure fails no request

@@ -19,7 +19,7 @@ enum ConfigReload {
     /// reload) and reloads `container` with it.
     static func reload(
         path: String, overlays: [String] = [], into container: ServiceContainer, pathRoots: [String: String]
-    ) async -> Result<(config: LoadedConfig, report: ReloadReport), Failure> {
+    ) async -> Result<(config: LoadedConfig, report: ServiceContainer.ReloadReport), Failure> {
         let config: LoadedConfig
         switch ConfigSource.load(path: path, overlays: overlays, pathRoots: pathRoots) {
         case .success(let loaded): config = loaded

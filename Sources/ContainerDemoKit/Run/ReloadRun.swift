@@ -13,7 +13,7 @@ enum ReloadRun {
     struct Outcome: Sendable {
         let old: LoadedConfig
         let new: LoadedConfig
-        let reload: ReloadReport
+        let reload: ServiceContainer.ReloadReport
         let events: [TraceEvent]
         let before: [RaceResult]
         let after: [RaceResult]
@@ -41,7 +41,7 @@ enum ReloadRun {
         let reloaded = await ConfigReload.reload(
             path: newPath, overlays: old.overlays, into: container, pathRoots: pathRoots)
         let new: LoadedConfig
-        let reload: ReloadReport
+        let reload: ServiceContainer.ReloadReport
         switch reloaded {
         case .success(let made): (new, reload) = made
         case .failure(.invalid(let problem)):
@@ -109,8 +109,8 @@ enum ReloadRun {
         return report
     }
 
-    /// The `ReloadReport`, one line per list.
-    static func lines(of report: ReloadReport) -> [String] {
+    /// The `ServiceContainer.ReloadReport`, one line per list.
+    static func lines(of report: ServiceContainer.ReloadReport) -> [String] {
         func list(_ names: [String]) -> String { names.isEmpty ? "none" : names.joined(separator: ", ") }
         var lines = [
             "generation \(report.from) → \(report.to)",

@@ -9,8 +9,8 @@ extension LaunchStory {
     static let mainActorTier = ["theme", "router", "accountsManager"]
 
     /// Where each node ran, by its first `node.started`.
-    static func executors(_ events: [TraceEvent]) -> [String: NodeExecutor] {
-        var executors: [String: NodeExecutor] = [:]
+    static func executors(_ events: [TraceEvent]) -> [String: BuildReport.Executor] {
+        var executors: [String: BuildReport.Executor] = [:]
         for event in events {
             if case .nodeStarted(let node, _, let executor, _) = event.kind, executors[node] == nil {
                 executors[node] = executor

@@ -22,7 +22,7 @@ enum LogoutStory {
 
         narrative.append("2. the user signs out: reset(invalidating: [\"session\"])")
         stage.lab.signOut()
-        var reset: ResetReport?
+        var reset: ServiceContainer.ResetReport?
         do {
             reset = try await container.reset(invalidating: ["session"])
             if let reset {

@@ -79,7 +79,7 @@ enum ScopesStory {
         let appBefore = container.current
 
         narrative.append("2. the user logs out: reset(invalidating: [\"\(loggedOut)\"])")
-        var reset: ResetReport?
+        var reset: ServiceContainer.ResetReport?
         do {
             reset = try await container.reset(invalidating: [loggedOut])
         } catch {
@@ -216,7 +216,7 @@ enum ScopesStory {
         let held: [AppServices?]
         let first: [RaceResult]
         let second: [RaceResult]
-        let reset: ResetReport?
+        let reset: ServiceContainer.ResetReport?
         let superseded: [String]
         /// The app generation each instance's snapshot was built on after logout (before the shutdown closed them).
         let rebuiltOn: [Int?]

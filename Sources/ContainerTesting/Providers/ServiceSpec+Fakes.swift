@@ -21,7 +21,8 @@ extension ServiceSpec {
     ///   - line: the caller's line (default: the call site).
     ///   - provider: the fake.
     public static func fake<Value: Sendable>(
-        _ key: ServiceKey<Value>, dependsOn: [String] = [], lifetime: Lifetime = .app, timeout: Duration? = nil,
+        _ key: ServiceKey<Value>, dependsOn: [String] = [], lifetime: ServiceSpec.Lifetime = .app,
+        timeout: Duration? = nil,
         retry: RetryPolicy = .none, fileID: String = #fileID, line: Int = #line, _ provider: FakeProvider<Value>
     ) -> ServiceSpec {
         var spec = ServiceSpec(
@@ -49,7 +50,8 @@ extension ServiceSpec {
     ///   - make: makes the value.
     public static func counting<Value: Sendable>(
         _ key: ServiceKey<Value>, dependsOn: [String] = [], timeout: Duration? = nil, retry: RetryPolicy = .none,
-        defaultFailure: FailureKind? = nil, lifetime: Lifetime = .app, start: StartPolicy = .eager, log: OrderLog,
+        defaultFailure: FailureKind? = nil, lifetime: ServiceSpec.Lifetime = .app, start: StartPolicy = .eager,
+        log: OrderLog,
         tearDown: (@Sendable (Value) async throws -> Void)? = nil, fileID: String = #fileID, line: Int = #line,
         make: @escaping @Sendable (ProviderContext) async throws -> Value
     ) -> ServiceSpec {

@@ -68,6 +68,6 @@ extension ConfigDecoder {
 
     mutating func failureKind(_ field: Field) -> FailureKind? { read(field) { $0.failureKind(&$1) } }
     mutating func startPolicy(_ field: Field) -> StartPolicy? { read(field) { $0.startPolicy(&$1) } }
-    mutating func isolation(_ field: Field) -> ServiceIsolation? { read(field) { $0.isolation(&$1) } }
+    mutating func isolation(_ field: Field) -> ServiceSpec.Isolation? { read(field) { $0.isolation(&$1) } }
     mutating func priority(_ field: Field) -> ServicePriority? { read(field) { $0.priority(&$1) } }
 }

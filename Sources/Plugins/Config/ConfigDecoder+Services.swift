@@ -176,7 +176,7 @@ extension ConfigDecoder {
         let folder = documents[optionsField?.document ?? declaration.origin.document].baseDirectory
         var options = ServiceOptions(baseDirectory: folder, pathRoots: pathRoots)
         if let field = optionsField {
-            let values = read(field) { node, problems -> [String: OptionValue]? in
+            let values = read(field) { node, problems -> [String: ServiceOptions.Value]? in
                 guard case .object(let values) = node.value else {
                     problems.append(
                         ReadProblem(

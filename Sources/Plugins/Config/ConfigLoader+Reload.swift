@@ -35,7 +35,7 @@ extension ConfigLoader {
     public static func reload(
         path: String, into container: ServiceContainer, overlays: [String] = [],
         registry: ProviderRegistry = .standard, pathRoots: [String: String] = [:]
-    ) async throws -> ReloadReport {
+    ) async throws -> ServiceContainer.ReloadReport {
         let config = try load(path: path, overlays: overlays, registry: registry, pathRoots: pathRoots)
         return try await container.reload(config.graph)
     }

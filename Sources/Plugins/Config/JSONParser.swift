@@ -1,7 +1,7 @@
 internal import Container
 
 /// A small strict JSON parser (RFC 8259) that records the line and column of every value: it
-/// makes an ``/Container/OptionValue`` with its positions (``PositionedValue``).
+/// makes a ``/Container/ServiceOptions/Value`` with its positions (``PositionedValue``).
 ///
 /// Foundation's `JSONSerialization` reports only a byte offset and drops positions, which
 /// would leave semantic errors (an unknown key, a missing dependency) without a line. This

@@ -221,11 +221,11 @@ extension PositionedValue {
     }
 
     /// `"main"` or `"nonisolated"`.
-    func isolation(_ problems: inout [ReadProblem]) -> ServiceIsolation? {
+    func isolation(_ problems: inout [ReadProblem]) -> ServiceSpec.Isolation? {
         guard let word = string(&problems) else { return nil }
-        if let isolation = ServiceIsolation(name: word) { return isolation }
+        if let isolation = ServiceSpec.Isolation(name: word) { return isolation }
         var message = "unknown isolation '\(NameRules.visible(word))'"
-        if let suggestion = NameSuggestion.closest(to: word, among: ServiceIsolation.all.map(\.description)) {
+        if let suggestion = NameSuggestion.closest(to: word, among: ServiceSpec.Isolation.all.map(\.description)) {
             message += "; did you mean '\(suggestion)'?"
         } else {
             message += "; use \"main\" (the provider runs on the main actor) or \"nonisolated\""

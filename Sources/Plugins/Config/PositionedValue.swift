@@ -3,7 +3,7 @@ internal import Container
 /// A parsed JSON value with where it, and each value inside it, was written, so that errors
 /// about it (types, unknown keys, graph problems) can name the line and column.
 ///
-/// The value is an ``/Container/OptionValue``, the runtime's one JSON value type; the positions
+/// The value is a ``/Container/ServiceOptions/Value``, the runtime's one JSON value type; the positions
 /// are kept beside it, as a tree of the same shape: an array's elements by index, an object's
 /// members in the order written, duplicate keys included (the value's dictionary keeps the last
 /// of them, as service options do; the loader reports duplicates and reads the first).
@@ -15,7 +15,7 @@ struct PositionedValue: Sendable {
         let value: PositionedValue
     }
 
-    let value: OptionValue
+    let value: ServiceOptions.Value
     /// Where the value starts.
     let position: SourcePosition
     /// An array's elements, by index; empty for any other value.
@@ -24,7 +24,7 @@ struct PositionedValue: Sendable {
     let members: [Member]
 
     /// A value that holds no other value (not an array or an object).
-    init(scalar value: OptionValue, at position: SourcePosition) {
+    init(scalar value: ServiceOptions.Value, at position: SourcePosition) {
         self.value = value
         self.position = position
         self.elements = []
@@ -41,7 +41,7 @@ struct PositionedValue: Sendable {
 
     /// An object of `members`; a later duplicate key wins in ``value``.
     init(members: [Member], at position: SourcePosition) {
-        var fields: [String: OptionValue] = [:]
+        var fields: [String: ServiceOptions.Value] = [:]
         fields.reserveCapacity(members.count)
         for member in members { fields[member.key] = member.value.value }
         self.value = .object(fields)

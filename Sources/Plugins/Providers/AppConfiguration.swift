@@ -20,14 +20,14 @@ public struct AppConfiguration: Sendable, Hashable {
     /// Feature flags by name.
     public let featureFlags: [String: Bool]
     /// Every top-level value of the settings file, the typed ones included.
-    public let raw: [String: OptionValue]
+    public let raw: [String: ServiceOptions.Value]
     /// The settings file that was read.
     public let sourcePath: String
 
     /// Creates a configuration.
     public init(
         appName: String, environment: String = "production", deepLinkScheme: String? = nil,
-        routes: [String: String] = [:], featureFlags: [String: Bool] = [:], raw: [String: OptionValue] = [:],
+        routes: [String: String] = [:], featureFlags: [String: Bool] = [:], raw: [String: ServiceOptions.Value] = [:],
         sourcePath: String = ""
     ) {
         self.appName = appName

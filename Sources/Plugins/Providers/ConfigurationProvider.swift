@@ -74,7 +74,7 @@ public struct ConfigurationProvider: SynchronousServiceProvider {
             return value
         }
         func dictionary<Value>(
-            _ key: String, _ expected: String, _ convert: (OptionValue) -> Value?
+            _ key: String, _ expected: String, _ convert: (ServiceOptions.Value) -> Value?
         ) throws(ConfigurationError) -> [String: Value] {
             guard let node = fields[key] else { return [:] }
             guard case .object = node.value else { throw fail(key, expected) }

@@ -71,7 +71,7 @@ public struct SQLiteOptions: Sendable, Hashable {
     /// `busyTimeoutMs`, `migrations` and `fileProtection` when they are not the defaults (a
     /// config that leaves them out).
     public var serviceOptions: ServiceOptions {
-        var values: [String: OptionValue] = ["path": .string(path)]
+        var values: [String: ServiceOptions.Value] = ["path": .string(path)]
         if busyTimeout != Self.defaultBusyTimeout { values["busyTimeoutMs"] = .int(Self.milliseconds(busyTimeout)) }
         var secretKeys: Set<String> = []
         if let migrations {
@@ -94,7 +94,7 @@ public struct SQLiteOptions: Sendable, Hashable {
 
 extension Migration {
     /// The migration as a config writes it: `{"version": 1, "name": "...", "sql": "..."}`.
-    var optionValue: OptionValue {
+    var optionValue: ServiceOptions.Value {
         .object(["version": .int(version), "name": .string(name), "sql": .string(sql)])
     }
 }

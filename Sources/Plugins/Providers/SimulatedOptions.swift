@@ -59,7 +59,7 @@ public struct SimulatedOptions: Sendable, Hashable {
     /// The options a config file with these values gives the provider: `durationMs` and
     /// `outcomes`, each when it is not the default (a config that leaves it out).
     public var serviceOptions: ServiceOptions {
-        var values: [String: OptionValue] = [:]
+        var values: [String: ServiceOptions.Value] = [:]
         if duration != .zero { values["durationMs"] = .int(SQLiteOptions.milliseconds(duration)) }
         if outcomes != [.ok] { values["outcomes"] = .array(outcomes.map { .string($0.word) }) }
         return ServiceOptions(values)

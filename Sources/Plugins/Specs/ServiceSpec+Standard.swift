@@ -23,7 +23,7 @@ extension ServiceSpec {
     public static func configuration<each Dependency: Sendable>(
         _ key: ServiceKey<AppConfiguration>, _ options: ConfigurationOptions,
         dependsOn dependencies: repeat ServiceKey<each Dependency>, timeout: Duration? = nil,
-        retry: RetryPolicy = .none, defaultFailure: FailureKind? = nil, lifetime: Lifetime = .app,
+        retry: RetryPolicy = .none, defaultFailure: FailureKind? = nil, lifetime: ServiceSpec.Lifetime = .app,
         group: String? = nil, fileID: String = #fileID, line: Int = #line
     ) -> ServiceSpec {
         var typed: [AnyServiceKey] = []
@@ -65,7 +65,7 @@ extension ServiceSpec {
         _ key: ServiceKey<Database>, _ options: SQLiteOptions,
         dependsOn dependencies: repeat ServiceKey<each Dependency>,
         timeout: Duration? = nil, retry: RetryPolicy = .none, defaultFailure: FailureKind? = nil,
-        lifetime: Lifetime = .app, group: String? = nil, fileID: String = #fileID, line: Int = #line
+        lifetime: ServiceSpec.Lifetime = .app, group: String? = nil, fileID: String = #fileID, line: Int = #line
     ) -> ServiceSpec {
         var typed: [AnyServiceKey] = []
         for dependency in repeat each dependencies { typed.append(dependency.erased) }
@@ -94,7 +94,7 @@ extension ServiceSpec {
     public static func session<each Dependency: Sendable>(
         _ key: ServiceKey<Session>, _ options: SessionOptions = SessionOptions(),
         dependsOn dependencies: repeat ServiceKey<each Dependency>, timeout: Duration? = nil,
-        retry: RetryPolicy = .none, defaultFailure: FailureKind? = nil, lifetime: Lifetime = .app,
+        retry: RetryPolicy = .none, defaultFailure: FailureKind? = nil, lifetime: ServiceSpec.Lifetime = .app,
         group: String? = nil, fileID: String = #fileID, line: Int = #line
     ) -> ServiceSpec {
         var typed: [AnyServiceKey] = []
@@ -107,7 +107,7 @@ extension ServiceSpec {
     /// The spec a config declares for a standard provider, with the provider inline.
     private static func standard<Provider: ServiceProvider>(
         _ name: String, _ provider: Provider, _ options: ServiceOptions, _ dependencies: [AnyServiceKey],
-        _ timeout: Duration?, _ retry: RetryPolicy, _ defaultFailure: FailureKind?, _ lifetime: Lifetime,
+        _ timeout: Duration?, _ retry: RetryPolicy, _ defaultFailure: FailureKind?, _ lifetime: ServiceSpec.Lifetime,
         _ group: String?, _ location: ConfigLocation
     ) -> ServiceSpec {
         var spec = ServiceSpec(

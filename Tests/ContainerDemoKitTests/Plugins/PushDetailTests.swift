@@ -31,7 +31,7 @@ private struct PushApp {
     }
 
     /// The permanent failure of `pushDetail` in a push instance opened with `parameters`.
-    func failure(id: String, parameters: ScopeParameters = []) async throws -> NodeFailure? {
+    func failure(id: String, parameters: ScopeParameters = []) async throws -> NodeOutcome.Failure? {
         let push = try container.openScope("push", id: id, parameters: parameters)
         let error = await #expect(throws: ContainerError.self) { try await withTimeout { try await push.start() } }
         #expect(error?.failure == .permanent)

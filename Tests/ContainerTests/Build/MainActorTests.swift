@@ -12,7 +12,7 @@ private final class ViewModel {
 /// A provider type whose `make` is isolated to the main actor, and says so.
 private struct RouterProvider: ServiceProvider {
     let id = "router"
-    var isolation: ServiceIsolation { .main }
+    var isolation: ServiceSpec.Isolation { .main }
     @MainActor func make(_ context: ProviderContext) async throws -> String {
         MainActor.preconditionIsolated("a main-actor provider type runs on the main actor")
         return "router"
@@ -64,7 +64,7 @@ struct MainActorTests {
         #expect(services.report.node("pool")?.executor == .pool)
         #expect(services.report.mainActorBatches == 1, "the four ready main-actor nodes take one hop")
         #expect(services.report.mainActorTime > .zero)
-        let started = trace.events.compactMap { event -> (String, NodeExecutor?)? in
+        let started = trace.events.compactMap { event -> (String, BuildReport.Executor?)? in
             guard case .nodeStarted(let node, _, let executor, _) = event.kind else { return nil }
             return (node, executor)
         }

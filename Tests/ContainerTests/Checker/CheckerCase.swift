@@ -41,7 +41,7 @@ struct CheckerCase {
     }
 
     /// A reset, close or shutdown in its own task.
-    typealias OperationTask = Task<Result<ResetReport, ContainerError>, Never>
+    typealias OperationTask = Task<Result<ServiceContainer.ResetReport, ContainerError>, Never>
 
     let plan: CheckerPlan
     let world: CheckerWorld
@@ -71,7 +71,7 @@ struct CheckerCase {
         var refused: [(what: String, code: ContainerError.Code, task: OperationTask)] = []
         /// Set once a shutdown took effect: every call from then on must be refused.
         var shutDown = false
-        var settled: [ResetReport] = []
+        var settled: [ServiceContainer.ResetReport] = []
         var instances: [Int: ScopeInstance] = [:]
         /// Instances of `t`, by `"<parent>/<n>"`; closing a parent drops its own.
         var nested: [String: ScopeInstance] = [:]
@@ -218,7 +218,7 @@ struct CheckerCase {
                 let task = Task { [container] in
                     await resetResult {
                         let report = try await container.reload(graph)
-                        return ResetReport(
+                        return ServiceContainer.ResetReport(
                             reason: .reload, from: report.from, to: report.to, invalidated: report.rebuilt,
                             carriedOver: report.carriedOver, tornDown: report.tornDown)
                     }
@@ -432,7 +432,9 @@ struct CheckerCase {
     }
 }
 
-private func resetResult(_ body: () async throws -> ResetReport) async -> Result<ResetReport, ContainerError> {
+private func resetResult(_ body: () async throws -> ServiceContainer.ResetReport) async -> Result<
+    ServiceContainer.ResetReport, ContainerError
+> {
     do {
         return .success(try await body())
     } catch let error as ContainerError {

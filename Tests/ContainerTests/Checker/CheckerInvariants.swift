@@ -16,7 +16,9 @@ struct CheckerInvariants {
         self.events = events
     }
 
-    mutating func check(answers: [(CheckerCase.CallerRecord, CheckerCase.Answer)], reports: [ResetReport]) {
+    mutating func check(
+        answers: [(CheckerCase.CallerRecord, CheckerCase.Answer)], reports: [ServiceContainer.ResetReport]
+    ) {
         let state = world.state.withLock { $0 }
         checkAnswers(answers, state: state)
         checkRuns(state)
@@ -133,7 +135,7 @@ struct CheckerInvariants {
     }
 
     /// Teardown: teardown errors are reported, each exactly once, and no report invents one.
-    private mutating func checkReports(_ reports: [ResetReport], state: CheckerWorld.State) {
+    private mutating func checkReports(_ reports: [ServiceContainer.ResetReport], state: CheckerWorld.State) {
         var reported: [String: Int] = [:]
         for report in reports {
             for teardown in report.tornDown where teardown.error != nil {

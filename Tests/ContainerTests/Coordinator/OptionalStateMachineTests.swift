@@ -45,7 +45,8 @@ struct OptionalStateMachineTests {
     static func failed(_ slot: Int) -> NodeResult {
         NodeResult(
             slot: slot, status: .failed, box: nil,
-            failure: NodeFailure(kind: .transient, message: "x", error: TestFailure()), runs: 1, startedAt: .zero,
+            failure: NodeOutcome.Failure(kind: .transient, message: "x", error: TestFailure()), runs: 1,
+            startedAt: .zero,
             endedAt: .zero)
     }
 

@@ -27,7 +27,8 @@ struct ReloadOrderTests {
             let container = ServiceContainer(graph: try Self.graph(version: 0))
             _ = try await withTimeout(.seconds(60), "the first build") { try await container.start() }
             let reports = try await withTimeout(.seconds(60), "20 concurrent reloads") {
-                try await withThrowingTaskGroup(of: (version: Int, report: ReloadReport).self) { group in
+                try await withThrowingTaskGroup(of: (version: Int, report: ServiceContainer.ReloadReport).self) {
+                    group in
                     for version in 1...20 {
                         group.addTask { (version, try await container.reload(try Self.graph(version: version))) }
                     }
@@ -56,8 +57,8 @@ struct ReloadOrderTests {
             let original = try Self.graph(version: 0)
             let container = ServiceContainer(graph: original)
             _ = try await withTimeout(.seconds(60), "the first build") { try await container.start() }
-            async let reload: ReloadReport? = try? container.reload(try Self.graph(version: 1))
-            async let shutdown: ResetReport? = try? container.shutdown()
+            async let reload: ServiceContainer.ReloadReport? = try? container.reload(try Self.graph(version: 1))
+            async let shutdown: ServiceContainer.ResetReport? = try? container.shutdown()
             let (reloaded, shut) = await (reload, shutdown)
             #expect(shut != nil, "round \(round): the shutdown itself is never refused")
             let version = container.graph.nodes.first { $0.name == "leaf" }?.options.values["version"]

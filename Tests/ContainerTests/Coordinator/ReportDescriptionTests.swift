@@ -9,7 +9,7 @@ private func chain(
     teardownError: String? = nil, started: Gate? = nil, hold: Gate? = nil, feedVersion: Int = 1,
     withFeed: Bool = true
 ) throws -> ServiceGraph {
-    func spec(_ name: String, _ dependsOn: [String], options: [String: OptionValue] = [:]) -> ServiceSpec {
+    func spec(_ name: String, _ dependsOn: [String], options: [String: ServiceOptions.Value] = [:]) -> ServiceSpec {
         ServiceSpec(
             .made(name), dependsOn: dependsOn, options: ServiceOptions(options),
             tearDown: { value in
@@ -44,7 +44,8 @@ struct ReportDescriptionTests {
                   teardown failed: session (g1): token revocation timed out
                 """)
         #expect(
-            report.debugDescription == "ResetReport(reset, generation 1 → 2, invalidated: [session, feed], "
+            report.debugDescription
+                == "ResetReport(reset, generation 1 → 2, invalidated: [session, feed], "
                 + "carried over: [configuration, database], torn down: [feed (g1), session (g1) failed: "
                 + "token revocation timed out])")
         // In a collection or an optional, Swift prints the debug description: no internals.
@@ -127,10 +128,14 @@ struct ReportDescriptionTests {
     @Test("Long lists name their first 20 services and count the rest; every failed teardown gets a line")
     func longLists() {
         let names = (1...25).map { "s\($0)" }
-        let teardowns = names.prefix(3).map { ResetReport.Teardown(service: $0, generation: 4, error: "e-\($0)") }
-        let report = ResetReport(
+        let teardowns = names.prefix(3).map {
+            ServiceContainer.ResetReport.Teardown(service: $0, generation: 4, error: "e-\($0)")
+        }
+        let report = ServiceContainer.ResetReport(
             reason: .reset, from: 4, to: 5, invalidated: ["a"], carriedOver: names,
-            tornDown: teardowns + [ResetReport.Teardown(service: "d", generation: 4, error: nil, scope: "push#n-1")])
+            tornDown: teardowns + [
+                ServiceContainer.ResetReport.Teardown(service: "d", generation: 4, error: nil, scope: "push#n-1")
+            ])
         let lines = report.description.split(separator: "\n").map(String.init)
         #expect(
             lines[2] == "  carried over (the same values): " + names.prefix(20).joined(separator: ", ")

@@ -90,7 +90,7 @@ struct SharedBuildTests {
         #expect(notReady?.code == .notReady)
         _ = try await container.start()
         #expect(try container.resolve(ServiceKey<Int>("answer")) == 42)
-        #expect(throws: ServiceLookupError.self) { try container.resolve(ServiceKey<String>("answer")) }
+        #expect(throws: AppServices.LookupError.self) { try container.resolve(ServiceKey<String>("answer")) }
         try await container.reset()
         #expect(throws: ContainerError.self) { try container.resolve(ServiceKey<Int>("answer")) }
     }
@@ -108,11 +108,11 @@ struct SharedBuildTests {
         #expect(services.generation == 1)
         #expect(services.serviceNames == ["answer", "greeting"])
 
-        let missing = #expect(throws: ServiceLookupError.self) { try services[ServiceKey<Int>("answr")] }
+        let missing = #expect(throws: AppServices.LookupError.self) { try services[ServiceKey<Int>("answr")] }
         #expect(missing?.code == .notFound)
         #expect(missing?.message.contains("did you mean 'answer'?") == true)
 
-        let mismatch = #expect(throws: ServiceLookupError.self) { try services[ServiceKey<String>("answer")] }
+        let mismatch = #expect(throws: AppServices.LookupError.self) { try services[ServiceKey<String>("answer")] }
         #expect(mismatch?.code == .typeMismatch)
         #expect(mismatch?.message.contains("holds a Int") == true)
     }

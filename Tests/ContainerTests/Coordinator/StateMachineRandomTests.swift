@@ -184,7 +184,8 @@ struct MachineDriver: SeededDriver {
             result = NodeResult(
                 slot: slot, status: .succeeded, box: box, failure: nil, runs: 1, startedAt: now, endedAt: now)
         } else {
-            let failure = NodeFailure(kind: kind == 4 ? .transient : .permanent, message: "x", error: TestError())
+            let failure = NodeOutcome.Failure(
+                kind: kind == 4 ? .transient : .permanent, message: "x", error: TestError())
             result = NodeResult(
                 slot: slot, status: .failed, box: nil, failure: failure, runs: 1, startedAt: now, endedAt: now)
         }

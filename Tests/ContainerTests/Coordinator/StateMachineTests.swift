@@ -57,7 +57,8 @@ struct StateMachineTests {
 
     static func failed(_ slot: Int, _ kind: FailureKind) -> NodeResult {
         NodeResult(
-            slot: slot, status: .failed, box: nil, failure: NodeFailure(kind: kind, message: "x", error: TestError()),
+            slot: slot, status: .failed, box: nil,
+            failure: NodeOutcome.Failure(kind: kind, message: "x", error: TestError()),
             runs: 1, startedAt: .zero, endedAt: .zero)
     }
 

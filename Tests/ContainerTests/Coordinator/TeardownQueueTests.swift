@@ -18,10 +18,13 @@ struct TeardownQueueTests {
     static func operation(_ id: Int) -> Queue.Operation {
         .init(
             id: id, waiter: id * 10,
-            report: ResetReport(reason: .reset, from: id, to: id + 1, invalidated: [], carriedOver: []))
+            report: ServiceContainer.ResetReport(reason: .reset, from: id, to: id + 1, invalidated: [], carriedOver: [])
+        )
     }
 
-    static func record(_ service: String, error: String? = nil, scope: String? = nil) -> ResetReport.Teardown {
+    static func record(_ service: String, error: String? = nil, scope: String? = nil)
+        -> ServiceContainer.ResetReport.Teardown
+    {
         .init(service: service, generation: 1, error: error, scope: scope)
     }
 
@@ -42,7 +45,7 @@ struct TeardownQueueTests {
     /// (recorded) when it starts a teardown.
     static func completed(
         _ queue: inout Queue, leased: Set<ObjectIdentifier> = [], sourceLocation: SourceLocation = #_sourceLocation
-    ) -> [(waiter: Int, report: ResetReport)]? {
+    ) -> [(waiter: Int, report: ServiceContainer.ResetReport)]? {
         let next = queue.next { leased.contains(ObjectIdentifier($0)) }
         guard case .idle(let completed) = next else {
             Issue.record("expected no teardown job, got \(next)", sourceLocation: sourceLocation)
@@ -435,7 +438,8 @@ struct TeardownQueueDriver: SeededDriver {
         queue.add(
             .init(
                 id: id, waiter: id,
-                report: ResetReport(reason: .reset, from: id, to: id + 1, invalidated: [], carriedOver: [])))
+                report: ServiceContainer.ResetReport(
+                    reason: .reset, from: id, to: id + 1, invalidated: [], carriedOver: [])))
         queue.expect(children: children, for: id)
         operations.append(Operation(id: id, children: children))
         if Bool.random(using: &random) { enqueue(makeValues(Int.random(in: 1...3, using: &random)), owner: id) }

@@ -55,8 +55,8 @@ struct InputInterleavingTests {
             let container = try ServiceContainer(inputSpecs(tokens: tokens, log: OrderLog()), trace: [trace])
             let request = Task { try await container.service(registration) }
             try await trace.wait(for: "the input node to wait", timeout: .seconds(30), until: started("token"))
-            async let a: ResetReport? = container.supply(.token, "a")
-            async let b: ResetReport? = container.supply(.token, "b")
+            async let a: ServiceContainer.ResetReport? = container.supply(.token, "a")
+            async let b: ServiceContainer.ResetReport? = container.supply(.token, "b")
             _ = try await (a, b)
             _ = try await withTimeout(.seconds(30), "first request") { await request.result }
             _ = try await withTimeout(.seconds(30), "later request") { try await container.service(registration) }
@@ -254,8 +254,8 @@ struct InputInterleavingTests {
         _ = try await withTimeout(.seconds(30), "after reset") { try await container.service(registration) }
         #expect(tokens.entries == ["t0", "t0"])
         for round in 1...20 {
-            async let supplied: ResetReport? = container.supply(.token, "t\(round)")
-            async let reset: ResetReport = container.reset()
+            async let supplied: ServiceContainer.ResetReport? = container.supply(.token, "t\(round)")
+            async let reset: ServiceContainer.ResetReport = container.reset()
             _ = try await (supplied, reset)
             _ = try await withTimeout(.seconds(30), "round \(round)") {
                 try await container.service(registration)

@@ -36,7 +36,9 @@ struct OptionalServiceTests {
                 let telemetry = try context.optional(ServiceKey<Made>.made("telemetry"))
                 readTelemetry.append(telemetry == nil ? "nil" : "value")
                 // A read that requires the value names the optional remedy.
-                let error = #expect(throws: ServiceLookupError.self) { try context[ServiceKey<Made>.made("telemetry")] }
+                let error = #expect(throws: AppServices.LookupError.self) {
+                    try context[ServiceKey<Made>.made("telemetry")]
+                }
                 #expect(error?.message.contains("optional(_:)") == true)
             },
         ])
@@ -45,7 +47,7 @@ struct OptionalServiceTests {
         #expect(try services.optional(ServiceKey<Made>.made("telemetry")) == nil)
         #expect(try services.optional(ServiceKey<Made>.made("feed"))?.name == "feed")
         #expect(services.absence(of: "telemetry")?.contains("the SDK refused the key") == true)
-        let error = #expect(throws: ServiceLookupError.self) { try services[ServiceKey<Made>.made("telemetry")] }
+        let error = #expect(throws: AppServices.LookupError.self) { try services[ServiceKey<Made>.made("telemetry")] }
         #expect(error?.code == .notBuilt)
         #expect(error?.message.contains("the SDK refused the key") == true)
         #expect(readTelemetry.entries == ["nil"])

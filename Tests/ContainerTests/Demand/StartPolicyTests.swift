@@ -21,13 +21,13 @@ struct StartPolicyTests {
         #expect(container.status.state == .ready)
         #expect(
             container.status.services == [
-                ServiceStatus(name: "configuration", start: .eager, state: .built),
-                ServiceStatus(name: "database", start: .lazy, state: .notRequested),
-                ServiceStatus(name: "search", start: .lazy, state: .notRequested),
-                ServiceStatus(name: "analytics", start: .deferred, state: .notRequested),
+                ContainerStatus.Service(name: "configuration", start: .eager, state: .built),
+                ContainerStatus.Service(name: "database", start: .lazy, state: .notRequested),
+                ContainerStatus.Service(name: "search", start: .lazy, state: .notRequested),
+                ContainerStatus.Service(name: "analytics", start: .deferred, state: .notRequested),
             ])
         // Reading what the snapshot does not hold names the service and its policy.
-        let error = #expect(throws: ServiceLookupError.self) { try launch[.made("search")] }
+        let error = #expect(throws: AppServices.LookupError.self) { try launch[.made("search")] }
         #expect(error?.code == .notBuilt)
         #expect(error?.message.contains("lazy") == true)
 

@@ -120,8 +120,8 @@ struct GraphChangesTests {
     @Test("Nested options in another key order are no change; a graph compared with itself neither")
     func nestedKeyOrderIsNoChange() throws {
         let keys = (0..<20).map { "k\($0)" }
-        func object(_ keys: [String]) -> OptionValue {
-            var fields: [String: OptionValue] = [:]
+        func object(_ keys: [String]) -> ServiceOptions.Value {
+            var fields: [String: ServiceOptions.Value] = [:]
             for key in keys { fields[key] = .array([.string(key), .object(["n": .int(key.count)])]) }
             return .object(fields)
         }

@@ -195,7 +195,7 @@ struct PluginAPITests {
     @Test("@Needs: reading a wrapper that was not filled is a clear error")
     func needsOutsideRun() {
         let greeter = Greeter()
-        let error = #expect(throws: ServiceLookupError.self) { try greeter.$settings.get() }
+        let error = #expect(throws: AppServices.LookupError.self) { try greeter.$settings.get() }
         #expect(error?.message.contains("read outside an entry point's run(_:)") == true)
     }
 }

@@ -91,7 +91,7 @@ struct EntryPointViewTests {
 
     @Test("an undeclared read from an entry point names the @Needs property to add, in Swift")
     func undeclaredRemedy() throws {
-        let error = ServiceLookupError.undeclared(
+        let error = AppServices.LookupError.undeclared(
             "push-detail", reader: "entry point 'push'", declared: ["session"], type: String.self)
         #expect(error.message.contains(#"@Needs(ServiceKey<String>("push-detail")) var pushDetail: String"#))
         #expect(error.failureKind == .permanent)

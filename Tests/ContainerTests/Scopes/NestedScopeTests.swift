@@ -39,7 +39,9 @@ struct NestedApp: Sendable {
         return gate
     }
 
-    private func spec(_ name: String, _ dependsOn: [String] = [], _ lifetime: Lifetime = .app) -> ServiceSpec {
+    private func spec(_ name: String, _ dependsOn: [String] = [], _ lifetime: ServiceSpec.Lifetime = .app)
+        -> ServiceSpec
+    {
         ServiceSpec(
             .built(name), dependsOn: dependsOn, lifetime: lifetime,
             tearDown: { [torn] value in torn.append("\(value.instance.map { "\($0)/" } ?? "")\(value.service)") }
@@ -327,7 +329,7 @@ struct NestedScopeTests {
 
     @Test("An app service fans out over the open accounts: the instance updates supplied as an input")
     func appServiceFollowsInstances() async throws {
-        let openAccounts = ServiceKey<ScopeInstanceUpdates>("openAccounts")
+        let openAccounts = ServiceKey<ScopeInstance.Updates>("openAccounts")
         let seen = Locked<[[String]]>([])
         let loggedOut = Gate()
         let follower = ServiceKey<Task<Void, Never>>("follower")

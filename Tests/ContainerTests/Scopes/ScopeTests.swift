@@ -53,7 +53,7 @@ struct ScopedApp: Sendable {
 
     func count(_ service: String) -> Int { calls.withLock { $0[service] ?? 0 } }
 
-    private func spec(_ name: String, dependsOn: [String] = [], lifetime: Lifetime = .app) -> ServiceSpec {
+    private func spec(_ name: String, dependsOn: [String] = [], lifetime: ServiceSpec.Lifetime = .app) -> ServiceSpec {
         ServiceSpec(
             .built(name), dependsOn: dependsOn, lifetime: lifetime,
             tearDown: { [torn] value in torn.append("\(value.instance.map { "\($0)/" } ?? "")\(value.service)") }
@@ -89,7 +89,7 @@ struct ScopeTests {
             func run(_ services: ScopedServices) async throws {}
         }
         let here = ConfigLocation(file: "app.json", keyPath: "entryPoints[0]")
-        func spec(_ name: String, _ dependsOn: [String] = [], _ lifetime: Lifetime = .app) -> ServiceSpec {
+        func spec(_ name: String, _ dependsOn: [String] = [], _ lifetime: ServiceSpec.Lifetime = .app) -> ServiceSpec {
             var spec = ServiceSpec(
                 name: name, provider: ClosureProvider(id: "c") { _ in 1 }, dependsOn: dependsOn,
                 location: ConfigLocation(file: "app.json", keyPath: "services[\(name)]"))

@@ -147,7 +147,7 @@ struct HotPathTests {
         let elsewhere = try await otherContainer.start()
         #expect(try elsewhere[HotKeys.stamped].generation == 1)
         #expect(try second[HotKeys.stamped].generation == 2)
-        #expect(throws: ServiceLookupError.self) { try second[ServiceKey<Int>("stamped")] }
-        #expect(throws: ServiceLookupError.self) { try second[ServiceKey<Stamped>("missing")] }
+        #expect(throws: AppServices.LookupError.self) { try second[ServiceKey<Int>("stamped")] }
+        #expect(throws: AppServices.LookupError.self) { try second[ServiceKey<Stamped>("missing")] }
     }
 }

@@ -30,13 +30,14 @@ struct SwiftRemedyTests {
         ]
         for form in forms { #expect(article.contains(form), "\(form) is not in the article") }
         // And the messages print exactly those forms.
-        let group = ServiceLookupError.undeclared("group:analytics", reader: "service 'tracker'", declared: [])
+        let group = AppServices.LookupError.undeclared("group:analytics", reader: "service 'tracker'", declared: [])
         #expect(group.message.contains(forms[0]))
-        let needs = ServiceLookupError.undeclared(
+        let needs = AppServices.LookupError.undeclared(
             "database", reader: "entry point 'sync'", declared: ["session"], type: Database.self)
         #expect(needs.message.contains(forms[1]))
         #expect(
-            ServiceLookupError.typeMismatch("count", expected: String.self, actual: Int.self).message.contains(forms[2])
+            AppServices.LookupError.typeMismatch("count", expected: String.self, actual: Int.self).message.contains(
+                forms[2])
         )
     }
 

@@ -122,7 +122,7 @@ struct ResolveNowTests {
         #expect(error?.code == .notSynchronous)
         #expect(error?.message.contains("depends on 'database', whose provider 'closure' is asynchronous") == true)
         #expect(app.count("settings") == 0 && app.count("database") == 0)
-        let unknown = await #expect(throws: ServiceLookupError.self) {
+        let unknown = await #expect(throws: AppServices.LookupError.self) {
             try await offThePool { try container.resolveNow(ServiceKey<Built>("setings")) }
         }
         #expect(unknown != nil)

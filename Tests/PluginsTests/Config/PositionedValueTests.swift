@@ -4,10 +4,10 @@ import Testing
 
 @testable import Plugins
 
-/// The parser makes the runtime's one JSON value type, `OptionValue`, and keeps where each part
+/// The parser makes the runtime's one JSON value type, `ServiceOptions.Value`, and keeps where each part
 /// of it was written beside it.
 struct PositionedValueTests {
-    @Test("the parsed value is an OptionValue; every element and member has its own position")
+    @Test("the parsed value is a ServiceOptions.Value; every element and member has its own position")
     func valueAndPositions() throws {
         let text = """
             {"name": "db", "n": 3, "x": 2.5,

@@ -25,7 +25,7 @@ struct EntryPointTests {
         do {
             _ = try await withTimeout { try await container.run(SneakyEntryPoint()) }
             Issue.record("the undeclared read should throw")
-        } catch let error as ServiceLookupError {
+        } catch let error as AppServices.LookupError {
             #expect(error.code == .undeclared)
             #expect(error.service == "database")
             #expect(
