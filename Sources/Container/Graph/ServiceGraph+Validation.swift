@@ -87,7 +87,9 @@ extension ServiceGraph {
         nodes.reserveCapacity(accepted.count)
         for (slot, position) in accepted.enumerated() {
             var declaration = specs[position]
-            declaration.provider = .inline(resolved[slot])
+            // A spec that names its provider by id keeps the one resolved (an inline one already
+            // is it: left alone, the spec's storage is shared, not copied).
+            if case .id = declaration.provider { declaration.provider = .inline(resolved[slot]) }
             nodes.append(
                 Node(
                     name: specs[position].name, provider: resolved[slot], dependencies: dependencies[slot],

@@ -13,7 +13,11 @@ public struct ProviderRegistry: Sendable {
     /// The value types a config's inputs (`"provider": "input"`) may declare, by the name their
     /// `"options": { "type": ... }` gives: `string`, `int`, `double`, `bool`, and those
     /// registered with ``registerInput(_:named:)``.
-    public private(set) var inputTypes: [String: AnyServiceProvider] = [
+    public private(set) var inputTypes = standardInputTypes
+
+    /// The input types every registry starts with, made once: a registry is made for every
+    /// graph declared in code.
+    private static let standardInputTypes: [String: AnyServiceProvider] = [
         "string": AnyServiceProvider(InputProvider<String>()), "int": AnyServiceProvider(InputProvider<Int>()),
         "double": AnyServiceProvider(InputProvider<Double>()), "bool": AnyServiceProvider(InputProvider<Bool>()),
     ]
