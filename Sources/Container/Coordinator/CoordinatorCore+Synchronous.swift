@@ -62,9 +62,6 @@ extension CoordinatorCore {
         }
     }
 
-    /// Runs the synchronous nodes of `name`'s closure that `start` launches, and those their
-    /// ends start, on this thread, until the caller is answered; hands every other node to a
-    /// worker task of the build, and starts a scope instance's fetch of app values as usual.
     /// Whether this thread is running nodes for a ``resolveNow(_:label:onMainActor:)``: a provider
     /// it runs never blocks in one of its own (a task-local value, bound on a thread that is not
     /// a task too).
@@ -86,6 +83,9 @@ extension CoordinatorCore {
         return above != nil && awaitsAppValues
     }
 
+    /// Runs the synchronous nodes of `name`'s closure that `start` launches, and those their
+    /// ends start, on this thread, until the caller is answered; hands every other node to a
+    /// worker task of the build, and starts a scope instance's fetch of app values as usual.
     /// A main-actor node runs here only for a caller on the main actor (`onMainActor`); the
     /// build's main-actor lane makes it for any other.
     private func runHere(_ start: Machine.Start, for name: String, until blocked: BlockedCaller, onMainActor: Bool) {

@@ -197,30 +197,27 @@ struct BuildRecords: Sendable {
     /// `nil` when each node of `slots` has a value; otherwise permanent if any failed
     /// permanently, else transient (see ``BuildReport/failure``).
     func failure(among slots: some Sequence<Int>) -> FailureKind? {
-        var failure: FailureKind?
-        for slot in slots {
-            switch self[slot].status {
-            case .succeeded, .reused: continue
-            case .failed:
-                if case .failed(let nodeFailure) = details[slot], nodeFailure.kind == .permanent { return .permanent }
-                failure = .transient
-            case .pending, .cancelledWhileRunning, .cancelledBeforeStart, .skipped: failure = .transient
-            }
-        }
-        return failure
+        worstFailure(of: slots.lazy.map { (self[$0].status, $0) }, pendingFails: true)
     }
 
     /// ``failure(among:)`` of the members that settled so far (a build in flight), read in the
     /// order they joined: no array of them is made.
     func failureOfSettled() -> FailureKind? {
+        worstFailure(of: records.indices.lazy.map { (records[$0].status, slots[$0]) }, pendingFails: false)
+    }
+
+    /// The failure of `outcomes` (a node's status and slot): permanent at the first permanent
+    /// failure, else transient if any node has no value (a pending one only when `pendingFails`).
+    private func worstFailure(
+        of outcomes: some Sequence<(status: Status, slot: Int)>, pendingFails: Bool
+    ) -> FailureKind? {
         var failure: FailureKind?
-        for index in records.indices {
-            switch records[index].status {
-            case .pending, .succeeded, .reused: continue
+        for (status, slot) in outcomes {
+            switch status {
+            case .succeeded, .reused: continue
+            case .pending: if pendingFails { failure = .transient }
             case .failed:
-                if case .failed(let nodeFailure) = details[slots[index]], nodeFailure.kind == .permanent {
-                    return .permanent
-                }
+                if case .failed(let nodeFailure) = details[slot], nodeFailure.kind == .permanent { return .permanent }
                 failure = .transient
             case .cancelledWhileRunning, .cancelledBeforeStart, .skipped: failure = .transient
             }
