@@ -88,11 +88,19 @@ enum AccountsStory {
         //    and a push for the second account, all at once.
         // An observer of the open accounts (an app service fanning out over them would take the
         // same sequence); it ends at the shutdown.
+        // It reports each list it is given, so the story can wait for the observer to see the
+        // logout before shutting down: a slow consumer gets only the newest list, and the
+        // shutdown's empty list could otherwise replace it.
         let accountUpdates = container.instanceUpdates(of: "account").makeAsyncIterator()
+        let (observed, report) = AsyncStream.makeStream(of: [String].self)
         let observer = Task {
             var updates = accountUpdates
             var seen: [[String]] = []
-            while let accounts = await updates.next() { seen.append(accounts.map(\.id)) }
+            while let accounts = await updates.next() {
+                seen.append(accounts.map(\.id))
+                report.yield(accounts.map(\.id))
+            }
+            report.finish()
             return seen
         }
         defer { run.observer = observer }
@@ -140,6 +148,17 @@ enum AccountsStory {
         run.narrative.append(
             "   open accounts: \(run.accountsAfterLogout.joined(separator: ", ")); open instances: "
                 + container.openScopes.joined(separator: ", "))
+        // The list stays the newest until the shutdown, so the observer is given it; bounded in
+        // case it is not (the check below then says what the observer saw).
+        let remaining = run.accountsAfterLogout.map(Self.accountID)
+        _ = try? await withTimeout(.seconds(30), "the observer to see the logout") {
+            for await accounts in observed where accounts == remaining { return }
+        }
+    }
+
+    /// The account id of the instance labelled `label` (`account#ada` → `ada`).
+    private static func accountID(_ label: String) -> String {
+        String(label.drop(while: { $0 != "#" }).dropFirst())
     }
 
     private static func describe(_ value: SimulatedValue, for account: String) -> String {

@@ -48,18 +48,19 @@ struct DemoTraceFormatTests {
             .compactMap { ($0["args"] as? [String: Any])?["name"] as? String }
         // One process per story, and one per scope instance the cold start (scene and push), the
         // scopes story (two windows and a push) and the accounts story (two accounts, a window in
-        // each, a push) open.
+        // each, a push) open. The cold start's callers open their instances concurrently, so the
+        // instances are compared in a fixed order.
         let stories = processes.filter { !$0.contains(" · scope ") }
         #expect(stories == DemoScenario.stories.map { "container (\($0.name))" })
         #expect(
-            processes.filter { $0.contains(" · scope ") } == [
+            processes.filter { $0.contains(" · scope ") }.sorted() == [
                 "container (cold-start) · scope scene#window-1", "container (cold-start) · scope push#notification-42",
                 "container (scopes) · scope scene#window-1", "container (scopes) · scope scene#window-2",
                 "container (scopes) · scope push#notification-42", "container (accounts) · scope account#ada",
                 "container (accounts) · scope account#grace", "container (accounts) · scope account#ada/scene#window-1",
                 "container (accounts) · scope account#grace/scene#window-2",
                 "container (accounts) · scope account#grace/push#notification-7",
-            ])
+            ].sorted())
     }
 
     @Test("perfetto is listed in --help and accepted by --trace")
