@@ -53,14 +53,17 @@ struct DemoTraceFormatTests {
         let stories = processes.filter { !$0.contains(" · scope ") }
         #expect(stories == DemoScenario.stories.map { "container (\($0.name))" })
         #expect(
-            processes.filter { $0.contains(" · scope ") }.sorted() == [
-                "container (cold-start) · scope scene#window-1", "container (cold-start) · scope push#notification-42",
-                "container (scopes) · scope scene#window-1", "container (scopes) · scope scene#window-2",
-                "container (scopes) · scope push#notification-42", "container (accounts) · scope account#ada",
-                "container (accounts) · scope account#grace", "container (accounts) · scope account#ada/scene#window-1",
-                "container (accounts) · scope account#grace/scene#window-2",
-                "container (accounts) · scope account#grace/push#notification-7",
-            ].sorted())
+            processes.filter { $0.contains(" · scope ") }.sorted()
+                == [
+                    "container (cold-start) · scope scene#window-1",
+                    "container (cold-start) · scope push#notification-42",
+                    "container (scopes) · scope scene#window-1", "container (scopes) · scope scene#window-2",
+                    "container (scopes) · scope push#notification-42", "container (accounts) · scope account#ada",
+                    "container (accounts) · scope account#grace",
+                    "container (accounts) · scope account#ada/scene#window-1",
+                    "container (accounts) · scope account#grace/scene#window-2",
+                    "container (accounts) · scope account#grace/push#notification-7",
+                ].sorted())
     }
 
     @Test("perfetto is listed in --help and accepted by --trace")
