@@ -88,9 +88,9 @@ enum AccountsStory {
         //    and a push for the second account, all at once.
         // An observer of the open accounts (an app service fanning out over them would take the
         // same sequence); it ends at the shutdown.
-        // It reports each list it is given, so the story can wait for the observer to see the
-        // logout before shutting down: a slow consumer gets only the newest list, and the
-        // shutdown's empty list could otherwise replace it.
+        // It reports each list it is given, so the story waits for it to see both accounts before
+        // the logout, and the logout before the shutdown: a slow consumer gets only the newest
+        // list, so the next change could otherwise replace the one the story shows.
         let accountUpdates = container.instanceUpdates(of: "account").makeAsyncIterator()
         let (observed, report) = AsyncStream.makeStream(of: [String].self)
         let observer = Task {
@@ -141,6 +141,8 @@ enum AccountsStory {
             "   the accounts' instances " + (run.accountsKept ? "kept their snapshots" : "were rebuilt"))
 
         // 3. Logout of the first account: its window closes first, then the account itself.
+        //    First the observer sees both accounts (a slow consumer may have skipped to them).
+        await waitUntil(observed, shows: accounts)
         _ = try await instances[0].close()
         run.closed = watcher.events.filter { $0.kind == .scopeClosed }.compactMap(\.scope)
         run.accountsAfterLogout = container.openInstances(of: "account").map(\.label)
@@ -148,11 +150,15 @@ enum AccountsStory {
         run.narrative.append(
             "   open accounts: \(run.accountsAfterLogout.joined(separator: ", ")); open instances: "
                 + container.openScopes.joined(separator: ", "))
-        // The list stays the newest until the shutdown, so the observer is given it; bounded in
-        // case it is not (the check below then says what the observer saw).
-        let remaining = run.accountsAfterLogout.map(Self.accountID)
-        _ = try? await withTimeout(.seconds(30), "the observer to see the logout") {
-            for await accounts in observed where accounts == remaining { return }
+        await waitUntil(observed, shows: run.accountsAfterLogout.map(Self.accountID))
+    }
+
+    /// Waits until the observer reports `accounts` as the open accounts. A list stays the newest
+    /// until the next open or close, so the observer is given it; bounded in case it is not (the
+    /// story's check then says what the observer saw).
+    private static func waitUntil(_ observed: AsyncStream<[String]>, shows accounts: [String]) async {
+        _ = try? await withTimeout(.seconds(30), "the observer to see \(accounts)") {
+            for await seen in observed where seen == accounts { return }
         }
     }
 

@@ -40,7 +40,11 @@ struct DemoTraceFormatTests {
     @Test("perfetto with --scenario all: one document, a process per story")
     func perfettoAll() async throws {
         let capture = CapturedOutput()
-        let status = await runDemo(DemoOptions(trace: .perfetto, scenario: .all), output: capture.output())
+        // A data folder of its own: other tests run the demo's stories at the same time.
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let status = await runDemo(
+            DemoOptions(trace: .perfetto, scenario: .all, dataDirectory: folder.path), output: capture.output())
         #expect(status == 0, "\(capture.standardError)")
         let chrome = try #require(ChromeTraceChecks.parse(capture.standardOutput))
         ChromeTraceChecks.expectWellFormed(chrome)

@@ -61,7 +61,10 @@ struct InterruptTests {
         let interrupt = DemoInterrupt(grace: .seconds(60))
         let watcher = TraceWatcher()
         let run = Task { await ConfigRun.run(config, callers: 2, retries: nil, interrupt: interrupt, live: watcher) }
-        try await watcher.wait(for: "slow to start") { $0.contains { $0.kind.node == "slow" } }
+        // Both callers joined (a caller that comes after the signal is refused), and slow runs.
+        try await watcher.wait(for: "both callers to join and slow to start") { events in
+            events.count("caller.joined") == 2 && events.contains { $0.kind.node == "slow" }
+        }
         #expect(interrupt.received(signal: SIGINT) == .shuttingDown)
         let report = try await withTimeout(.seconds(60), "the run to end") { await run.value }
         #expect(interrupt.exitStatus == 130)

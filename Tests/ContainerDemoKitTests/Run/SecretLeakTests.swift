@@ -41,7 +41,11 @@ struct SecretLeakTests {
         var statuses: [String: Set<Int32>] = [:]
         for (name, config) in folder.configs {
             for format in TraceFormat.all.map(\.name) {
-                let arguments = ["--config", config, "--scenario", "all", "--trace", format, "--retries", "1"]
+                // A data folder of its own: other tests run the demo's stories at the same time.
+                let arguments = [
+                    "--config", config, "--scenario", "all", "--trace", format, "--retries", "1", "--data-dir",
+                    folder.path + "/data",
+                ]
                 let capture = CapturedOutput()
                 let status = await DemoCommand.main(arguments, output: capture.output())
                 statuses[name, default: []].insert(status)
@@ -52,7 +56,8 @@ struct SecretLeakTests {
             let file = folder.path + "/\(name)-trace.jsonl"
             let capture = CapturedOutput()
             _ = await DemoCommand.main(
-                ["--config", config, "--trace", "jsonl", "--output", file], output: capture.output())
+                ["--config", config, "--trace", "jsonl", "--output", file, "--data-dir", folder.path + "/data"],
+                output: capture.output())
             written.append(("\(name) --output (stdout)", capture.standardOutput))
             written.append(("\(name) --output (stderr)", capture.standardError))
             written.append(("\(name) --output (file)", (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""))

@@ -14,7 +14,10 @@ struct TraceWatcherTests {
                     try await gate.cancellableWait(); return 1
                 }
             ], trace: [trace])
-        let callers = (1...3).map { index in Task { try await container.start(as: "caller-\(index)") } }
+        // caller-1 joins first (it finds the container idle); the others join its build.
+        let first = Task { try await container.start(as: "caller-1") }
+        try await trace.wait(for: "caller-1 to join") { $0.count("caller.joined") == 1 }
+        let callers = [first] + (2...3).map { index in Task { try await container.start(as: "caller-\(index)") } }
         try await trace.wait(for: "3 callers to join") { $0.count("caller.joined") == 3 }
         #expect(trace.count("caller.joined") == 3)
         #expect(trace.count("snapshot.published") == 0, "the build is still held")
