@@ -2,8 +2,12 @@ import Dispatch
 
 /// How a parked caller is answered: a task's continuation (`start()` and every async request),
 /// or a thread that blocks until its answer comes (``ServiceContainer/resolveNow(_:as:isolation:)``).
+///
+/// The continuation is unchecked: the state machine answers each caller exactly once (its
+/// invariants, the randomized checker and the resumption-counting tests hold it to that), so a
+/// checked continuation's canary, an allocation per caller, would only guard what they prove.
 enum CallerWaiter: Sendable {
-    case task(CheckedContinuation<AppServices, any Error>)
+    case task(UnsafeContinuation<AppServices, any Error>)
     case thread(BlockedCaller)
 }
 

@@ -175,8 +175,8 @@ final class CoordinatorCore: NodeReporter {
         return try await TaskFeatures.withEscalationHandler {
             try await withTaskCancellationHandler {
                 defer { tookOverFromResumer() }
-                return try await withCheckedThrowingContinuation {
-                    (continuation: CheckedContinuation<AppServices, any Error>) in
+                return try await withUnsafeThrowingContinuation {
+                    (continuation: UnsafeContinuation<AppServices, any Error>) in
                     let waiter = Waiter.task(continuation)
                     let priority = min(Task.currentPriority.rawValue, priorityLimit?.rawValue ?? .max)
                     let action = transition { machine, now in
