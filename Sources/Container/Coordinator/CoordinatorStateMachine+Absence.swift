@@ -5,7 +5,7 @@ extension CoordinatorStateMachine {
     /// How many dependencies of `slot` it waits for: those without a value, but an optional one
     /// only while the build runs it (one that cannot be built is not waited for).
     func waitingCount(of slot: Int, in current: BuildState) -> Int {
-        let dependencies = graph.nodes[slot].dependencies
+        let dependencies = graph.dependencies[slot]
         guard graph.hasOptionalServices else { return dependencies.count { !state.hasValue($0) } }
         return dependencies.count { dependency in
             guard !state.hasValue(dependency) else { return false }

@@ -75,7 +75,7 @@ extension CoordinatorStateMachine {
         from roots: [Int], in graph: ServiceGraph, state: borrowing GenerationState, members: borrowing BuildRecords,
         building: Bool
     ) -> ClosureNeed? {
-        let dependencies = graph.dependencyTable
+        let dependencies = graph.dependencies.table
         var seen = SlotSet(capacity: graph.nodes.count)
         // Room for a typical walk at once, so that no array grows step by step.
         var stack: [Int] = []

@@ -69,7 +69,7 @@ extension ServiceGraph {
     }
 
     /// Kahn's algorithm; returns fewer nodes than the graph has when there is a cycle.
-    static func topologicalOrder(of nodes: [Node], dependents: [[Int]]) -> [Int] {
+    static func topologicalOrder(of nodes: [Node], dependents: SlotLists) -> [Int] {
         var pending = [Int]()
         pending.reserveCapacity(nodes.count)
         for node in nodes { pending.append(node.dependencies.count) }

@@ -104,11 +104,10 @@ public final class ServiceGraph: Sendable {
     /// visiting (retaining) a node.
     let fingerprints: [DeclarationFingerprint]
     /// For each node, the nodes that depend on it.
-    let dependents: [[Int]]
-    /// Every node's dependencies in one array: those of `slot` are the entries at
-    /// `dependencyTable[slot]..<dependencyTable[slot + 1]` (after the `count + 1` offsets). A
-    /// request's walk reads them without visiting (retaining) a node.
-    let dependencyTable: [Int32]
+    let dependents: SlotLists
+    /// For each node, the nodes it depends on (``Node/dependencies``, without visiting, and
+    /// retaining, a node).
+    let dependencies: SlotLists
     /// Nodes such that every node comes after all its dependencies.
     let topologicalOrder: [Int]
     /// The position of each node in ``topologicalOrder``.
@@ -218,20 +217,11 @@ public final class ServiceGraph: Sendable {
         self.scopeParts = scopeParts
         self.nodes = nodes
         self.fingerprints = nodes.map(\.fingerprint)
-        var dependents = [[Int]](repeating: [], count: nodes.count)
-        var table: [Int32] = []
-        table.reserveCapacity(nodes.count + 1 + nodes.reduce(0) { $0 + $1.dependencies.count })
-        table.append(contentsOf: repeatElement(0, count: nodes.count + 1))
-        for (index, node) in nodes.enumerated() {
-            table[index] = Int32(truncatingIfNeeded: table.count)
-            for dependency in node.dependencies {
-                dependents[dependency].append(index)
-                table.append(Int32(truncatingIfNeeded: dependency))
-            }
-        }
-        table[nodes.count] = Int32(truncatingIfNeeded: table.count)
+        let dependencies = SlotLists(
+            count: nodes.count, entries: nodes.reduce(0) { $0 + $1.dependencies.count }, { nodes[$0].dependencies })
+        self.dependencies = dependencies
+        let dependents = SlotLists(inverting: dependencies)
         self.dependents = dependents
-        self.dependencyTable = table
         let order = Self.topologicalOrder(of: nodes, dependents: dependents)
         precondition(order.count == nodes.count, "ServiceGraph.init requires an acyclic graph")
         self.topologicalOrder = order
