@@ -2,9 +2,8 @@
 /// in one array.
 ///
 /// A build reads a node's dependents at its end and a member's dependencies when it joins: kept
-/// as an array per node, each read missed the cache on that node's own array (on a 10,000-node
-/// build, most of the time of those two steps). Here every read touches the one array the graph
-/// shares.
+/// as an array per node, each read missed the cache on that node's own array; here every read
+/// touches the one array the graph shares.
 struct SlotLists: Sendable {
     /// `count + 1` offsets, then the lists one after the other: the list of `slot` is at
     /// `table[slot]..<table[slot + 1]`.
