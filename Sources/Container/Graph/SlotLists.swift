@@ -59,7 +59,6 @@ struct SlotLists: Sendable {
 
         var startIndex: Int { positions.lowerBound }
         var endIndex: Int { positions.upperBound }
-        var indices: Range<Int> { positions }
 
         subscript(position: Int) -> Int { Int(table[position]) }
     }

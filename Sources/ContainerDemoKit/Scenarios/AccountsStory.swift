@@ -145,12 +145,13 @@ enum AccountsStory {
         await waitUntil(observed, shows: accounts)
         _ = try await instances[0].close()
         run.closed = watcher.events.filter { $0.kind == .scopeClosed }.compactMap(\.scope)
-        run.accountsAfterLogout = container.openInstances(of: "account").map(\.label)
+        let openAccounts = container.openInstances(of: "account")
+        run.accountsAfterLogout = openAccounts.map(\.label)
         run.narrative.append("3. \(accounts[0]) logs out: close() closes \(run.closed.joined(separator: ", then "))")
         run.narrative.append(
             "   open accounts: \(run.accountsAfterLogout.joined(separator: ", ")); open instances: "
                 + container.openScopes.joined(separator: ", "))
-        await waitUntil(observed, shows: run.accountsAfterLogout.map(Self.accountID))
+        await waitUntil(observed, shows: openAccounts.map(\.id))
     }
 
     /// Waits until the observer reports `accounts` as the open accounts. A list stays the newest
@@ -160,11 +161,6 @@ enum AccountsStory {
         _ = try? await withTimeout(.seconds(30), "the observer to see \(accounts)") {
             for await seen in observed where seen == accounts { return }
         }
-    }
-
-    /// The account id of the instance labelled `label` (`account#ada` → `ada`).
-    private static func accountID(_ label: String) -> String {
-        String(label.drop(while: { $0 != "#" }).dropFirst())
     }
 
     private static func describe(_ value: SimulatedValue, for account: String) -> String {
