@@ -32,14 +32,14 @@ extension ServiceGraph {
     }
 
     /// The slots `roots` need: the roots and everything they depend on, transitively.
-    func closure(of roots: [Int]) -> SlotSet { Self.closure(of: roots, in: nodes) }
+    func closure(of roots: [Int]) -> SlotSet { Self.closure(of: roots, following: dependencies) }
 
-    static func closure(of roots: [Int], in nodes: [Node]) -> SlotSet {
-        var closure = SlotSet(capacity: nodes.count)
+    static func closure(of roots: [Int], following dependencies: SlotLists) -> SlotSet {
+        var closure = SlotSet(capacity: dependencies.count)
         var stack = roots
         while let slot = stack.popLast() {
             guard closure.insert(slot) else { continue }
-            stack.append(contentsOf: nodes[slot].dependencies)
+            stack.append(contentsOf: dependencies[slot])
         }
         return closure
     }
@@ -47,15 +47,15 @@ extension ServiceGraph {
     /// The part of the closure of `roots` whose failure fails the request: the nodes reached
     /// without passing an optional one (an optional root included).
     func required(from roots: [Int]) -> SlotSet {
-        hasOptionalServices ? Self.required(from: roots, in: nodes) : closure(of: roots)
+        hasOptionalServices ? Self.required(from: roots, in: nodes, following: dependencies) : closure(of: roots)
     }
 
-    static func required(from roots: [Int], in nodes: [Node]) -> SlotSet {
+    static func required(from roots: [Int], in nodes: [Node], following dependencies: SlotLists) -> SlotSet {
         var required = SlotSet(capacity: nodes.count)
         var stack = roots
         while let slot = stack.popLast() {
             guard !nodes[slot].isOptional, required.insert(slot) else { continue }
-            stack.append(contentsOf: nodes[slot].dependencies)
+            stack.append(contentsOf: dependencies[slot])
         }
         return required
     }

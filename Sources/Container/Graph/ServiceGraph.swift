@@ -252,12 +252,12 @@ public final class ServiceGraph: Sendable {
             deferredSlots = allSlots
         } else {
             self.layout = ServiceLayout(names: nodes.map(\.name), policies: nodes.map(\.start), optionals: optionals)
-            eagerSlots = Self.closure(of: roots([.eager]), in: nodes)
-            deferredSlots = Self.closure(of: roots([.eager, .deferred]), in: nodes)
+            eagerSlots = Self.closure(of: roots([.eager]), following: dependencies)
+            deferredSlots = Self.closure(of: roots([.eager, .deferred]), following: dependencies)
         }
         if hasOptionalServices {
-            eagerRequired = Self.required(from: roots([.eager]), in: nodes)
-            deferredRequired = Self.required(from: roots([.eager, .deferred]), in: nodes)
+            eagerRequired = Self.required(from: roots([.eager]), in: nodes, following: dependencies)
+            deferredRequired = Self.required(from: roots([.eager, .deferred]), in: nodes, following: dependencies)
         } else {
             eagerRequired = eagerSlots
             deferredRequired = deferredSlots
