@@ -149,6 +149,16 @@ let profileKinds: [ProfileKind] = [
             _ = try await fixture.container.start()
         }
     },
+    ProfileKind(id: "sync-unbuilt") { size, repeats, setupOnly in
+        let graph = try synchronousTriples(size)
+        let containers = (0..<repeats).map { _ in ServiceContainer(graph: graph) }
+        guard !setupOnly else { return }
+        var sum = 0
+        for container in containers {
+            for triple in 0..<size { sum &+= try container.resolveNow(tripleKey(triple, 2)).number }
+        }
+        if sum == -1 { print(sum) }
+    },
     ProfileKind(id: "scope-floor") { size, repeats, setupOnly in
         let fixture = try await ScopeFixture.make()
         guard !setupOnly else { return }

@@ -6,7 +6,7 @@ import Synchronization
 // against calling the three factories by hand.
 
 /// Keys of the synchronous graph: triples `sN-0 <- sN-1 <- sN-2`, each a closure of three.
-private func tripleKey(_ triple: Int, _ index: Int) -> ServiceKey<BenchService> { ServiceKey("s\(triple)-\(index)") }
+func tripleKey(_ triple: Int, _ index: Int) -> ServiceKey<BenchService> { ServiceKey("s\(triple)-\(index)") }
 
 /// The factory each synchronous service runs (what the floor calls by hand).
 @inline(never) func makeSynchronous(_ number: Int, _ input: BenchService?) -> BenchService {
@@ -24,9 +24,8 @@ private let readKey = tripleKey(0, 2)
     do { sink.object = try container.resolve(readKey) } catch { lookupFailures.add(1, ordering: .relaxed) }
 }
 
-/// Scenario 16: synchronous services.
-func synchronousScenario(_ settings: BenchSettings) async throws -> [Row] {
-    let triples = settings.size(1_000, smoke: 20)
+/// A graph of `triples` closures of three synchronous services (`sN-0 <- sN-1 <- sN-2`).
+func synchronousTriples(_ triples: Int) throws -> ServiceGraph {
     var specs: [ServiceSpec] = []
     for triple in 0..<triples {
         specs.append(ServiceSpec.synchronous(tripleKey(triple, 0)) { _ in makeSynchronous(triple, nil) })
@@ -39,7 +38,13 @@ func synchronousScenario(_ settings: BenchSettings) async throws -> [Row] {
                 makeSynchronous(2, try context[tripleKey(triple, 1)])
             })
     }
-    let graph = try ServiceGraph(specs)
+    return try ServiceGraph(specs)
+}
+
+/// Scenario 16: synchronous services.
+func synchronousScenario(_ settings: BenchSettings) async throws -> [Row] {
+    let triples = settings.size(1_000, smoke: 20)
+    let graph = try synchronousTriples(triples)
 
     // (a) A built service: resolveNow against resolve, on a container whose snapshot holds it.
     let built = ServiceContainer(graph: graph)

@@ -17,12 +17,25 @@ extension CoordinatorStateMachine {
         let outcome: CallerOutcome
     }
 
+    /// Where the first task of a build starts.
+    enum FirstThread {
+        /// A new task, on a thread of the pool (a build started between requests, or one that
+        /// fails fast).
+        case newTask
+        /// The requesting caller's thread, whatever executor it belongs to: a build of a few
+        /// nodes that were all quick when they last ran (held up no longer than the budget).
+        case callers
+        /// The requesting caller's thread when it belongs to the shared pool (no task executor
+        /// preference), else a new task: a build made for that caller alone, which it would
+        /// wait for anyway; only waking another thread for it would cost more.
+        case callersIfShared
+    }
+
     /// Nodes to start in a new task of a build (a worker, see ``BuildWorker``).
     struct Launch {
         let ticket: BuildTicket
         let orders: WorkerOrders
-        /// The requesting caller starts the task on its own thread (a build of a few quick nodes).
-        var startsHere = false
+        var startsOn = FirstThread.newTask
     }
 
     /// App values a scope instance's build must fetch (and lease) before its nodes start, in a
@@ -31,7 +44,7 @@ extension CoordinatorStateMachine {
         let ticket: BuildTicket
         /// The part's external slots to fetch.
         let slots: [Int]
-        var startsHere: Bool
+        var startsOn: FirstThread
     }
 
     /// What a request (or a launch) starts: nodes, app values to fetch, or both.

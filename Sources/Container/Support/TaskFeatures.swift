@@ -25,6 +25,13 @@ enum TaskFeatures {
         return Task.detached(priority: priority, operation: operation)
     }
 
+    /// Whether the current task runs on the shared pool: a task with no task executor preference
+    /// (a nonisolated `async` function runs there), so a thread it lends to a build is one the
+    /// pool would otherwise have to wake.
+    static var runsOnSharedPool: Bool {
+        withUnsafeCurrentTask { task in task != nil && task?.unownedTaskExecutor == nil }
+    }
+
     /// Runs `operation`, calling `onEscalated` with the new priority whenever the current task is
     /// raised while it runs. Before the OS 26 releases no handler can be installed: `operation`
     /// runs alone, and a raise of the caller does not reach what it waits for.
