@@ -159,6 +159,14 @@ let profileKinds: [ProfileKind] = [
         }
         if sum == -1 { print(sum) }
     },
+    ProfileKind(id: "validate-cold") { _, repeats, setupOnly in
+        // The validation of (c)'s ten specs alone, the specs made once.
+        let specs = coldStartSpecs()
+        guard !setupOnly else { return }
+        var count = 0
+        for _ in 0..<repeats { count &+= try ServiceGraph(specs).serviceNames.count }
+        if count == -1 { print(count) }
+    },
     ProfileKind(id: "scope-floor") { size, repeats, setupOnly in
         let fixture = try await ScopeFixture.make()
         guard !setupOnly else { return }

@@ -51,6 +51,16 @@ extension CoordinatorStateMachine {
     struct Start {
         var launch: Launch?
         var fetch: Fetch?
+
+        /// The same, for a caller that blocks its thread rather than suspend (a synchronous
+        /// one, which runs its closure's nodes itself): a build made for it alone starts a
+        /// new task, since nested on its thread the task would wait for that caller.
+        var forBlockingCaller: Start {
+            var copy = self
+            if copy.launch?.startsOn == .callersIfShared { copy.launch?.startsOn = .newTask }
+            if copy.fetch?.startsOn == .callersIfShared { copy.fetch?.startsOn = .newTask }
+            return copy
+        }
     }
 
     /// The job to start once no build is in flight.

@@ -113,7 +113,10 @@ extension CoordinatorStateMachine {
         var start = Start()
         if !current.toFetch.isEmpty {
             current.awaitingApp = true
-            start.fetch = Fetch(ticket: ticket, slots: current.toFetch, startsOn: startsOn)
+            // A fetch joins its app's build, which may start nested on the same thread in turn:
+            // only a quick one starts here.
+            start.fetch = Fetch(
+                ticket: ticket, slots: current.toFetch, startsOn: startsOn == .callers ? .callers : .newTask)
             current.toFetch = []
         } else {
             let ready = current.ready

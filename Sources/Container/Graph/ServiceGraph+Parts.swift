@@ -59,8 +59,7 @@ extension ServiceGraph {
                     dependencyNames: node.dependencyNames, options: node.options, settings: node.settings,
                     timeout: node.timeout,
                     retry: node.retry, defaultFailure: node.defaultFailure, location: node.location,
-                    lifetime: node.lifetime, groups: node.groups, declaration: node.declaration,
-                    fingerprint: node.fingerprint))
+                    lifetime: node.lifetime, groups: node.groups, declaration: node.declaration))
         }
         for old in externals {
             let node = nodes[old]

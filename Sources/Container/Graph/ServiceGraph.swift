@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A validated dependency graph of services, ready to be built by a ``ServiceContainer``.
 ///
 /// Creating a graph validates it completely before anything runs (see <doc:CoordinatorRules>);
@@ -34,9 +36,6 @@ public final class ServiceGraph: Sendable {
         /// The groups the node depends on: their members' positions in ``dependencies``, in
         /// declaration order.
         let groups: [String: [Int]]
-        /// What ``ServiceGraph/changes(from:)`` compares: a digest of every field above but the
-        /// name, the dependencies' slots and the location.
-        let fingerprint: DeclarationFingerprint
         /// The spec as it was declared (its provider resolved, `group:` entries and typed
         /// dependencies as written): what ``ServiceGraph/overriding(_:)`` declares again.
         let declaration: ServiceSpec
@@ -59,13 +58,12 @@ public final class ServiceGraph: Sendable {
         /// keep: ``ServiceContainer/resolveNow(_:as:isolation:)`` may run it on the caller's thread.
         var isSynchronous: Bool { provider.makeNow != nil && timeout == nil && retry.maxAttempts <= 1 }
 
-        /// `fingerprint`: the declaration's, when known (a scope part's copy of a node); computed otherwise.
         init(
             name: String, provider: AnyServiceProvider, dependencies: [Int], dependencyNames: [String],
             options: ServiceOptions, settings: (any Sendable)? = nil, timeout: Duration?, retry: RetryPolicy,
             defaultFailure: FailureKind?, location: ConfigLocation?, lifetime: ServiceSpec.Lifetime = .app,
             isExternal: Bool = false,
-            groups: [String: [Int]] = [:], declaration: ServiceSpec, fingerprint: DeclarationFingerprint? = nil
+            groups: [String: [Int]] = [:], declaration: ServiceSpec
         ) {
             self.declaration = declaration
             runsOnMainActor = (declaration.isolation ?? provider.isolation) == .main
@@ -85,24 +83,31 @@ public final class ServiceGraph: Sendable {
             self.retry = retry
             self.defaultFailure = defaultFailure
             self.location = location
-            // From the stored fields, once stored: the arguments are moved into them, not copied.
-            // (Not `fingerprint ?? ...`: its closure would capture every field.)
-            if let fingerprint {
-                self.fingerprint = fingerprint
-            } else {
-                self.fingerprint = DeclarationFingerprint.of(
-                    name: self.name, providerID: self.provider.id, valueType: self.provider.valueTypeID,
-                    dependencyNames: self.dependencyNames, options: self.options, timeout: self.timeout,
-                    retry: self.retry, defaultFailure: self.defaultFailure, lifetime: self.lifetime,
-                    isExternal: self.isExternal, groups: self.groups)
-            }
+        }
+
+        /// What ``ServiceGraph/changes(from:)`` compares: a digest of every field above but the
+        /// dependencies' slots and the location (computed each time: the graph keeps them).
+        var fingerprint: DeclarationFingerprint {
+            DeclarationFingerprint.of(
+                name: name, providerID: provider.id, valueType: provider.valueTypeID, dependencyNames: dependencyNames,
+                options: options, timeout: timeout, retry: retry, defaultFailure: defaultFailure, lifetime: lifetime,
+                isExternal: isExternal, groups: groups)
         }
     }
 
     let nodes: [Node]
     /// Each node's ``Node/fingerprint``, by slot: ``changes(from:)`` reads them without
-    /// visiting (retaining) a node.
-    let fingerprints: [DeclarationFingerprint]
+    /// visiting (retaining) a node. Made on the first comparison (a reload's), not at
+    /// validation: a graph that is never reloaded never pays for them.
+    var fingerprints: [DeclarationFingerprint] {
+        fingerprintCache.withLock { cache in
+            if let cache { return cache }
+            let made = nodes.map(\.fingerprint)
+            cache = made
+            return made
+        }
+    }
+    private let fingerprintCache = Mutex<[DeclarationFingerprint]?>(nil)
     /// For each node, the nodes that depend on it.
     let dependents: SlotLists
     /// For each node, the nodes it depends on (``Node/dependencies``, without visiting, and
@@ -216,7 +221,6 @@ public final class ServiceGraph: Sendable {
         self.appOnly = appOnly
         self.scopeParts = scopeParts
         self.nodes = nodes
-        self.fingerprints = nodes.map(\.fingerprint)
         let dependencies = SlotLists(
             count: nodes.count, entries: nodes.reduce(0) { $0 + $1.dependencies.count }, { nodes[$0].dependencies })
         self.dependencies = dependencies

@@ -25,11 +25,11 @@ enum TaskFeatures {
         return Task.detached(priority: priority, operation: operation)
     }
 
-    /// Whether the current task runs on the shared pool: a task with no task executor preference
-    /// (a nonisolated `async` function runs there), so a thread it lends to a build is one the
-    /// pool would otherwise have to wake.
+    /// Whether the current task runs on the shared pool, asked from a nonisolated `async`
+    /// function (which runs there unless its task prefers another executor): a thread it lends
+    /// to a build is then one the pool would otherwise have to wake. Never the main thread.
     static var runsOnSharedPool: Bool {
-        withUnsafeCurrentTask { task in task != nil && task?.unownedTaskExecutor == nil }
+        withUnsafeCurrentTask { task in task != nil && task?.unownedTaskExecutor == nil } && !MainThread.isCurrent
     }
 
     /// Runs `operation`, calling `onEscalated` with the new priority whenever the current task is

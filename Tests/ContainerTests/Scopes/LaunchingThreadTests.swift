@@ -1,6 +1,7 @@
 import ContainerTesting
 import Dispatch
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import Container
@@ -208,42 +209,47 @@ struct LaunchingThreadTests {
     @available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *)
     func answeredCallerGoesOn() async throws {
         struct NeverSignalled: Error { let what: String }
-        let trace = TraceWatcher()
-        let aMayEnd = DispatchSemaphore(value: 0)
+        /// Signals `joined` when the caller `second` has joined (on that caller's own thread).
+        final class JoinSignal: TraceSink {
+            let joined = DispatchSemaphore(value: 0)
+            func record(_ event: TraceEvent) {
+                if event.kind.name == "caller.joined" && event.kind.caller == "second" { joined.signal() }
+            }
+        }
+        let signal = JoinSignal()
         let firstReturned = DispatchSemaphore(value: 0)
         let a = ServiceKey<Int>("a")
         let b = ServiceKey<Int>("b")
         let graph = try ServiceGraph([
-            ServiceSpec(a) { _ in
-                // Blocks rather than suspends: the build stays nested on its caller's thread.
-                guard aMayEnd.wait(timeout: .now() + 60) == .success else { throw NeverSignalled(what: "second") }
+            // Blocks rather than suspends, so the build stays nested on `first`'s thread, until
+            // `second` (on a thread of its own, not the pool's) has joined.
+            ServiceSpec.synchronous(a) { _ in
+                guard signal.joined.wait(timeout: .now() + 60) == .success else {
+                    throw NeverSignalled(what: "second joined")
+                }
                 return 1
             },
-            ServiceSpec(b, dependsOn: ["a"], start: .lazy) { context in
-                // Started by a's end, which answered `first`: `first` must be able to return meanwhile.
+            // Started by a's end, which answered `first`: `first` must be able to return meanwhile.
+            ServiceSpec.synchronous(b, dependsOn: ["a"], start: .lazy) { context in
                 guard firstReturned.wait(timeout: .now() + 30) == .success else {
                     throw NeverSignalled(what: "first returned")
                 }
                 return try context[a] + 1
             },
         ])
-        let container = ServiceContainer(graph: graph, trace: [trace])
+        let container = ServiceContainer(graph: graph, trace: [signal])
+        // On the shared pool: its build (of never-run `a`) starts nested on its thread.
         let first = Task {
             let services = try await container.start(needs: [a.erased], as: "first")
             firstReturned.signal()
             return services
         }
-        try await trace.wait(for: "a to start") {
-            $0.contains { $0.kind.name == "node.started" && $0.kind.node == "a" }
+        let second = Task {
+            try await offThePool { try container.resolveNow(b, as: "second") }
         }
-        let second = Task { try await container.start(needs: [b.erased], as: "second") }
-        try await trace.wait(for: "second to join") { $0.contains { $0.kind.caller == "second" } }
-        aMayEnd.signal()
         let firstServices = try await withTimeout(.seconds(60), "first") { try await first.value }
         #expect(try firstServices[a] == 1)
-        let secondServices = try await withTimeout(.seconds(60), "second") { try await second.value }
-        #expect(try secondServices[b] == 2)
-        try trace.expect(.builtOnce("a"), .builtOnce("b"))
+        #expect(try await withTimeout(.seconds(60), "second") { try await second.value } == 2)
     }
 
     @Test("A reset or reload of one leaf of a large graph of quick services rebuilds it on the caller's thread")
