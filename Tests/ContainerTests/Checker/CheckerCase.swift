@@ -110,6 +110,7 @@ struct CheckerCase {
                 guard instances[number] == nil else { break }
                 // Refused only while its close (in its own task) has not finished: then skip it.
                 instances[number] = try? container.openScope("s", id: "i\(number)")
+                if let opened = instances[number] { world.opened(opened.label) }
             case .close(let number) where shutDown:
                 // The shutdown closed every instance: closing one again is refused.
                 guard let instance = instances[number] else { break }
@@ -282,9 +283,13 @@ struct CheckerCase {
     private func openNested(
         _ parent: Int, _ number: Int, instances: inout [Int: ScopeInstance], nested: inout [String: ScopeInstance]
     ) {
-        if instances[parent] == nil { instances[parent] = try? container.openScope("s", id: "i\(parent)") }
+        if instances[parent] == nil {
+            instances[parent] = try? container.openScope("s", id: "i\(parent)")
+            if let opened = instances[parent] { world.opened(opened.label) }
+        }
         guard let instance = instances[parent], nested["\(parent)/\(number)"] == nil else { return }
         nested["\(parent)/\(number)"] = try? instance.openScope("t", id: "j\(number)")
+        if let opened = nested["\(parent)/\(number)"] { world.opened(opened.label) }
     }
 
     /// An observer's snapshots: each at most once, in publication order (generations never go

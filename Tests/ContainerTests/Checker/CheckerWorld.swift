@@ -69,6 +69,16 @@ final class CheckerWorld: Sendable {
         /// Set once a shutdown returned: no provider may run any more.
         var frozen = false
         var violations: [String] = []
+        /// How many times each scope instance label was opened: an instance closed and opened
+        /// again is a new coordinator, whose generations start over.
+        var incarnations: [String: Int] = [:]
+
+        /// The key of the runs, values and failures of the instance `label` opened last
+        /// (`label@2` from its second opening on; the app and a first opening keep `label`).
+        func key(_ label: String) -> String {
+            guard let count = incarnations[label], count > 1 else { return label }
+            return "\(label)@\(count)"
+        }
 
         mutating func tick() -> Int {
             sequence += 1
@@ -117,7 +127,7 @@ final class CheckerWorld: Sendable {
 
     private func provide(_ index: Int, _ context: ProviderContext) async throws -> CheckerValue {
         let node = plan.nodes[index]
-        let label = context.scopeInstance ?? "app"
+        let label = state.withLock { $0.key(context.scopeInstance ?? "app") }
         let run = Run(label: label, generation: context.generation, attempt: context.attempt, node: index)
         let generation = Generation(label: label, generation: context.generation)
         state.withLock { state in
@@ -201,9 +211,14 @@ final class CheckerWorld: Sendable {
     }
 
     /// A caller received a permanent failure of `generation` of `label`: no provider of it may run after this.
+    /// Records that the scope instance `label` was opened (again).
+    func opened(_ label: String) {
+        state.withLock { $0.incarnations[label, default: 0] += 1 }
+    }
+
     func sawPermanentFailure(label: String, generation: Int) {
-        let key = Generation(label: label, generation: generation)
         state.withLock { state in
+            let key = Generation(label: state.key(label), generation: generation)
             let now = state.tick()
             if state.permanentFailureAt[key] == nil { state.permanentFailureAt[key] = now }
         }
