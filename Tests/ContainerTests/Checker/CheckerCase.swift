@@ -25,11 +25,15 @@ struct CheckerCase {
         /// World sequence number when the caller called `start()`.
         let startedAt: Int
         let task: Task<Answer, Never>
+        /// How many times each scope instance label had been opened when it called: keys its
+        /// answers apart from those of an instance closed before under the same label.
+        let incarnations: [String: Int]
 
         init(
             label: String, instance: String?, mode: CheckerPlan.CancelMode, alreadyCancelled: Bool,
-            afterShutdown: Bool, startedAt: Int, task: Task<Answer, Never>
+            afterShutdown: Bool, startedAt: Int, task: Task<Answer, Never>, incarnations: [String: Int]
         ) {
+            self.incarnations = incarnations
             self.label = label
             self.instance = instance
             self.mode = mode
@@ -433,7 +437,8 @@ struct CheckerCase {
         }
         return CallerRecord(
             label: label, instance: instance?.label, mode: mode, alreadyCancelled: alreadyCancelled,
-            afterShutdown: afterShutdown, startedAt: startedAt, task: task)
+            afterShutdown: afterShutdown, startedAt: startedAt, task: task,
+            incarnations: world.state.withLock { $0.incarnations })
     }
 }
 

@@ -47,7 +47,7 @@ struct CheckerInvariants {
             }
             switch answer {
             case .snapshot(let snapshot):
-                let key = "\(label) g\(snapshot.generation)"
+                let key = "\(CheckerWorld.key(label, in: caller.incarnations)) g\(snapshot.generation)"
                 if let first = snapshots[key], first !== snapshot {
                     fail("two different snapshots of \(key) (rule 1)")
                 }
@@ -91,8 +91,9 @@ struct CheckerInvariants {
                         continue
                     }
                     // A scope caller may get its own build's failure, its parent's or the app's.
-                    let key =
-                        "\(plan.owner(of: report, askedOf: caller.instance)) g\(report.generation)a\(report.attempt)"
+                    let owner = CheckerWorld.key(
+                        plan.owner(of: report, askedOf: caller.instance), in: caller.incarnations)
+                    let key = "\(owner) g\(report.generation)a\(report.attempt)"
                     if let first = failures[key], first != error.message {
                         fail("callers of \(key) got different failures (rule 1)")
                     }

@@ -73,12 +73,9 @@ final class CheckerWorld: Sendable {
         /// again is a new coordinator, whose generations start over.
         var incarnations: [String: Int] = [:]
 
-        /// The key of the runs, values and failures of the instance `label` opened last
-        /// (`label@2` from its second opening on; the app and a first opening keep `label`).
-        func key(_ label: String) -> String {
-            guard let count = incarnations[label], count > 1 else { return label }
-            return "\(label)@\(count)"
-        }
+        /// The key of the runs, successes and permanent failures of the instance `label`
+        /// opened last (see ``CheckerWorld/key(_:in:)``).
+        func key(_ label: String) -> String { CheckerWorld.key(label, in: incarnations) }
 
         mutating func tick() -> Int {
             sequence += 1
@@ -127,9 +124,12 @@ final class CheckerWorld: Sendable {
 
     private func provide(_ index: Int, _ context: ProviderContext) async throws -> CheckerValue {
         let node = plan.nodes[index]
-        let label = state.withLock { $0.key(context.scopeInstance ?? "app") }
-        let run = Run(label: label, generation: context.generation, attempt: context.attempt, node: index)
-        let generation = Generation(label: label, generation: context.generation)
+        let label = context.scopeInstance ?? "app"
+        // Runs, successes and permanent failures by incarnation (the teardowns and values, by
+        // label: the runtime's reports name them so, and one incarnation never overlaps the next).
+        let key = state.withLock { $0.key(label) }
+        let run = Run(label: key, generation: context.generation, attempt: context.attempt, node: index)
+        let generation = Generation(label: key, generation: context.generation)
         state.withLock { state in
             let now = state.tick()
             state.providersInFlight[label, default: 0] += 1
@@ -211,6 +211,13 @@ final class CheckerWorld: Sendable {
     }
 
     /// A caller received a permanent failure of `generation` of `label`: no provider of it may run after this.
+    /// `label` for its first opening (and the app), `label@2` from its second opening on, by
+    /// the counts of openings `incarnations`.
+    static func key(_ label: String, in incarnations: [String: Int]) -> String {
+        guard let count = incarnations[label], count > 1 else { return label }
+        return "\(label)@\(count)"
+    }
+
     /// Records that the scope instance `label` was opened (again).
     func opened(_ label: String) {
         state.withLock { $0.incarnations[label, default: 0] += 1 }
