@@ -227,8 +227,9 @@ public struct AnyServiceProvider: Sendable {
     }
 
     /// Erases `provider`, whose values `tearDown` releases. `isPlain`: it is known to be neither
-    /// an input nor synchronous and to take its options as they are (a closure provider), so
-    /// no dynamic cast asks (each looks generic metadata up, for every service of a graph).
+    /// an input nor synchronous, to take its options as they are and to classify no error (a
+    /// closure provider), so no dynamic cast asks (each looks generic metadata up, for every
+    /// service of a graph).
     private init<Provider: ServiceProvider>(
         _ provider: Provider, tearDown: (nonisolated(nonsending) @Sendable (Provider.Value) async throws -> Void)?,
         isPlain: Bool = false
@@ -247,10 +248,11 @@ public struct AnyServiceProvider: Sendable {
                 builtIn: BuildAttempt(generation: context.generation, attempt: context.attempt),
                 onMainActor: context.node.runsOnMainActor, tearDown: tearDown)
         }
-        self.classify = { provider.classify($0) }
         if isPlain {
+            self.classify = { _ in nil }
             self.settings = { _ in nil }
         } else {
+            self.classify = { provider.classify($0) }
             self.settings = { options in
                 let settings = try provider.settings(from: options)
                 if let same = settings as? ServiceOptions, same == options { return nil }
