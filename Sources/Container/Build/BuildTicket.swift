@@ -32,9 +32,6 @@ final class BuildTicket: Sendable {
     /// The main-actor nodes waiting for the main actor; `nil` when the graph has none.
     let mainLane: MainActorLane?
     private let workers: Mutex<Workers>
-    /// Whether a task of the build runs nested on the thread of the caller that started it (up
-    /// to its first suspension; see ``BuildWorker``). A hint, read and written relaxed.
-    private let nestedInCaller = Atomic<Bool>(false)
 
     init(
         id: Int, build: BuildAttempt, graph: ServiceGraph, info: ProviderContext.BuildInfo, policy: BuildPolicy,
@@ -63,15 +60,9 @@ final class BuildTicket: Sendable {
     /// ``TaskFeatures/detached(priority:startingHere:_:)``).
     func spawn(priority: UInt8? = nil, startingHere: Bool = false, _ operation: sending @escaping () async -> Void) {
         let build = self.priority
-        if startingHere { nestedInCaller.store(true, ordering: .relaxed) }
         let task = TaskFeatures.detached(priority: priority ?? build, startingHere: startingHere, operation)
-        if startingHere { nestedInCaller.store(false, ordering: .relaxed) }
         attach(task, buildPriority: build)
     }
-
-    /// Whether a task of the build may be running nested on its starting caller's thread: that
-    /// caller goes on only once the task suspends.
-    var holdsCallersThread: Bool { nestedInCaller.load(ordering: .relaxed) }
 
     /// Runs `operation` in a new task of the build that starts on the main actor (one hop), at
     /// `priority`.

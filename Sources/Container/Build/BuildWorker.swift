@@ -18,9 +18,8 @@ struct WorkerOrders: Sendable {
 /// Who a build's workers hand their nodes' results to: the coordinator.
 protocol NodeReporter: AnyObject, Sendable {
     /// Hands one result to the coordinator (a transition of its state machine), which puts what
-    /// to start next in `next` (emptied first); returns whether it answered a caller.
-    @discardableResult
-    func nodeFinished(_ result: NodeResult, of ticket: BuildTicket, into next: inout WorkerOrders) -> Bool
+    /// to start next in `next` (emptied first).
+    func nodeFinished(_ result: NodeResult, of ticket: BuildTicket, into next: inout WorkerOrders)
 }
 
 /// A task that runs nodes of a build: those it is given, and those the coordinator starts when
@@ -56,12 +55,8 @@ enum BuildWorker {
                     break
                 }
                 next.launches.removeAll(keepingCapacity: true)
-                let answered = reporter.nodeFinished(queue.finished(result), of: ticket, into: &next)
+                reporter.nodeFinished(queue.finished(result), of: ticket, into: &next)
                 inline = queue.take(next, into: &group)
-                // Still nested on the thread of the caller that started it, which may be the one
-                // just answered: the worker suspends before running more, so that caller goes on
-                // (the rest may be nodes other requests added later).
-                if answered && inline != nil && ticket.holdsCallersThread { await Task.yield() }
             }
         }
     }

@@ -4,7 +4,7 @@ import Synchronization
 /// one graph (every instance of a scope builds the same part).
 ///
 /// A build runs a node known to be quick in its own task rather than in a child task (see
-/// ``BuildPolicy/inlineBudget``): a provider that returns in a microsecond costs less than the
+/// `SchedulerTuning.inlineBudget`): a provider that returns in a microsecond costs less than the
 /// child task's creation and the wake-up of the thread that runs it. A node that never ran, or
 /// whose last run failed to report, counts as slow.
 ///

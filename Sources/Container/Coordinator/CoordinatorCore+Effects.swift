@@ -42,7 +42,7 @@ extension CoordinatorCore {
         if ticket.mainLane != nil { orders = BuildWorker.handOffMainActorNodes(orders, of: ticket, reporter: self) }
         guard !orders.launches.isEmpty else { return }
         let priority = orders.priority(atLeast: 0)
-        ticket.spawn(priority: priority == 0 ? nil : priority, startingHere: launch.startsOn.isHere) { [self] in
+        ticket.spawn(priority: priority == 0 ? nil : priority, startingHere: launch.startsHere) { [self] in
             await work(orders, of: ticket, at: priority == 0 ? ticket.priority : priority)
         }
     }
@@ -56,15 +56,13 @@ extension CoordinatorCore {
 
     /// A node of `ticket`'s build ended: the transition, then what it asks; `next` gets what the
     /// node's worker starts next.
-    @discardableResult
-    func nodeFinished(_ result: NodeResult, of ticket: BuildTicket, into next: inout WorkerOrders) -> Bool {
+    func nodeFinished(_ result: NodeResult, of ticket: BuildTicket, into next: inout WorkerOrders) {
         var action = transition { machine, now in
             machine.nodeFinished(build: ticket.id, result, launching: &next, now: now)
         }
         if !action.resume.isEmpty { resume(action.resume) }
         action.cancel?.cancel()
         if let lifecycle = action.then.take() { perform(lifecycle) }
-        return !action.resume.isEmpty
     }
 
     // MARK: App values (a scope instance)
@@ -75,7 +73,7 @@ extension CoordinatorCore {
         let ticket = fetch.ticket
         let slots = fetch.slots
         let priority = ticket.priority
-        ticket.spawn(priority: priority, startingHere: fetch.startsOn.isHere) { [self] in
+        ticket.spawn(priority: priority, startingHere: fetch.startsHere) { [self] in
             let result = await appValues(slots, of: ticket.graph)
             let action = transition { machine, now in machine.appValuesArrived(build: ticket.id, result, now: now) }
             if !action.release.isEmpty, let link { link.parent.released(child: link.child, boxes: action.release) }
@@ -276,16 +274,5 @@ extension CoordinatorCore {
         return .init(
             owner: item.owner,
             record: .init(service: box.name, generation: box.builtInGeneration, error: message, scope: label))
-    }
-}
-
-extension CoordinatorStateMachine.FirstThread {
-    /// Whether the build's first task starts on the calling thread (a requesting caller's).
-    var isHere: Bool {
-        switch self {
-        case .newTask: false
-        case .callers: true
-        case .callersIfShared: TaskFeatures.runsOnSharedPool
-        }
     }
 }

@@ -35,7 +35,7 @@ extension CoordinatorCore {
         case .park(let raise, let start):
             if let raise { raise.ticket.escalate(to: raise.priority) }
             Self.$isRunningNodesNow.withValue(true) {
-                runHere(start.forBlockingCaller, for: name, until: blocked, onMainActor: onMainActor)
+                runHere(start, for: name, until: blocked, onMainActor: onMainActor)
             }
         }
         // A task never blocks its thread (it may be one of the few of the pool that the worker it

@@ -17,25 +17,12 @@ extension CoordinatorStateMachine {
         let outcome: CallerOutcome
     }
 
-    /// Where the first task of a build starts.
-    enum FirstThread {
-        /// A new task, on a thread of the pool (a build started between requests, or one that
-        /// fails fast).
-        case newTask
-        /// The requesting caller's thread, whatever executor it belongs to: a build of a few
-        /// nodes that were all quick when they last ran (held up no longer than the budget).
-        case callers
-        /// The requesting caller's thread when it belongs to the shared pool (no task executor
-        /// preference), else a new task: a build made for that caller alone, which it would
-        /// wait for anyway; only waking another thread for it would cost more.
-        case callersIfShared
-    }
-
     /// Nodes to start in a new task of a build (a worker, see ``BuildWorker``).
     struct Launch {
         let ticket: BuildTicket
         let orders: WorkerOrders
-        var startsOn = FirstThread.newTask
+        /// The requesting caller starts the task on its own thread (a build of a few quick nodes).
+        var startsHere = false
     }
 
     /// App values a scope instance's build must fetch (and lease) before its nodes start, in a
@@ -44,23 +31,13 @@ extension CoordinatorStateMachine {
         let ticket: BuildTicket
         /// The part's external slots to fetch.
         let slots: [Int]
-        var startsOn: FirstThread
+        var startsHere: Bool
     }
 
     /// What a request (or a launch) starts: nodes, app values to fetch, or both.
     struct Start {
         var launch: Launch?
         var fetch: Fetch?
-
-        /// The same, for a caller that blocks its thread rather than suspend (a synchronous
-        /// one, which runs its closure's nodes itself): a build made for it alone starts a
-        /// new task, since nested on its thread the task would wait for that caller.
-        var forBlockingCaller: Start {
-            var copy = self
-            if copy.launch?.startsOn == .callersIfShared { copy.launch?.startsOn = .newTask }
-            if copy.fetch?.startsOn == .callersIfShared { copy.fetch?.startsOn = .newTask }
-            return copy
-        }
     }
 
     /// The job to start once no build is in flight.

@@ -48,7 +48,7 @@ extension CoordinatorStateMachine {
             var fetch: Fetch?
             if !current.toFetch.isEmpty, let ticket = current.ticket {
                 current.awaitingApp = true
-                fetch = Fetch(ticket: ticket, slots: current.toFetch, startsOn: .newTask)
+                fetch = Fetch(ticket: ticket, slots: current.toFetch, startsHere: false)
                 current.toFetch = []
             }
             var launch: Launch?

@@ -18,7 +18,6 @@ extension CoordinatorStateMachine {
         guard !missing.isEmpty else { return Start() }
         // Taken out (moved, not copied), so the build's arrays are changed in place: here and in
         // every event below that changes the build.
-        let isNew = build == nil
         var current = build.take() ?? newBuild(priority: priority, members: missing.count)
         var ready: [Int] = []
         var fetch: [Int] = []
@@ -55,8 +54,7 @@ extension CoordinatorStateMachine {
             // A build waits for the teardown of what a reset retired and for the build it
             // superseded (no overlap); otherwise it launches now.
             guard stopping == nil && !teardowns.hasWork else { return Start() }
-            return launch(
-                fromCaller: fromCaller, now: now, caller: Caller(closure: closure, priority: priority, isAlone: isNew))
+            return launch(fromCaller: fromCaller, now: now, caller: Caller(closure: closure, priority: priority))
         }
         var start = Start()
         if !added.isEmpty { record(.buildAdded(nodes: added, caller: label), current.build) }
@@ -73,7 +71,7 @@ extension CoordinatorStateMachine {
                 current.toFetch += fetch
             } else {
                 current.awaitingApp = true
-                start.fetch = Fetch(ticket: current.ticket!, slots: fetch, startsOn: .newTask)
+                start.fetch = Fetch(ticket: current.ticket!, slots: fetch, startsHere: false)
             }
         }
         build = current
@@ -109,34 +107,29 @@ extension CoordinatorStateMachine {
             current.reused = nil
             traceReused(closure, in: &current)
         }
-        let startsOn = fromCaller ? firstThread(of: current, aloneFor: caller?.isAlone ?? false) : .newTask
+        let startsHere = fromCaller && startsOnCallersThread(current)
         var start = Start()
         if !current.toFetch.isEmpty {
             current.awaitingApp = true
-            // A fetch joins its app's build, which may start nested on the same thread in turn:
-            // only a quick one starts here.
-            start.fetch = Fetch(
-                ticket: ticket, slots: current.toFetch, startsOn: startsOn == .callers ? .callers : .newTask)
+            start.fetch = Fetch(ticket: ticket, slots: current.toFetch, startsHere: startsHere)
             current.toFetch = []
         } else {
             let ready = current.ready
             current.ready = []
             start.launch = Launch(
-                ticket: ticket, orders: orders(starting: ready, in: &current, caller: caller), startsOn: startsOn)
+                ticket: ticket, orders: orders(starting: ready, in: &current, caller: caller), startsHere: startsHere)
         }
         build = current
         return start
     }
 
-    /// Where the requesting caller's build starts: on its thread when `build` is few nodes that
-    /// were all quick when they last ran (at most the inline budget in all), or when it was made
-    /// for that caller alone (`aloneFor`) and the thread belongs to the shared pool; no thread
-    /// is woken for it then. A build that fails fast, or with the budget off, starts a new task.
-    private func firstThread(of build: BuildState, aloneFor alone: Bool) -> FirstThread {
+    /// Whether `build` is few nodes that were all quick when they last ran (at most the inline
+    /// budget in all): its requesting caller then starts it on its own thread, held up no longer
+    /// than the budget, and no thread is woken for it.
+    private func startsOnCallersThread(_ build: BuildState) -> Bool {
         let budget = tickets.tuning.budget(for: policy)
-        guard budget > 0 else { return .newTask }
-        if state.runTimes.total(of: build.members, isAtMost: budget) { return .callers }
-        return alone ? .callersIfShared : .newTask
+        guard budget > 0 else { return false }
+        return state.runTimes.total(of: build.members, isAtMost: budget)
     }
 
     /// Traces the nodes of `closure` that already have a value as reused (once per build, in
@@ -157,8 +150,6 @@ extension CoordinatorStateMachine {
         /// Its closure, when the request computed it (`nil`: the nodes it launches are its own).
         let closure: SlotSet?
         let priority: UInt8
-        /// Whether the build it adds to was made for it (it holds no one else's nodes).
-        var isAlone = false
 
         func needs(_ slot: Int) -> Bool { closure?.contains(slot) ?? true }
     }

@@ -61,13 +61,16 @@ extension ServiceGraph {
         let names = serviceNames
         let oldNames = old.serviceNames
         var inPlace = self === old
+        // Read once each: the graph makes them on the first comparison and keeps them.
+        let fingerprints = inPlace ? [] : self.fingerprints
+        let oldFingerprints = inPlace ? [] : old.fingerprints
         if !inPlace && names.count == oldNames.count {
             // One pass over two plain arrays of fingerprints, no node visited (retained), no name
             // hashed. A fingerprint covers the name: where two are equal, so are the names (as
             // trusted as the declarations); only the slots that differ compare their names. When
             // those are the same too, every service is in place and those slots changed.
             fingerprints.withUnsafeBufferPointer { new in
-                old.fingerprints.withUnsafeBufferPointer { old in
+                oldFingerprints.withUnsafeBufferPointer { old in
                     for slot in new.indices where new[slot] != old[slot] { changedSlots.append(slot) }
                 }
             }
@@ -83,7 +86,7 @@ extension ServiceGraph {
                     continue
                 }
                 matched += 1
-                if fingerprints[slot] != old.fingerprints[oldSlot] { changedSlots.append(slot) }
+                if fingerprints[slot] != oldFingerprints[oldSlot] { changedSlots.append(slot) }
             }
         }
         // Names are unique: when every old node was matched, none was removed.

@@ -25,13 +25,6 @@ enum TaskFeatures {
         return Task.detached(priority: priority, operation: operation)
     }
 
-    /// Whether the current task runs on the shared pool, asked from a nonisolated `async`
-    /// function (which runs there unless its task prefers another executor): a thread it lends
-    /// to a build is then one the pool would otherwise have to wake. Never the main thread.
-    static var runsOnSharedPool: Bool {
-        withUnsafeCurrentTask { task in task != nil && task?.unownedTaskExecutor == nil } && !MainThread.isCurrent
-    }
-
     /// Runs `operation`, calling `onEscalated` with the new priority whenever the current task is
     /// raised while it runs. Before the OS 26 releases no handler can be installed: `operation`
     /// runs alone, and a raise of the caller does not reach what it waits for.

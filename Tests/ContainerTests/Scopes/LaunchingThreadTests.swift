@@ -1,7 +1,6 @@
 import ContainerTesting
 import Dispatch
 import Synchronization
-import TestSupport
 import Testing
 
 @testable import Container
@@ -113,143 +112,38 @@ struct LaunchingThreadTests {
                 redactor: Redactor(), scopeInstance: nil, parameters: ScopeParameters()))
     }
 
-    /// Where a caller's request of every service of `machine` starts its build, each node having
-    /// last taken `time` (`nil`: never ran).
-    private static func firstThread(
+    /// Whether a caller's request of every service of `machine` starts its build on the caller's
+    /// thread, each node having last taken `time`.
+    private static func startsHere(
         _ machine: CoordinatorStateMachine<Int, Int, Int>, took time: Duration?, key: DemandBook<Int>.Key = .eager
-    ) -> CoordinatorStateMachine<Int, Int, Int>.FirstThread? {
+    ) -> Bool {
         var machine = machine
         if let time { for slot in machine.graph.nodes.indices { machine.state.runTimes.record(slot, took: time) } }
         guard
             case .park(_, let start) = machine.requested(
                 key, caller: 1, label: "", waiter: 1, priority: 21, isCancelled: false, now: .zero),
             let launch = start.launch
-        else { return nil }
-        return launch.startsOn
+        else { return false }
+        return launch.startsHere
     }
 
-    @Test("Where builds start: few quick nodes on the caller's thread, a caller's own build on its pool thread")
-    func whereBuildsStart() throws {
+    @Test("Which builds start on the caller's thread: few nodes, all quick, continuing (traced or not)")
+    @available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *)
+    func whichBuildsStartHere() throws {
         let three = try ServiceGraph((0..<3).map { ServiceSpec(ServiceKey<Int>("s\($0)")) { _ in 1 } })
-        #expect(Self.firstThread(Self.machine(three), took: .microseconds(5)) == .callers, "3 × 5 µs within 20 µs")
+        #expect(!Self.startsHere(Self.machine(three), took: nil), "never ran: unknown times")
+        #expect(Self.startsHere(Self.machine(three), took: .microseconds(5)), "3 × 5 µs within 20 µs")
+        #expect(Self.startsHere(Self.machine(three, traced: true), took: .microseconds(5)), "tracing changes nothing")
+        #expect(!Self.startsHere(Self.machine(three, policy: .failFast), took: .microseconds(5)))
+        #expect(!Self.startsHere(Self.machine(three, tuning: .off), took: .microseconds(5)))
+        #expect(!Self.startsHere(Self.machine(three), took: .microseconds(7)), "3 × 7 µs over 20 µs")
         #expect(
-            Self.firstThread(Self.machine(three, traced: true), took: .microseconds(5)) == .callers,
-            "tracing changes nothing")
-        #expect(
-            Self.firstThread(
-                Self.machine(three, tuning: SchedulerTuning(inlineBudget: .microseconds(21))), took: .microseconds(7))
-                == .callers)
-        // Not known to be quick: the caller's thread only if it is the shared pool's (the caller
-        // would wait for all of it anyway).
-        #expect(Self.firstThread(Self.machine(three), took: nil) == .callersIfShared, "never ran: unknown times")
-        #expect(
-            Self.firstThread(Self.machine(three), took: .microseconds(7)) == .callersIfShared, "3 × 7 µs over 20 µs")
-        // Failing fast or with the budget off: a task of its own.
-        #expect(Self.firstThread(Self.machine(three, policy: .failFast), took: .microseconds(5)) == .newTask)
-        #expect(Self.firstThread(Self.machine(three, tuning: .off), took: .microseconds(5)) == .newTask)
-        #expect(Self.firstThread(Self.machine(three, policy: .failFast), took: nil) == .newTask)
+            Self.startsHere(
+                Self.machine(three, tuning: SchedulerTuning(inlineBudget: .microseconds(21))), took: .microseconds(7)))
         // A build of more than 16 nodes is never summed; a request of a few of them is.
         let wide = try ServiceGraph((0..<17).map { ServiceSpec(ServiceKey<Int>("s\($0)")) { _ in 1 } })
-        #expect(Self.firstThread(Self.machine(wide), took: .nanoseconds(1)) == .callersIfShared)
-        #expect(Self.firstThread(Self.machine(wide), took: .nanoseconds(1), key: .roots([3, 16])) == .callers)
-        // Nodes a second request adds to a running build start in a task of their own.
-        var machine = Self.machine(wide)
-        guard
-            case .park(_, let first) = machine.requested(
-                .roots([3]), caller: 1, label: "", waiter: 1, priority: 21, isCancelled: false, now: .zero),
-            case .park(_, let second) = machine.requested(
-                .roots([4]), caller: 2, label: "", waiter: 2, priority: 21, isCancelled: false, now: .zero)
-        else {
-            Issue.record("both requests park")
-            return
-        }
-        #expect(first.launch?.startsOn == .callersIfShared)
-        #expect(second.launch?.orders.launches.map(\.slot) == [4])
-        #expect(second.launch?.startsOn == .newTask)
-    }
-
-    @Test("A caller's own build of never-run nodes runs on its thread, without suspending it")
-    @available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *)
-    func unknownBuildOnCallersThread() async throws {
-        for round in 0..<20 {
-            let ranOn = Locked<[UInt]>([])
-            let specs = (0..<4).map { index in
-                ServiceSpec(ServiceKey<Int>("c\(index)"), dependsOn: index == 0 ? [] : ["c\(index - 1)"]) { _ in
-                    let thread = Self.thread()
-                    ranOn.withLock { $0.append(thread) }
-                    return index
-                }
-            }
-            let container = ServiceContainer(graph: try ServiceGraph(specs))
-            // Run on the shared pool: a task with no executor preference.
-            let (caller, services) = try await withTimeout(.seconds(60), "round \(round)") {
-                let caller = Self.thread()
-                return (caller, try await container.start())
-            }
-            #expect(try services[ServiceKey<Int>("c3")] == 3)
-            #expect(
-                ranOn.withLock { $0 } == [caller, caller, caller, caller], "round \(round): on the caller's thread")
-        }
-    }
-
-    @Test("A caller's own build starts on its thread only on the shared pool, not on its preferred executor")
-    func sharedPoolOnly() async throws {
-        typealias FirstThread = CoordinatorStateMachine<Int, Int, Int>.FirstThread
-        #expect(!FirstThread.newTask.isHere)
-        #expect(FirstThread.callers.isHere)
-        let onPool = await Task { FirstThread.callersIfShared.isHere }.value
-        #expect(onPool == true)
-        let elsewhere = await withTaskExecutorPreference(CountingTaskExecutor()) {
-            FirstThread.callersIfShared.isHere
-        }
-        #expect(elsewhere == false, "a task executor preference keeps its threads for its own tasks")
-    }
-
-    @Test("A caller answered by the build nested on its thread goes on before nodes other requests added")
-    @available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *)
-    func answeredCallerGoesOn() async throws {
-        struct NeverSignalled: Error { let what: String }
-        /// Signals `joined` when the caller `second` has joined (on that caller's own thread).
-        final class JoinSignal: TraceSink {
-            let joined = DispatchSemaphore(value: 0)
-            func record(_ event: TraceEvent) {
-                if event.kind.name == "caller.joined" && event.kind.caller == "second" { joined.signal() }
-            }
-        }
-        let signal = JoinSignal()
-        let firstReturned = DispatchSemaphore(value: 0)
-        let a = ServiceKey<Int>("a")
-        let b = ServiceKey<Int>("b")
-        let graph = try ServiceGraph([
-            // Blocks rather than suspends, so the build stays nested on `first`'s thread, until
-            // `second` (on a thread of its own, not the pool's) has joined.
-            ServiceSpec.synchronous(a) { _ in
-                guard signal.joined.wait(timeout: .now() + 60) == .success else {
-                    throw NeverSignalled(what: "second joined")
-                }
-                return 1
-            },
-            // Started by a's end, which answered `first`: `first` must be able to return meanwhile.
-            ServiceSpec.synchronous(b, dependsOn: ["a"], start: .lazy) { context in
-                guard firstReturned.wait(timeout: .now() + 30) == .success else {
-                    throw NeverSignalled(what: "first returned")
-                }
-                return try context[a] + 1
-            },
-        ])
-        let container = ServiceContainer(graph: graph, trace: [signal])
-        // On the shared pool: its build (of never-run `a`) starts nested on its thread.
-        let first = Task {
-            let services = try await container.start(needs: [a.erased], as: "first")
-            firstReturned.signal()
-            return services
-        }
-        let second = Task {
-            try await offThePool { try container.resolveNow(b, as: "second") }
-        }
-        let firstServices = try await withTimeout(.seconds(60), "first") { try await first.value }
-        #expect(try firstServices[a] == 1)
-        #expect(try await withTimeout(.seconds(60), "second") { try await second.value } == 2)
+        #expect(!Self.startsHere(Self.machine(wide), took: .nanoseconds(1)))
+        #expect(Self.startsHere(Self.machine(wide), took: .nanoseconds(1), key: .roots([3, 16])))
     }
 
     @Test("A reset or reload of one leaf of a large graph of quick services rebuilds it on the caller's thread")
