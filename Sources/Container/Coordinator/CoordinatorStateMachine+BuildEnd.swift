@@ -16,7 +16,7 @@ extension CoordinatorStateMachine {
         let pending = current.unstarted > 0 ? current.members.filter { current.records[$0].status == .pending } : []
         for slot in pending.isEmpty ? [] : pending.sorted(by: { rank[$0] < rank[$1] }) {
             var roots = Set<Int>()
-            for dependency in graph.nodes[slot].dependencies
+            for dependency in graph.dependencies[slot]
             where current.isMember(dependency) && !graph.nodes[dependency].isOptional {
                 switch current.records[dependency].status {
                 case .failed: roots.insert(dependency)

@@ -175,7 +175,7 @@ extension CoordinatorStateMachine {
                 // will never run (the build skips it when it ends): absent now.
                 let doomed =
                     !isRequired
-                    && graph.nodes[slot].dependencies.contains { dependency in
+                    && graph.dependencies[slot].contains { dependency in
                         isAbsent.contains(dependency) && !graph.nodes[dependency].isOptional
                     }
                 guard build?.isSettled(slot) == true || doomed else {
@@ -193,7 +193,7 @@ extension CoordinatorStateMachine {
                 }
                 cannotBuild = true
             } else if !isRequired {
-                cannotBuild = graph.nodes[slot].dependencies.contains { dependency in
+                cannotBuild = graph.dependencies[slot].contains { dependency in
                     isAbsent.contains(dependency) && !graph.nodes[dependency].isOptional
                 }
             }

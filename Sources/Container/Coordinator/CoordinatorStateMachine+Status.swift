@@ -106,7 +106,7 @@ extension CoordinatorStateMachine {
             require(build.running >= 0 && build.unstarted >= 0, "the build's counts are not negative")
             // What a request's walk relies on to stop at a member (see `walk(_:)`).
             for member in build.members {
-                for dependency in graph.nodes[member].dependencies
+                for dependency in graph.dependencies[member]
                 where dependency < graph.builtCount && !graph.nodes[dependency].isOptional {
                     require(
                         state.hasValue(dependency) || build.isMember(dependency),
@@ -120,7 +120,7 @@ extension CoordinatorStateMachine {
         // And to stop at a node with a value.
         state.values.forEach { slot, _ in
             guard slot < graph.builtCount else { return }
-            for dependency in graph.nodes[slot].dependencies
+            for dependency in graph.dependencies[slot]
             where dependency < graph.builtCount && !graph.nodes[dependency].isOptional {
                 require(state.hasValue(dependency), "\(slot) has a value, \(dependency) which it needs has none")
             }
