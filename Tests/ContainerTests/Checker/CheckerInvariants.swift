@@ -168,8 +168,8 @@ struct CheckerInvariants {
         var shutDown = false
         for event in events {
             if event.kind == .scopeOpened, let scope = event.scope { incarnations[scope, default: 0] += 1 }
-            let label = event.scope.map { "\($0)#\(incarnations[$0] ?? 0)" } ?? "app"
-            let runLabel = event.scope ?? "app"
+            // Keyed as the world keys its runs (see `CheckerWorld.key(_:in:)`).
+            let label = event.scope.map { CheckerWorld.key($0, in: incarnations) } ?? "app"
             let attempt = "\(label) g\(event.generation)a\(event.attempt)"
             switch event.kind {
             case .generationReset(let change): retired.insert("\(label) g\(change.from)")
@@ -188,7 +188,7 @@ struct CheckerInvariants {
             case .nodeFailed(let node, let failure, let error, _):
                 // A late error keeps its own classification and message ("Inside one build"), never the timeout's.
                 if let index = plan.nodes.firstIndex(where: { $0.name == node }),
-                    steps[.init(label: runLabel, generation: event.generation, attempt: event.attempt, node: index)]
+                    steps[.init(label: label, generation: event.generation, attempt: event.attempt, node: index)]
                         == .lateError,
                     failure != .permanent || !error.contains("late permanent error")
                 {

@@ -210,7 +210,6 @@ final class CheckerWorld: Sendable {
         if node.teardownFails { throw TestError("teardown of \(node.name) failed") }
     }
 
-    /// A caller received a permanent failure of `generation` of `label`: no provider of it may run after this.
     /// `label` for its first opening (and the app), `label@2` from its second opening on, by
     /// the counts of openings `incarnations`.
     static func key(_ label: String, in incarnations: [String: Int]) -> String {
@@ -223,6 +222,7 @@ final class CheckerWorld: Sendable {
         state.withLock { $0.incarnations[label, default: 0] += 1 }
     }
 
+    /// A caller received a permanent failure of `generation` of `label`: no provider of it may run after this.
     func sawPermanentFailure(label: String, generation: Int) {
         state.withLock { state in
             let key = Generation(label: state.key(label), generation: generation)
