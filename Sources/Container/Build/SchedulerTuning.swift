@@ -14,8 +14,6 @@ package struct SchedulerTuning: Sendable, Equatable {
 
     /// The largest budget: beyond a millisecond a child task costs nothing in comparison.
     package static let maximumInlineBudget = Duration.milliseconds(1)
-    /// The most nodes a build may have to start on the requesting thread.
-    static let mostNodesStartedHere = NodeRunTimes.mostSummed
 
     /// A tuning with `inlineBudget`, clamped to 0...``maximumInlineBudget`` (`.zero` turns it off).
     package init(inlineBudget: Duration = .microseconds(20)) {
