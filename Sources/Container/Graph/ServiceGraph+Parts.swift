@@ -56,9 +56,8 @@ extension ServiceGraph {
             partNodes.append(
                 Node(
                     name: node.name, provider: node.provider, dependencies: node.dependencies.map { newSlot[$0]! },
-                    dependencyNames: node.dependencyNames, options: node.options, settings: node.settings,
-                    timeout: node.timeout,
-                    retry: node.retry, defaultFailure: node.defaultFailure, location: node.location,
+                    dependencyNames: node.dependencyNames, settings: node.settings, timeout: node.timeout,
+                    retry: node.retry, defaultFailure: node.defaultFailure,
                     lifetime: node.lifetime, groups: node.groups, declaration: node.declaration))
         }
         for old in externals {
@@ -66,8 +65,7 @@ extension ServiceGraph {
             partNodes.append(
                 Node(
                     name: node.name, provider: node.provider, dependencies: [], dependencyNames: [],
-                    options: node.options, settings: node.settings, timeout: nil, retry: .none, defaultFailure: nil,
-                    location: node.location,
+                    settings: node.settings, timeout: nil, retry: .none, defaultFailure: nil,
                     lifetime: node.lifetime, isExternal: true, declaration: node.declaration))
         }
         var parts: [String: ServiceGraph] = [:]

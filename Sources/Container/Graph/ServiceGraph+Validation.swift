@@ -94,9 +94,8 @@ extension ServiceGraph {
                 Node(
                     name: specs[position].name, provider: resolved[slot], dependencies: dependencies[slot],
                     dependencyNames: dependencies[slot].map { specs[accepted[$0]].name },
-                    options: specs[position].options, settings: settings[slot], timeout: specs[position].timeout,
-                    retry: specs[position].retry,
-                    defaultFailure: specs[position].defaultFailure, location: specs[position].location,
+                    settings: settings[slot], timeout: specs[position].timeout, retry: specs[position].retry,
+                    defaultFailure: specs[position].defaultFailure,
                     lifetime: specs[position].lifetime, groups: groups[slot], declaration: declaration))
         }
         self.init(nodes: nodes, scopes: scoping.scopes, scopeReads: scoping.reads)

@@ -20,14 +20,16 @@ public final class ServiceGraph: Sendable {
         let dependencies: [Int]
         /// The names of ``dependencies``, as the provider's context reports them.
         let dependencyNames: [String]
-        let options: ServiceOptions
+        /// The node's options, as declared (read from ``declaration``, not kept twice).
+        var options: ServiceOptions { declaration.options }
         /// What the provider read the options into at validation (``ServiceProvider/settings(from:)``),
         /// read back by ``ProviderContext/settings(for:)``; `nil` when they are the options themselves.
         let settings: (any Sendable)?
         let timeout: Duration?
         let retry: RetryPolicy
         let defaultFailure: FailureKind?
-        let location: ConfigLocation?
+        /// Where the service was declared (read from ``declaration``).
+        var location: ConfigLocation? { declaration.location }
         /// The app or the scope the value lives in.
         let lifetime: ServiceSpec.Lifetime
         /// In a scope's part: an app service whose value comes from the app snapshot the scope
@@ -60,8 +62,8 @@ public final class ServiceGraph: Sendable {
 
         init(
             name: String, provider: AnyServiceProvider, dependencies: [Int], dependencyNames: [String],
-            options: ServiceOptions, settings: (any Sendable)? = nil, timeout: Duration?, retry: RetryPolicy,
-            defaultFailure: FailureKind?, location: ConfigLocation?, lifetime: ServiceSpec.Lifetime = .app,
+            settings: (any Sendable)? = nil, timeout: Duration?, retry: RetryPolicy,
+            defaultFailure: FailureKind?, lifetime: ServiceSpec.Lifetime = .app,
             isExternal: Bool = false,
             groups: [String: [Int]] = [:], declaration: ServiceSpec
         ) {
@@ -77,12 +79,10 @@ public final class ServiceGraph: Sendable {
             self.provider = provider
             self.dependencies = dependencies
             self.dependencyNames = dependencyNames
-            self.options = options
             self.settings = settings
             self.timeout = timeout
             self.retry = retry
             self.defaultFailure = defaultFailure
-            self.location = location
         }
 
         /// What ``ServiceGraph/changes(from:)`` compares: a digest of every field above but the

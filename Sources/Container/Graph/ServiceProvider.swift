@@ -186,30 +186,67 @@ struct SynchronousClosureProvider<Value: Sendable>: SynchronousServiceProvider {
 }
 
 /// A provider with its value type erased; the runtime's only view of providers.
+///
+/// Its parts live in one shared object: validation, the graph's nodes and their declarations
+/// copy a provider several times each, and a copy then retains one reference, not one per closure.
 public struct AnyServiceProvider: Sendable {
+    /// What ``AnyServiceProvider`` holds, made once per erased provider.
+    private final class Parts: Sendable {
+        let id: String
+        let valueType: any Sendable.Type
+        let make: nonisolated(nonsending) @Sendable (ProviderContext) async throws -> AnyServiceBox
+        let classify: @Sendable (any Error) -> FailureKind?
+        let settings: @Sendable (ServiceOptions) throws -> (any Sendable)?
+        let requirements: [AnyServiceKey]
+        let isInput: Bool
+        let isolation: ServiceSpec.Isolation
+        let makeNow: (@Sendable (ProviderContext) throws -> AnyServiceBox)?
+
+        init(
+            id: String, valueType: any Sendable.Type,
+            make: nonisolated(nonsending) @escaping @Sendable (ProviderContext) async throws -> AnyServiceBox,
+            classify: @escaping @Sendable (any Error) -> FailureKind?,
+            settings: @escaping @Sendable (ServiceOptions) throws -> (any Sendable)?, requirements: [AnyServiceKey],
+            isInput: Bool, isolation: ServiceSpec.Isolation,
+            makeNow: (@Sendable (ProviderContext) throws -> AnyServiceBox)?
+        ) {
+            self.id = id
+            self.valueType = valueType
+            self.make = make
+            self.classify = classify
+            self.settings = settings
+            self.requirements = requirements
+            self.isInput = isInput
+            self.isolation = isolation
+            self.makeNow = makeNow
+        }
+    }
+
+    private let parts: Parts
+
     /// The provider's id.
-    public let id: String
+    public var id: String { parts.id }
     /// The type of value it makes.
-    public let valueType: any Sendable.Type
+    public var valueType: any Sendable.Type { parts.valueType }
     /// `ObjectIdentifier(valueType)`, as values' boxes record it.
-    var valueTypeID: ObjectIdentifier { ObjectIdentifier(valueType) }
+    var valueTypeID: ObjectIdentifier { ObjectIdentifier(parts.valueType) }
     /// `nonisolated(nonsending)`: runs on the builder's executor, without a hop on entry.
-    let make: nonisolated(nonsending) @Sendable (ProviderContext) async throws -> AnyServiceBox
-    let classify: @Sendable (any Error) -> FailureKind?
+    var make: nonisolated(nonsending) @Sendable (ProviderContext) async throws -> AnyServiceBox { parts.make }
+    var classify: @Sendable (any Error) -> FailureKind? { parts.classify }
     /// The provider's ``ServiceProvider/settings(from:)``: `nil` for settings that are the
     /// options unchanged, which the node already holds.
-    let settings: @Sendable (ServiceOptions) throws -> (any Sendable)?
+    var settings: @Sendable (ServiceOptions) throws -> (any Sendable)? { parts.settings }
     /// What the provider declares it reads (``ServiceProvider/requirements``).
-    public let requirements: [AnyServiceKey]
+    public var requirements: [AnyServiceKey] { parts.requirements }
     /// Whether it is an input provider: the app supplies the value.
-    let isInput: Bool
+    var isInput: Bool { parts.isInput }
     /// Where the provider's `make` runs (``ServiceProvider/isolation``).
-    public let isolation: ServiceSpec.Isolation
+    public var isolation: ServiceSpec.Isolation { parts.isolation }
     /// The provider's ``SynchronousServiceProvider/makeNow(_:)``, for a synchronous provider.
-    let makeNow: (@Sendable (ProviderContext) throws -> AnyServiceBox)?
+    var makeNow: (@Sendable (ProviderContext) throws -> AnyServiceBox)? { parts.makeNow }
 
     /// Whether the provider is a ``SynchronousServiceProvider``.
-    public var isSynchronous: Bool { makeNow != nil }
+    public var isSynchronous: Bool { parts.makeNow != nil }
 
     /// Erases `provider`.
     public init<Provider: ServiceProvider>(_ provider: Provider) {
@@ -234,33 +271,34 @@ public struct AnyServiceProvider: Sendable {
         _ provider: Provider, tearDown: (nonisolated(nonsending) @Sendable (Provider.Value) async throws -> Void)?,
         isPlain: Bool = false
     ) {
-        self.id = provider.id
-        self.isInput = !isPlain && provider is any InputProviding
-        self.valueType = Provider.Value.self
         // The box's type, looked up once: a generic type named inside the closure would be
         // looked up (hashed) in the runtime's metadata cache on every node run.
         let boxType = ServiceBox<Provider.Value>.self
-        self.isolation = provider.isolation
-        self.make = { context in
+        let make: nonisolated(nonsending) @Sendable (ProviderContext) async throws -> AnyServiceBox = { context in
             let value = try await provider.make(context)
             return boxType.init(
                 value, name: context.serviceName,
                 builtIn: BuildAttempt(generation: context.generation, attempt: context.attempt),
                 onMainActor: context.node.runsOnMainActor, tearDown: tearDown)
         }
+        let classify: @Sendable (any Error) -> FailureKind?
+        let settings: @Sendable (ServiceOptions) throws -> (any Sendable)?
         if isPlain {
-            self.classify = { _ in nil }
-            self.settings = { _ in nil }
+            classify = { _ in nil }
+            settings = { _ in nil }
         } else {
-            self.classify = { provider.classify($0) }
-            self.settings = { options in
+            classify = { provider.classify($0) }
+            settings = { options in
                 let settings = try provider.settings(from: options)
                 if let same = settings as? ServiceOptions, same == options { return nil }
                 return settings
             }
         }
-        self.requirements = provider.requirements
-        self.makeNow = isPlain ? nil : (provider as? any SynchronousServiceProvider).map { Self.maker(of: $0) }
+        parts = Parts(
+            id: provider.id, valueType: Provider.Value.self, make: make, classify: classify, settings: settings,
+            requirements: provider.requirements, isInput: !isPlain && provider is any InputProviding,
+            isolation: provider.isolation,
+            makeNow: isPlain ? nil : (provider as? any SynchronousServiceProvider).map { Self.maker(of: $0) })
     }
 
     /// ``makeNow`` of a synchronous provider, its value boxed like ``make``'s.

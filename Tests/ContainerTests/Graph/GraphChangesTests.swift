@@ -269,15 +269,15 @@ struct GraphChangesTests {
     @Test("The fields the fingerprint encodes are all the fields there are (a new one must be added to it)")
     func fingerprintCoversEveryField() throws {
         // `DeclarationFingerprint` encodes each of these but the slots, the settings (what the
-        // provider read from the options: both are encoded), location and the declaration (the spec as written, kept for overrides: its fields are the others'), and
-        // where and at what priority it runs (read from the declaration; like its start policy,
-        // they say how the value is made, not what it is).
+        // provider read from the options: both are encoded), the declaration (the spec as written,
+        // kept for overrides: the node reads its options, encoded, and its location, not encoded,
+        // from it), and where and at what priority it runs (read from the declaration; like its
+        // start policy, they say how the value is made, not what it is).
         let node = try diffGraph().nodes[1]
         #expect(
             Mirror(reflecting: node).children.compactMap(\.label) == [
-                "name", "provider", "dependencies", "dependencyNames", "options", "settings", "timeout", "retry",
-                "defaultFailure",
-                "location", "lifetime", "isExternal", "groups", "declaration", "runsOnMainActor",
+                "name", "provider", "dependencies", "dependencyNames", "settings", "timeout", "retry",
+                "defaultFailure", "lifetime", "isExternal", "groups", "declaration", "runsOnMainActor",
                 "priorityFloor",
             ])
         #expect(
