@@ -187,133 +187,55 @@ struct SynchronousClosureProvider<Value: Sendable>: SynchronousServiceProvider {
 
 /// A provider with its value type erased; the runtime's only view of providers.
 ///
-/// Its parts live in one shared object: validation, the graph's nodes and their declarations
-/// copy a provider several times each, and a copy then retains one reference, not one per closure.
+/// One object holds the erased provider (``ErasedProvider``): validation, the graph's nodes and
+/// their declarations copy a provider several times each, and a copy retains that one reference;
+/// a node run calls its `make` through it, with no closure context in between.
 public struct AnyServiceProvider: Sendable {
-    /// What ``AnyServiceProvider`` holds, made once per erased provider.
-    private final class Parts: Sendable {
-        let id: String
-        let valueType: any Sendable.Type
-        let make: nonisolated(nonsending) @Sendable (ProviderContext) async throws -> AnyServiceBox
-        let classify: @Sendable (any Error) -> FailureKind?
-        let settings: @Sendable (ServiceOptions) throws -> (any Sendable)?
-        let requirements: [AnyServiceKey]
-        let isInput: Bool
-        let isolation: ServiceSpec.Isolation
-        let makeNow: (@Sendable (ProviderContext) throws -> AnyServiceBox)?
-
-        init(
-            id: String, valueType: any Sendable.Type,
-            make: nonisolated(nonsending) @escaping @Sendable (ProviderContext) async throws -> AnyServiceBox,
-            classify: @escaping @Sendable (any Error) -> FailureKind?,
-            settings: @escaping @Sendable (ServiceOptions) throws -> (any Sendable)?, requirements: [AnyServiceKey],
-            isInput: Bool, isolation: ServiceSpec.Isolation,
-            makeNow: (@Sendable (ProviderContext) throws -> AnyServiceBox)?
-        ) {
-            self.id = id
-            self.valueType = valueType
-            self.make = make
-            self.classify = classify
-            self.settings = settings
-            self.requirements = requirements
-            self.isInput = isInput
-            self.isolation = isolation
-            self.makeNow = makeNow
-        }
-    }
-
-    private let parts: Parts
+    private let erased: any ErasedProvider
 
     /// The provider's id.
-    public var id: String { parts.id }
+    public var id: String { erased.id }
     /// The type of value it makes.
-    public var valueType: any Sendable.Type { parts.valueType }
+    public var valueType: any Sendable.Type { erased.valueType }
     /// `ObjectIdentifier(valueType)`, as values' boxes record it.
-    var valueTypeID: ObjectIdentifier { ObjectIdentifier(parts.valueType) }
-    /// `nonisolated(nonsending)`: runs on the builder's executor, without a hop on entry.
-    var make: nonisolated(nonsending) @Sendable (ProviderContext) async throws -> AnyServiceBox { parts.make }
-    var classify: @Sendable (any Error) -> FailureKind? { parts.classify }
-    /// The provider's ``ServiceProvider/settings(from:)``: `nil` for settings that are the
-    /// options unchanged, which the node already holds.
-    var settings: @Sendable (ServiceOptions) throws -> (any Sendable)? { parts.settings }
+    var valueTypeID: ObjectIdentifier { ObjectIdentifier(erased.valueType) }
     /// What the provider declares it reads (``ServiceProvider/requirements``).
-    public var requirements: [AnyServiceKey] { parts.requirements }
+    public var requirements: [AnyServiceKey] { erased.requirements }
     /// Whether it is an input provider: the app supplies the value.
-    var isInput: Bool { parts.isInput }
+    var isInput: Bool { erased.isInput }
     /// Where the provider's `make` runs (``ServiceProvider/isolation``).
-    public var isolation: ServiceSpec.Isolation { parts.isolation }
+    public var isolation: ServiceSpec.Isolation { erased.isolation }
     /// The provider's ``SynchronousServiceProvider/makeNow(_:)``, for a synchronous provider.
-    var makeNow: (@Sendable (ProviderContext) throws -> AnyServiceBox)? { parts.makeNow }
+    var makeNow: (@Sendable (ProviderContext) throws -> AnyServiceBox)? { erased.makeNow }
 
     /// Whether the provider is a ``SynchronousServiceProvider``.
-    public var isSynchronous: Bool { parts.makeNow != nil }
+    public var isSynchronous: Bool { erased.makeNow != nil }
+
+    /// Makes the value, boxed; `nonisolated(nonsending)`: on the builder's executor, without a
+    /// hop on entry.
+    nonisolated(nonsending) func make(_ context: ProviderContext) async throws -> AnyServiceBox {
+        try await erased.make(context)
+    }
+
+    /// The provider's classification of `error` (``ServiceProvider/classify(_:)``).
+    func classify(_ error: any Error) -> FailureKind? { erased.classify(error) }
+
+    /// The provider's ``ServiceProvider/settings(from:)``: `nil` for settings that are the
+    /// options unchanged, which the node already holds.
+    func settings(_ options: ServiceOptions) throws -> (any Sendable)? { try erased.settings(options) }
 
     /// Erases `provider`.
     public init<Provider: ServiceProvider>(_ provider: Provider) {
         var tearDown: (nonisolated(nonsending) @Sendable (Provider.Value) async throws -> Void)?
         // Not `Optional.map`: a generic call over a function type looks its metadata up at run time.
         if let release = provider.tearDown { tearDown = release }
-        self.init(provider, tearDown: tearDown)
+        erased = ProviderBox(provider, tearDown: tearDown, isPlain: false)
     }
 
     /// Erases a closure provider, whose teardown runs where the teardown job calls it (the main
     /// actor for a value made there). Known statically: a cast of every provider to find one
     /// would look generic metadata up for each.
     init<Value>(closure provider: ClosureProvider<Value>) {
-        self.init(provider, tearDown: provider.callerTearDown, isPlain: true)
-    }
-
-    /// Erases `provider`, whose values `tearDown` releases. `isPlain`: it is known to be neither
-    /// an input nor synchronous, to take its options as they are and to classify no error (a
-    /// closure provider), so no dynamic cast asks (each looks generic metadata up, for every
-    /// service of a graph).
-    private init<Provider: ServiceProvider>(
-        _ provider: Provider, tearDown: (nonisolated(nonsending) @Sendable (Provider.Value) async throws -> Void)?,
-        isPlain: Bool = false
-    ) {
-        // The box's type, looked up once: a generic type named inside the closure would be
-        // looked up (hashed) in the runtime's metadata cache on every node run.
-        let boxType = ServiceBox<Provider.Value>.self
-        let make: nonisolated(nonsending) @Sendable (ProviderContext) async throws -> AnyServiceBox = { context in
-            let value = try await provider.make(context)
-            return boxType.init(
-                value, name: context.serviceName,
-                builtIn: BuildAttempt(generation: context.generation, attempt: context.attempt),
-                onMainActor: context.node.runsOnMainActor, tearDown: tearDown)
-        }
-        let classify: @Sendable (any Error) -> FailureKind?
-        let settings: @Sendable (ServiceOptions) throws -> (any Sendable)?
-        if isPlain {
-            classify = { _ in nil }
-            settings = { _ in nil }
-        } else {
-            classify = { provider.classify($0) }
-            settings = { options in
-                let settings = try provider.settings(from: options)
-                if let same = settings as? ServiceOptions, same == options { return nil }
-                return settings
-            }
-        }
-        parts = Parts(
-            id: provider.id, valueType: Provider.Value.self, make: make, classify: classify, settings: settings,
-            requirements: provider.requirements, isInput: !isPlain && provider is any InputProviding,
-            isolation: provider.isolation,
-            makeNow: isPlain ? nil : (provider as? any SynchronousServiceProvider).map { Self.maker(of: $0) })
-    }
-
-    /// ``makeNow`` of a synchronous provider, its value boxed like ``make``'s.
-    private static func maker<Provider: SynchronousServiceProvider>(
-        of provider: Provider
-    ) -> @Sendable (ProviderContext) throws -> AnyServiceBox {
-        let boxType = ServiceBox<Provider.Value>.self
-        var release: (nonisolated(nonsending) @Sendable (Provider.Value) async throws -> Void)?
-        if let tearDown = provider.tearDown { release = tearDown }
-        let tearDown = release
-        return { context in
-            boxType.init(
-                try provider.makeNow(context), name: context.serviceName,
-                builtIn: BuildAttempt(generation: context.generation, attempt: context.attempt),
-                onMainActor: context.node.runsOnMainActor, tearDown: tearDown)
-        }
+        erased = ProviderBox(provider, tearDown: provider.callerTearDown, isPlain: true)
     }
 }
