@@ -88,10 +88,7 @@ struct BuildState {
     /// One dependency of member `slot` got a value; returns whether it can start now (it waited
     /// for that one value only; a member that waits for nothing has started, or is ready).
     mutating func dependencyArrived(for slot: Int) -> Bool {
-        let waiting = records[waiting: slot]
-        guard waiting > 0 else { return false }
-        records[waiting: slot] = waiting - 1
-        return waiting == 1
+        records.dependencyArrived(for: slot)
     }
 
     /// The slots of the members, in the order they joined.

@@ -11,7 +11,7 @@ struct BuildRecords: Sendable {
 
     /// One node's record: 40 bytes (two optional durations and an `Int` took 64), a large
     /// graph's records are read and written once per node and should stay in cache. How many
-    /// dependencies it waits for is kept by slot (see ``entries``), read once per dependency.
+    /// dependencies it waits for is kept beside it (see ``waits``), read once per dependency.
     struct Record {
         private var start = Duration.zero
         private var end = Duration.zero
@@ -69,18 +69,13 @@ struct BuildRecords: Sendable {
         }
     }
 
-    /// A slot's place in the build: its record's position + 1 (0 for a slot the build does not
-    /// build: it reads as reused when it has a value), and while it is pending, how many of its
-    /// dependencies have no value yet. Eight bytes by slot: a node's end reads one per dependent.
-    private struct Entry {
-        var position: Int32 = 0
-        var waiting: Int32 = 0
-    }
-
     /// The records of the build's nodes, in the order they joined it.
     private var records: [Record] = []
-    /// By slot.
-    private var entries: [Entry]
+    /// How many dependencies each record's node still waits for, by record (pending nodes only).
+    private var waits: [Int32] = []
+    /// Each member's record, by slot (see ``MemberPlaces``: a build of a few nodes of a large
+    /// graph costs what they do).
+    private var places: MemberPlaces
     /// The outcomes of failed and skipped nodes, by slot.
     private var details: [Int: NodeOutcome] = [:]
     /// The slots with a record, in the order they joined.
@@ -88,8 +83,9 @@ struct BuildRecords: Sendable {
 
     /// No records yet, for a graph of `count` nodes, with room for `capacity`.
     init(count: Int, capacity: Int = 0) {
-        entries = [Entry](repeating: Entry(), count: count)
+        places = MemberPlaces(count: count, capacity: capacity)
         records.reserveCapacity(capacity)
+        waits.reserveCapacity(capacity)
         slots.reserveCapacity(capacity)
     }
 
@@ -107,10 +103,10 @@ struct BuildRecords: Sendable {
 
     /// Gives `slot` a pending record, waiting for `waiting` dependencies: the build builds it.
     mutating func add(_ slot: Int, waiting: Int = 0) {
-        guard entries[slot].position == 0 else { return }
+        guard places[slot] == 0 else { return }
         records.append(Record())
-        entries[slot] = Entry(
-            position: Int32(truncatingIfNeeded: records.count), waiting: Int32(truncatingIfNeeded: waiting))
+        waits.append(Int32(truncatingIfNeeded: waiting))
+        places.insert(records.count, at: slot)
         slots.append(slot)
     }
 
@@ -123,28 +119,44 @@ struct BuildRecords: Sendable {
     }
 
     /// Whether `slot` has a record of its own (it was to be built).
-    func isRecorded(_ slot: Int) -> Bool { entries[slot].position != 0 }
+    func isRecorded(_ slot: Int) -> Bool { places[slot] != 0 }
 
     /// The record of `slot`; a slot without one reads as reused, and cannot be written.
     subscript(slot: Int) -> Record {
         get {
-            let position = Int(entries[slot].position)
+            let position = places[slot]
             return position == 0 ? Self.reused : records[position - 1]
         }
         set {
-            let position = Int(entries[slot].position)
+            let position = places[slot]
             precondition(position > 0, "slot \(slot) was reused: it has no record to write")
             records[position - 1] = newValue
         }
     }
 
-    /// The dependencies member `slot` still waits for.
+    /// The dependencies member `slot` still waits for. Inlined: a node's end reads and writes
+    /// one per dependent.
+    @inline(__always)
     subscript(waiting slot: Int) -> Int32 {
-        get { entries[slot].waiting }
-        set {
-            precondition(entries[slot].position > 0, "slot \(slot) is not a member")
-            entries[slot].waiting = newValue
+        get {
+            let position = places[slot]
+            return position == 0 ? 0 : waits[position - 1]
         }
+        set {
+            let position = places[slot]
+            precondition(position > 0, "slot \(slot) is not a member")
+            waits[position - 1] = newValue
+        }
+    }
+
+    /// One dependency of member `slot` got a value; returns whether that was the last it waited
+    /// for (one lookup of its place: a node's end calls it once per dependent).
+    @inline(__always)
+    mutating func dependencyArrived(for slot: Int) -> Bool {
+        let position = places[slot]
+        guard position > 0, waits[position - 1] > 0 else { return false }
+        waits[position - 1] -= 1
+        return waits[position - 1] == 0
     }
 
     /// The record of a reused node.

@@ -1,0 +1,90 @@
+import ContainerTesting
+import Testing
+
+@testable import Container
+
+/// The per-build storage that costs what the build's closure does, not what the graph does:
+/// the members' places (a table that turns into an array) and the added values (a presence bit
+/// per slot, only the added ones released). Each gives the answers of a plain array.
+@Suite("Closure-sized build storage")
+struct BuildStorageTests {
+    /// Counts the boxes released, to check that a build's values release exactly the added ones.
+    final class Counted: Sendable {
+        let released: Locked<Int>
+        init(_ released: Locked<Int>) { self.released = released }
+        deinit { released.withLock { $0 += 1 } }
+    }
+
+    static func box(_ slot: Int, counting released: Locked<Int>? = nil) -> AnyServiceBox {
+        if let released {
+            return ServiceBox(
+                Counted(released), name: "s\(slot)", builtIn: BuildAttempt(generation: 1, attempt: 1), tearDown: nil)
+        }
+        return ServiceBox(slot, name: "s\(slot)", builtIn: BuildAttempt(generation: 1, attempt: 1), tearDown: nil)
+    }
+
+    @Test("member places: the table and the array it turns into give each member's place, 0 elsewhere")
+    func memberPlaces() {
+        for (count, capacity) in [(3_000, 3), (3_000, 0), (3_000, 2_000), (4, 3), (0, 0), (100, 1)] {
+            var places = MemberPlaces(count: count, capacity: capacity)
+            var model = [Int](repeating: 0, count: count)
+            // Spread slots and neighbours, enough to grow the table and then turn it dense.
+            var order: [Int] = []
+            for step in 0..<count { order.append((step &* 7_919) % count) }
+            for (position, slot) in order.prefix(count / 2 + 1).enumerated() {
+                places.insert(position + 1, at: slot)
+                model[slot] = position + 1
+                if position % 97 == 0 || position < 20 {
+                    let wrong = (0..<count).filter { places[$0] != model[$0] }
+                    #expect(wrong.isEmpty, "count \(count), \(position + 1) members: wrong: \(wrong.prefix(5))")
+                }
+            }
+            let wrong = (0..<count).filter { places[$0] != model[$0] }
+            #expect(wrong.isEmpty, "count \(count): slots placed wrong: \(wrong.prefix(5))")
+        }
+    }
+
+    @Test("build records: members' records and waits by slot, in a sparse and a dense build")
+    func recordsAndWaits() {
+        for (count, capacity) in [(3_000, 2), (8, 8)] {
+            var records = BuildRecords(count: count, capacity: capacity)
+            let member = count - 1
+            records.add(member, waiting: 2)
+            records.add(5, waiting: 0)
+            records.add(5, waiting: 9)  // a member already: unchanged
+            #expect(records.count == 2 && records.slots == [member, 5])
+            #expect(records[waiting: member] == 2 && records[waiting: 5] == 0 && records[waiting: 6] == 0)
+            let arrivals = [member, member, member, 6].map { records.dependencyArrived(for: $0) }
+            #expect(arrivals == [false, true, false, false], "one of two, the last one, nothing more, not a member")
+            records[5] = .init(status: .succeeded, runs: 1, startedAt: .zero, endedAt: .seconds(1))
+            #expect(records[5].status == .succeeded && records[member].status == .pending)
+            #expect(records.isRecorded(5) && !records.isRecorded(6) && records[6].status == .reused)
+        }
+    }
+
+    @Test("build values: added values and the base's, each read back; exactly the added ones released")
+    func buildValues() {
+        for count in [1, 4, 64, 65, 3_000] {
+            let released = Locked(0)
+            var base = SlotValues()
+            for slot in stride(from: 1, to: count, by: 5) { base[slot] = Self.box(slot) }
+            var values: BuildValues? = BuildValues(base: base, count: count)
+            var added: [Int: AnyServiceBox] = [:]
+            for slot in stride(from: 0, to: count, by: 5) {
+                let box = Self.box(slot, counting: released)
+                values?.add(box, at: slot)
+                added[slot] = box
+            }
+            let wrong = (0..<count).filter { slot in
+                let expected = added[slot] ?? base[slot]
+                return values?[slot].map(ObjectIdentifier.init) != expected.map(ObjectIdentifier.init)
+            }
+            #expect(wrong.isEmpty, "count \(count): slots read wrong: \(wrong.prefix(5))")
+            let addedCount = added.count
+            added = [:]
+            #expect(released.withLock { $0 } == 0, "the build still holds its values")
+            values = nil
+            #expect(released.withLock { $0 } == addedCount, "count \(count): each added value released once")
+        }
+    }
+}
