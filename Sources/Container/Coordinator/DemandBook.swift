@@ -79,6 +79,13 @@ struct DemandBook<Waiter> {
     /// others wait. One array, so a build's first demand allocates one more than it used to.
     private var links: [Int32] = []
     private var slotCapacity: Int32 = 0
+    /// The slots whose wait list a demand joined since the book started afresh: it resets only
+    /// these, and keeps the heads for the next demands (a request for a few nodes of a large
+    /// graph then writes a few heads, not one per slot up to its highest).
+    private var linked: [Int32] = []
+
+    /// The fewest heads a book keeps when it starts afresh: making fewer costs less than keeping them.
+    private static var keptHeads: Int32 { 256 }
 
     /// The demands waiting, in the order they were made.
     var demands: [Demand] { entries.filter { !$0.isGone } }
@@ -123,12 +130,17 @@ struct DemandBook<Waiter> {
         let (capacity, count) = (max(heads, highest + 1), slots.count + more.count)
         // The waits made so far: what follows the heads.
         let first = (links.count - heads) / 2
+        let keeps = capacity >= Self.keptHeads
         if links.isEmpty {
             // A build's first demand: made at once, filled the fast way.
             links = [Int32](repeating: -1, count: capacity + 2 * count)
         } else {
             let needed = capacity + 2 * (first + count)
             if needed > links.capacity { links.reserveCapacity(max(needed, 2 * links.capacity)) }
+            // Kept from now on: the heads set before are listed too (fewer than the kept ones).
+            if keeps && heads < Self.keptHeads {
+                for slot in 0..<heads where links[slot] >= 0 { linked.append(Int32(truncatingIfNeeded: slot)) }
+            }
             if capacity > heads { links.insert(contentsOf: repeatElement(-1, count: capacity - heads), at: heads) }
             links.append(contentsOf: repeatElement(-1, count: 2 * count))
         }
@@ -138,6 +150,7 @@ struct DemandBook<Waiter> {
         links.withUnsafeMutableBufferPointer { links in
             var wait = first
             func link(_ slot: Int) {
+                if keeps && links[slot] < 0 { linked.append(Int32(truncatingIfNeeded: slot)) }
                 links[base + 2 * wait] = Int32(truncatingIfNeeded: id)
                 links[base + 2 * wait + 1] = links[slot]
                 links[slot] = Int32(truncatingIfNeeded: wait)
@@ -227,9 +240,22 @@ struct DemandBook<Waiter> {
         return demand
     }
 
-    /// Once no demand is left, forgets the ids and waits (ids then start at 0 again).
+    /// Once no demand is left, forgets the ids and waits (ids then start at 0 again). The heads
+    /// of a large graph are kept, reset to none, with the room of the demands and waits; a
+    /// small graph's storage goes (a scope instance keeps nothing for its next request).
     private mutating func startAfreshIfEmpty() {
-        if live == 0 && !entries.isEmpty { self = DemandBook() }
+        guard live == 0 && !entries.isEmpty else { return }
+        guard slotCapacity >= Self.keptHeads else {
+            self = DemandBook()
+            return
+        }
+        entries.removeAll(keepingCapacity: true)
+        let heads = Int(slotCapacity)
+        links.withUnsafeMutableBufferPointer { links in
+            for slot in linked { links[Int(slot)] = -1 }
+        }
+        links.removeSubrange(heads...)
+        linked.removeAll(keepingCapacity: true)
     }
 
     /// Broken invariants.

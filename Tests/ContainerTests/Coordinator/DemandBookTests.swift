@@ -51,6 +51,31 @@ struct DemandBookTests {
         Self.expectValid(book)
     }
 
+    @Test("A large graph's book starts afresh with its heads kept and reset: no wait of an earlier demand is left")
+    func keptHeads() {
+        var book = Book()
+        // A small first demand, then one past the kept heads: the earlier heads are listed too.
+        Self.add(&book, .roots([3]), waiting: [3], callers: [1])
+        Self.add(&book, .roots([400]), waiting: [400, 5], callers: [2])
+        // Their callers leave before the nodes settle: the book empties with heads still set.
+        _ = book.remove(caller: 1)
+        _ = book.remove(caller: 2)
+        #expect(book.isEmpty)
+        Self.add(&book, .roots([7]), waiting: [7], callers: [3])
+        #expect(book.settled(3, failed: false).isEmpty && book.settled(400, failed: false).isEmpty)
+        #expect(book.settled(5, failed: false).isEmpty)
+        #expect(book.priority(waitingFor: 3) == 0 && book.priority(waitingFor: 400) == 0)
+        #expect(Self.waiters(book.settled(7, failed: false)) == [[30]])
+        // Settled, then again: a kept book answers as a new one.
+        Self.add(&book, .roots([300]), waiting: [300, 2], callers: [4])
+        #expect(book.settled(2, failed: false).isEmpty)
+        #expect(Self.waiters(book.settled(300, failed: false)) == [[40]])
+        Self.add(&book, .roots([2]), waiting: [2], callers: [5])
+        #expect(book.settled(300, failed: false).isEmpty)
+        #expect(Self.waiters(book.settled(2, failed: false)) == [[50]])
+        Self.expectValid(book)
+    }
+
     @Test("Demands are found by key; callers of one key share a demand")
     func byKey() {
         var book = Book()
