@@ -268,6 +268,13 @@ struct DemandBook<Waiter> {
         }
         if Int(live) != demands.count { violations.append("\(live) demands counted, \(demands.count) kept") }
         if Set(demands.map(\.key)).count != demands.count { violations.append("two demands for the same key") }
+        // A book that started afresh (a kept one too) leaves no slot waited for. Checked only
+        // then: the check reads every head, and runs after every event of a debug build.
+        if entries.isEmpty {
+            for slot in 0..<min(Int(slotCapacity), links.count) where links[slot] >= 0 {
+                violations.append("an empty book still has slot \(slot) waited for")
+            }
+        }
         return violations
     }
 }

@@ -61,6 +61,7 @@ struct DemandBookTests {
         _ = book.remove(caller: 1)
         _ = book.remove(caller: 2)
         #expect(book.isEmpty)
+        Self.expectValid(book)
         Self.add(&book, .roots([7]), waiting: [7], callers: [3])
         #expect(book.settled(3, failed: false).isEmpty && book.settled(400, failed: false).isEmpty)
         #expect(book.settled(5, failed: false).isEmpty)
