@@ -187,9 +187,9 @@ struct SynchronousClosureProvider<Value: Sendable>: SynchronousServiceProvider {
 
 /// A provider with its value type erased; the runtime's only view of providers.
 ///
-/// One object holds the erased provider (``ErasedProvider``): validation, the graph's nodes and
-/// their declarations copy a provider several times each, and a copy retains that one reference;
-/// a node run calls its `make` through it, with no closure context in between.
+/// One object holds the erased provider (an internal `ErasedProvider`): validation, the graph's
+/// nodes and their declarations copy a provider several times each, and a copy retains that one
+/// reference; a node run calls its `make` through it, with no closure context in between.
 public struct AnyServiceProvider: Sendable {
     private let erased: any ErasedProvider
 
