@@ -54,7 +54,7 @@ struct MainActorTests {
                 plainClosure, configured, ServiceSpec(name: "router", provider: RouterProvider()),
                 ServiceSpec(ServiceKey<Int>("pool")) { _ in 1 },
             ], trace: [trace])
-        let services = try await withTimeout(.seconds(30), "the build") { try await container.start() }
+        let services = try await withTimeout(.seconds(60), "the build") { try await container.start() }
         let model = try services[ServiceKey<MainActorBound<ViewModel>>("model")]
         let title = await MainActor.run { model.value.title }
         #expect(title == "home")
@@ -116,7 +116,7 @@ struct MainActorTests {
         }
         specs += (1...6).map { index in ServiceSpec(ServiceKey<Int>("pool\(index)")) { _ in index } }
         let container = try ServiceContainer(specs)
-        let services = try await withTimeout(.seconds(30), "the build") { try await container.start() }
+        let services = try await withTimeout(.seconds(60), "the build") { try await container.start() }
         let ranIn = tasks.withLock { $0 }
         #expect(ranIn.count == 6)
         #expect(Set(ranIn).count == 1, "the six ran in one task: one hop")
@@ -147,7 +147,7 @@ struct MainActorTests {
         container.core.runTimes.record(slot("slowTail"), took: .milliseconds(10))
         container.core.runTimes.record(slot("deep1"), took: .microseconds(1))
         container.core.runTimes.record(slot("deep2"), took: .microseconds(1))
-        let services = try await withTimeout(.seconds(30), "the build") { try await container.start() }
+        let services = try await withTimeout(.seconds(60), "the build") { try await container.start() }
         #expect(log.entries == ["slow", "deep", "alone"])
         #expect(services.report.mainActorBatches == 1)
     }
@@ -189,7 +189,7 @@ struct MainActorTests {
         release.open()
         try await holder.value
         // The build went on without the caller: the next request finds the value built once.
-        let services = try await withTimeout(.seconds(30), "the build") { try await container.start() }
+        let services = try await withTimeout(.seconds(60), "the build") { try await container.start() }
         #expect(try services[ServiceKey<Int>("screen")] == 1)
         #expect(runs.count == 1)
     }
@@ -256,7 +256,7 @@ struct MainActorTests {
                 }
             ) { _ in 4 },
         ])
-        _ = try await withTimeout(.seconds(30), "the build") { try await container.start() }
+        _ = try await withTimeout(.seconds(60), "the build") { try await container.start() }
         let report = try await withTimeout(.seconds(30), "the shutdown") { try await container.shutdown() }
         #expect(log.entries == ["last", "pool", "second", "first"])
         #expect(report.tornDown.map(\.service) == ["last", "pool", "second", "first"])

@@ -27,7 +27,7 @@ struct LaunchTierConfigTests {
         #expect(config.specs.map(\.priority) == [nil, nil, .high, .low])
         // A standard provider, declared main in the config, runs on the main actor.
         let container = ServiceContainer(graph: config.graph)
-        let services = try await withTimeout(.seconds(30), "the build") { try await container.start() }
+        let services = try await withTimeout(.seconds(60), "the build") { try await container.start() }
         #expect(services.report.node("theme")?.executor == .main)
         #expect(services.report.node("settings")?.executor == .pool)
         #expect(services.report.node("router")?.priority == .high)
