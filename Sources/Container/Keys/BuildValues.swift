@@ -11,19 +11,16 @@ import Synchronization
 ///
 /// What a build costs follows what it adds, not the graph: the added values' storage is left
 /// uninitialized, a bit per slot says which hold one (a word per 64 slots to clear), and only
-/// the slots added are released at the end.
+/// the slots whose bit is set are released at the end.
 // Sendable: `base` is immutable; each slot of `added` is written once, under the coordinator's
 // lock, before any task that reads it is created (see above), and read only after its bit in
-// `present` (atomic words) is seen set; `filled` is read and written only under that lock, and
-// by `deinit`, which runs alone.
+// `present` (atomic words) is seen set; `deinit` runs alone.
 final class BuildValues: @unchecked Sendable {
     private let base: SlotValues
     private let added: UnsafeMutablePointer<AnyServiceBox>
     /// One bit per slot, set once the slot's value is in `added`.
     private let present: UnsafeMutablePointer<Atomic<UInt64>>
     private let words: Int
-    /// The slots of `added` that hold a value. Unchecked: only the coordinator's lock reaches it.
-    @exclusivity(unchecked) private var filled: [Int] = []
 
     /// The values of `base`, in a graph of `count` nodes.
     init(base: SlotValues, count: Int) {
@@ -35,7 +32,13 @@ final class BuildValues: @unchecked Sendable {
     }
 
     deinit {
-        for slot in filled { (added + slot).deinitialize(count: 1) }
+        for word in 0..<words {
+            var bits = present[word].load(ordering: .relaxed)
+            while bits != 0 {
+                (added + ((word << 6) + bits.trailingZeroBitCount)).deinitialize(count: 1)
+                bits &= bits - 1
+            }
+        }
         added.deallocate()
         present.deinitialize(count: words)
         present.deallocate()
@@ -52,7 +55,6 @@ final class BuildValues: @unchecked Sendable {
         let bit: UInt64 = 1 << UInt64(slot & 63)
         precondition(present[slot >> 6].load(ordering: .relaxed) & bit == 0, "a build's value is added once")
         (added + slot).initialize(to: box)
-        filled.append(slot)
         present[slot >> 6].bitwiseOr(bit, ordering: .releasing)
     }
 }
