@@ -48,11 +48,7 @@ final class ProviderBox<Provider: ServiceProvider>: ErasedProvider {
     }
 
     nonisolated(nonsending) func make(_ context: ProviderContext) async throws -> AnyServiceBox {
-        let value = try await provider.make(context)
-        return boxType.init(
-            value, name: context.serviceName,
-            builtIn: BuildAttempt(generation: context.generation, attempt: context.attempt),
-            onMainActor: context.node.runsOnMainActor, tearDown: tearDown)
+        Self.box(try await provider.make(context), as: boxType, for: context, tearDown: tearDown)
     }
 
     func classify(_ error: any Error) -> FailureKind? {
@@ -74,11 +70,17 @@ final class ProviderBox<Provider: ServiceProvider>: ErasedProvider {
         var release: (nonisolated(nonsending) @Sendable (Synchronous.Value) async throws -> Void)?
         if let tearDown = provider.tearDown { release = tearDown }
         let tearDown = release
-        return { context in
-            boxType.init(
-                try provider.makeNow(context), name: context.serviceName,
-                builtIn: BuildAttempt(generation: context.generation, attempt: context.attempt),
-                onMainActor: context.node.runsOnMainActor, tearDown: tearDown)
-        }
+        return { context in box(try provider.makeNow(context), as: boxType, for: context, tearDown: tearDown) }
+    }
+
+    /// `value` in its box, as the node of `context` made it (`boxType`: looked up by the caller once).
+    private static func box<Value>(
+        _ value: Value, as boxType: ServiceBox<Value>.Type, for context: ProviderContext,
+        tearDown: (nonisolated(nonsending) @Sendable (Value) async throws -> Void)?
+    ) -> AnyServiceBox {
+        boxType.init(
+            value, name: context.serviceName,
+            builtIn: BuildAttempt(generation: context.generation, attempt: context.attempt),
+            onMainActor: context.node.runsOnMainActor, tearDown: tearDown)
     }
 }
