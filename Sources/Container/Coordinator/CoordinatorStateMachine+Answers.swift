@@ -68,20 +68,21 @@ extension CoordinatorStateMachine {
         }
         return BuildReport(
             generation: generation, attempt: current.build.attempt, records: current.records,
-            names: graph.serviceNames, nameCount: graph.builtCount, failure: current.records.failureOfSettled(),
+            names: graph.serviceNames, nameCount: graph.builtCount, failure: current.records.settledFailure,
             unbuilt: unbuilt(by: current), startedAt: current.launchedAt ?? now, endedAt: now, wasCancelled: false)
     }
 
     /// The report of the build in flight so far, for the snapshot published now with the
-    /// generation's values: the slots it leaves out are found in those values when read, not
-    /// computed for every snapshot a growing build publishes.
-    func publishedReport(of current: BuildState, now: Duration) -> BuildReport {
-        let declaresUnbuilt = graph.declaresStartPolicies || graph.hasOptionalServices
+    /// generation's values: the slots it leaves out are found in those values when read, and
+    /// its records are those settled so far, shared with the build (see ``SettledLog``), not
+    /// copied for every snapshot a growing build publishes.
+    mutating func publishedReport(now: Duration) -> BuildReport? {
+        guard build != nil else { return nil }
+        let settled = build!.records.settledView(graphCount: graph.nodes.count)
         return BuildReport(
-            generation: generation, attempt: current.build.attempt, records: current.records,
-            names: graph.serviceNames, nameCount: graph.builtCount, failure: current.records.failureOfSettled(),
-            unbuilt: declaresUnbuilt ? .withoutValueIn(state.values) : .none,
-            startedAt: current.launchedAt ?? now, endedAt: now, wasCancelled: false)
+            generation: generation, attempt: build!.build.attempt, settled: settled, names: graph.serviceNames,
+            nameCount: graph.builtCount, failure: build!.records.settledFailure, values: state.values,
+            startedAt: build!.launchedAt ?? now, endedAt: now)
     }
 
     /// The waiters of `ended`, to resume with `outcome`, each traced as resumed with `result`.

@@ -284,7 +284,7 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
         for (slot, reason) in state.absences { absences[graph.nodes[slot].name] = reason }
         let snapshot = AppServices(
             generation: generation,
-            report: self.build.map { publishedReport(of: $0, now: now) } ?? lastReport ?? emptyReport,
+            report: publishedReport(now: now) ?? lastReport ?? emptyReport,
             layout: graph.layout, values: state.values,
             scope: scopeInstance, appGeneration: appGeneration, holdsEager: eagerIsBuilt, absences: absences,
             absenceVersion: state.absenceVersion)

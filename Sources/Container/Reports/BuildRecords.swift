@@ -80,6 +80,13 @@ struct BuildRecords: Sendable {
     private var details: [Int: NodeOutcome] = [:]
     /// The slots with a record, in the order they joined.
     private(set) var slots: [Int] = []
+    /// The records that settled, once a report of the build in flight was asked for (see
+    /// ``SettledLog``): `nil` in a build that answers everything at its end.
+    private var settledLog: SettledLog?
+    /// `nil` while every member that settled has a value; otherwise permanent if any failed
+    /// permanently, else transient (kept as they settle: a growing build publishes a report
+    /// for each request it answers).
+    private(set) var settledFailure: FailureKind?
 
     /// No records yet, for a graph of `count` nodes, with room for `capacity`.
     init(count: Int, capacity: Int = 0) {
@@ -130,9 +137,39 @@ struct BuildRecords: Sendable {
         set {
             let position = places[slot]
             precondition(position > 0, "slot \(slot) was reused: it has no record to write")
+            if newValue.status != .pending && records[position - 1].status == .pending {
+                settled(newValue, of: slot)
+            }
             records[position - 1] = newValue
         }
     }
+
+    /// `record` of `slot` is its outcome: the failure so far and the log follow.
+    private mutating func settled(_ record: Record, of slot: Int) {
+        switch record.status {
+        case .pending, .succeeded, .reused: break
+        case .failed, .cancelledWhileRunning, .cancelledBeforeStart, .skipped:
+            if settledFailure == nil { settledFailure = .transient }
+        }
+        settledLog = settledLog?.appending(record, of: slot)
+    }
+
+    /// The records settled so far, for a report of the build in flight: the first call logs
+    /// the members settled until then, later ones share the log (a report costs what settled
+    /// since the last one, not every member again).
+    mutating func settledView(graphCount: Int) -> SettledRecords {
+        if settledLog == nil {
+            var log = SettledLog.withCapacity(records.count)
+            for (index, record) in records.enumerated() where record.status != .pending {
+                log = log.appending(record, of: slots[index])
+            }
+            settledLog = log
+        }
+        return SettledRecords(log: settledLog!, count: settledLog!.count, details: details, graphCount: graphCount)
+    }
+
+    /// Gives the failed and skipped nodes these outcomes (a report's records made from a log).
+    mutating func setDetails(_ details: [Int: NodeOutcome]) { self.details = details }
 
     /// The dependencies member `slot` still waits for. Inlined: a node's end reads and writes
     /// one per dependent.
@@ -165,6 +202,7 @@ struct BuildRecords: Sendable {
     /// Records that `slot` failed.
     mutating func failed(_ slot: Int, _ failure: NodeOutcome.Failure) {
         details[slot] = .failed(failure)
+        if failure.kind == .permanent { settledFailure = .permanent }
     }
 
     /// Records that `slot` was skipped because these upstream nodes failed.
@@ -210,12 +248,6 @@ struct BuildRecords: Sendable {
     /// permanently, else transient (see ``BuildReport/failure``).
     func failure(among slots: some Sequence<Int>) -> FailureKind? {
         worstFailure(of: slots.lazy.map { (self[$0].status, $0) }, pendingFails: true)
-    }
-
-    /// ``failure(among:)`` of the members that settled so far (a build in flight), read in the
-    /// order they joined: no array of them is made.
-    func failureOfSettled() -> FailureKind? {
-        worstFailure(of: records.indices.lazy.map { (records[$0].status, slots[$0]) }, pendingFails: false)
     }
 
     /// The failure of `outcomes` (a node's status and slot): permanent at the first permanent

@@ -84,7 +84,9 @@ public struct BuildReport: Sendable, CustomStringConvertible {
 
     /// A build's records and the names of its nodes (the graph's array, shared).
     private final class Recorded: Sendable {
-        let records: BuildRecords
+        /// The records of a finished build, or those settled so far in a build in flight
+        /// (made into records when read: most reports are never read).
+        private let storage: RecordsStorage
         /// The graph's names, and how many of them are the built graph's (a scope instance's
         /// part ends with its app services): an array and a count, where a slice takes twice
         /// the room (a scope instance keeps one report per build).
@@ -94,23 +96,49 @@ public struct BuildReport: Sendable, CustomStringConvertible {
         /// for): not in the report.
         let unbuilt: UnbuiltSlots
 
+        private enum RecordsStorage: Sendable {
+            case records(BuildRecords)
+            case settled(SettledRecords)
+        }
+
         init(_ records: BuildRecords, names: [String], count: Int, unbuilt: UnbuiltSlots) {
             // The order the members joined in is the build's, not the report's.
-            self.records = records.withoutMembers()
+            self.storage = .records(records.withoutMembers())
             self.allNames = names
             self.nameCount = count
             self.unbuilt = unbuilt
+        }
+
+        init(_ settled: SettledRecords, names: [String], count: Int, values: SlotValues) {
+            self.storage = .settled(settled)
+            self.allNames = names
+            self.nameCount = count
+            // A member not settled yet has no value: it is left out, as a slot nobody needs is.
+            self.unbuilt = .withoutValueIn(values)
+        }
+
+        /// The records, made from the settled log for a build in flight.
+        var records: BuildRecords {
+            switch storage {
+            case .records(let records): records
+            case .settled(let settled): settled.materialized()
+            }
         }
 
         var names: ArraySlice<String> { allNames[..<nameCount] }
 
         /// The reports of the nodes the build built or reused, in slot order.
         var reports: [NodeReport] {
-            records.reports(names: names) { unbuilt.contains($0, records: records) }
+            let records = self.records
+            return records.reports(names: names) { unbuilt.contains($0, records: records) }
         }
 
-        /// Whether the report leaves `slot` out.
-        func isUnbuilt(_ slot: Int) -> Bool { unbuilt.contains(slot, records: records) }
+        /// The report of `slot`, called `name`, unless the report leaves it out.
+        func report(of slot: Int, name: String) -> NodeReport? {
+            let records = self.records
+            guard records.hasOutcome(slot), !unbuilt.contains(slot, records: records) else { return nil }
+            return records.report(of: slot, name: name)
+        }
     }
 
     /// The slots a report leaves out: those its build neither built nor found with a value.
@@ -161,6 +189,18 @@ public struct BuildReport: Sendable, CustomStringConvertible {
             generation: generation, attempt: attempt,
             storage: .records(Recorded(records, names: names, count: nameCount, unbuilt: unbuilt)),
             failure: failure, startedAt: startedAt, endedAt: endedAt, wasCancelled: wasCancelled)
+    }
+
+    /// The report of a build in flight from the records settled so far, published with a
+    /// snapshot of `values`.
+    init(
+        generation: Int, attempt: Int, settled: SettledRecords, names: [String], nameCount: Int,
+        failure: FailureKind?, values: SlotValues, startedAt: Duration, endedAt: Duration
+    ) {
+        self.init(
+            generation: generation, attempt: attempt,
+            storage: .records(Recorded(settled, names: names, count: nameCount, values: values)),
+            failure: failure, startedAt: startedAt, endedAt: endedAt, wasCancelled: false)
     }
 
     private init(
@@ -254,10 +294,7 @@ public struct BuildReport: Sendable, CustomStringConvertible {
         switch storage {
         case .reports(let reports): reports.first { $0.name == name }
         case .records(let recorded):
-            recorded.names.firstIndex(of: name).flatMap { slot in
-                recorded.records.hasOutcome(slot) && !recorded.isUnbuilt(slot)
-                    ? recorded.records.report(of: slot, name: name) : nil
-            }
+            recorded.names.firstIndex(of: name).flatMap { recorded.report(of: $0, name: name) }
         }
     }
 

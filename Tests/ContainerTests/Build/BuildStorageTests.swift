@@ -87,4 +87,49 @@ struct BuildStorageTests {
             #expect(released.withLock { $0 } == addedCount, "count \(count): each added value released once")
         }
     }
+
+    @Test("settled views: each keeps the nodes settled when it was made, however the build goes on")
+    func settledViews() {
+        let count = 3_000
+        var records = BuildRecords(count: count, capacity: 2)
+        let members = Array(stride(from: 7, to: count, by: 97))  // 31 members, enough to grow the log
+        for slot in members { records.add(slot) }
+        func settle(_ slot: Int, _ status: BuildRecords.Status) {
+            records[slot].endedAt = .seconds(slot)  // a write that settles nothing
+            records[slot] = .init(status: status, runs: 1, startedAt: .zero, endedAt: .seconds(slot))
+        }
+        settle(members[0], .succeeded)
+        let first = records.settledView(graphCount: count)
+        #expect(records.settledFailure == nil)
+        var views: [(view: SettledRecords, settled: [Int])] = [(first, [members[0]])]
+        for (index, slot) in members.enumerated().dropFirst() {
+            if index == 5 {
+                settle(slot, .failed)
+                let failure = NodeOutcome.Failure(kind: .transient, message: "try again", error: TestError("try again"))
+                records.failed(slot, failure)
+                #expect(records.settledFailure == .transient)
+            } else {
+                settle(slot, .succeeded)
+            }
+            views.append((records.settledView(graphCount: count), Array(members[...index])))
+        }
+        records.failed(members[5], NodeOutcome.Failure(kind: .permanent, message: "gone", error: TestError("gone")))
+        #expect(records.settledFailure == .permanent, "a permanent failure outranks a transient one")
+        for (view, settled) in views {
+            let read = view.materialized()
+            let recorded = (0..<count).filter { read.isRecorded($0) }
+            #expect(recorded == settled.sorted(), "a view reads exactly the nodes settled before it")
+            #expect(settled.allSatisfy { read[$0].endedAt == .seconds($0) && read[$0].status != .pending })
+        }
+        let failedRead = views.last!.view.materialized()
+        #expect(failedRead.failedSlots(count: count) == [members[5]])
+        guard case .failed(let failure) = failedRead.report(of: members[5], name: "f").outcome else {
+            Issue.record("the failed node reads as \(failedRead[members[5]].status)")
+            return
+        }
+        #expect(failure.kind == .transient, "a view keeps the details it was made with")
+        let pending = BuildRecords(count: count, recording: [1, 2])
+        var fresh = pending
+        #expect(fresh.settledView(graphCount: count).count == 0, "nothing settled: an empty view")
+    }
 }

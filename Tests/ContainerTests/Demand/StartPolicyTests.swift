@@ -85,6 +85,8 @@ struct StartPolicyTests {
             Issue.record("the final report lacks slow: \(done.report)")
             return
         }
+        #expect(quick.report.node("slow") == nil, "a published report stays as it was when published")
+        #expect(quick.report.nodes.map(\.name).sorted() == ["configuration", "quick"])
     }
 
     @Test("A failing lazy service fails only the requests whose closure holds it")
