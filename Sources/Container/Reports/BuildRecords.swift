@@ -118,10 +118,12 @@ struct BuildRecords: Sendable {
     }
 
     /// These records without the order the members joined in (what a finished build's report
-    /// does not read).
+    /// does not read), nor the log of settled ones.
     func withoutMembers() -> BuildRecords {
         var records = self
         records.slots = []
+        // A report keeps no log: only the build appends to it (see ``SettledLog``).
+        records.settledLog = nil
         return records
     }
 

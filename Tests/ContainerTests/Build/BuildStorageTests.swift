@@ -92,17 +92,20 @@ struct BuildStorageTests {
     func settledViews() {
         let count = 3_000
         var records = BuildRecords(count: count, capacity: 2)
-        let members = Array(stride(from: 7, to: count, by: 97))  // 31 members, enough to grow the log
-        for slot in members { records.add(slot) }
+        let members = Array(stride(from: 7, to: count, by: 97))  // 31 members
         func settle(_ slot: Int, _ status: BuildRecords.Status) {
             records[slot].endedAt = .seconds(slot)  // a write that settles nothing
             records[slot] = .init(status: status, runs: 1, startedAt: .zero, endedAt: .seconds(slot))
         }
+        // Two members when the first view is made: the log starts small and grows (8, 16, 32).
+        records.add(members[0])
+        records.add(members[1])
         settle(members[0], .succeeded)
         let first = records.settledView(graphCount: count)
         #expect(records.settledFailure == nil)
         var views: [(view: SettledRecords, settled: [Int])] = [(first, [members[0]])]
         for (index, slot) in members.enumerated().dropFirst() {
+            records.add(slot)
             if index == 5 {
                 settle(slot, .failed)
                 let failure = NodeOutcome.Failure(kind: .transient, message: "try again", error: TestError("try again"))
@@ -115,6 +118,7 @@ struct BuildStorageTests {
         }
         records.failed(members[5], NodeOutcome.Failure(kind: .permanent, message: "gone", error: TestError("gone")))
         #expect(records.settledFailure == .permanent, "a permanent failure outranks a transient one")
+        #expect(views.last!.view.log !== first.log, "the log grew into a new buffer")
         for (view, settled) in views {
             let read = view.materialized()
             let recorded = (0..<count).filter { read.isRecorded($0) }
@@ -128,8 +132,47 @@ struct BuildStorageTests {
             return
         }
         #expect(failure.kind == .transient, "a view keeps the details it was made with")
-        let pending = BuildRecords(count: count, recording: [1, 2])
-        var fresh = pending
+        var fresh = BuildRecords(count: count, recording: [1, 2])
         #expect(fresh.settledView(graphCount: count).count == 0, "nothing settled: an empty view")
+    }
+
+    @Test("the failure of the settled members: none, transient for a failure, a skip or a cancellation, then permanent")
+    func settledFailure() {
+        let transient = NodeOutcome.Failure(kind: .transient, message: "later", error: TestError("later"))
+        let permanent = NodeOutcome.Failure(kind: .permanent, message: "never", error: TestError("never"))
+        let settlings: [(String, (inout BuildRecords) -> Void)] = [
+            ("skipped", { $0.skipped(1, because: ["a"]) }),
+            (
+                "cancelled while running",
+                { $0[1] = .init(status: .cancelledWhileRunning, runs: 1, startedAt: .zero, endedAt: .zero) }
+            ),
+            (
+                "cancelled before its start",
+                { $0[1] = .init(status: .cancelledBeforeStart, runs: 0, startedAt: nil, endedAt: .zero) }
+            ),
+            (
+                "failed",
+                { records in
+                    records[1] = .init(status: .failed, runs: 1, startedAt: .zero, endedAt: .zero)
+                    records.failed(1, transient)
+                }
+            ),
+        ]
+        for (name, settle) in settlings {
+            var records = BuildRecords(count: 4, recording: [0, 1, 2])
+            records[0] = .init(status: .succeeded, runs: 1, startedAt: .zero, endedAt: .zero)
+            #expect(records.settledFailure == nil, "\(name): a success fails nothing")
+            settle(&records)
+            #expect(records.settledFailure == .transient, "\(name)")
+            records[2] = .init(status: .failed, runs: 1, startedAt: .zero, endedAt: .zero)
+            records.failed(2, permanent)
+            #expect(records.settledFailure == .permanent, "\(name), then a permanent failure")
+        }
+        var records = BuildRecords(count: 4, recording: [0, 1])
+        records[0] = .init(status: .failed, runs: 1, startedAt: .zero, endedAt: .zero)
+        records.failed(0, permanent)
+        records[1] = .init(status: .failed, runs: 1, startedAt: .zero, endedAt: .zero)
+        records.failed(1, transient)
+        #expect(records.settledFailure == .permanent, "a transient failure after a permanent one changes nothing")
     }
 }

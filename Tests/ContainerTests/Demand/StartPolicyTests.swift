@@ -89,6 +89,34 @@ struct StartPolicyTests {
         #expect(quick.report.nodes.map(\.name).sorted() == ["configuration", "quick"])
     }
 
+    @Test("Without start policies, a build by closure reports alike mid-build and at its end (no unbuilt node)")
+    func reportsOfAPartialBuildAgree() async throws {
+        let log = OrderLog()
+        let gate = Gate()
+        let slowStarted = Gate()
+        let container = try ServiceContainer([
+            countedSpec("other", log: log),
+            countedSpec("slow", log: log) { _ in
+                slowStarted.open()
+                try await gate.cancellableWait()
+            },
+            countedSpec("quick", log: log),
+        ])
+        #expect(!container.graph.declaresStartPolicies)
+        let slow = Task { try await container.start(needs: [ServiceKey<Made>.made("slow").erased]) }
+        try await slowStarted.wait(timeout: .seconds(30), "slow to start")
+        let quick = try await withTimeout(.seconds(30), "quick") {
+            try await container.start(needs: [ServiceKey<Made>.made("quick").erased])
+        }
+        gate.open()
+        let done = try await withTimeout(.seconds(30), "slow") { try await slow.value }
+        #expect(log.count(of: "other") == 0, "no request needed other")
+        #expect(quick.report.nodes.map(\.name) == ["quick"])
+        #expect(done.report.nodes.map(\.name) == ["slow", "quick"])
+        #expect(done.report.node("other") == nil, "other has no value: it was not reused")
+        #expect(!done.contains("other"))
+    }
+
     @Test("A failing lazy service fails only the requests whose closure holds it")
     func failureScopedToClosure() async throws {
         let log = OrderLog()
