@@ -78,11 +78,11 @@ extension CoordinatorStateMachine {
     /// copied for every snapshot a growing build publishes.
     mutating func publishedReport(now: Duration) -> BuildReport? {
         guard build != nil else { return nil }
-        let settled = build!.records.settledView(graphCount: graph.nodes.count)
+        let settled = build!.records.settledView(values: state.values)
         return BuildReport(
             generation: generation, attempt: build!.build.attempt, settled: settled, names: graph.serviceNames,
-            nameCount: graph.builtCount, failure: build!.records.settledFailure, values: state.values,
-            startedAt: build!.launchedAt ?? now, endedAt: now)
+            nameCount: graph.builtCount, failure: build!.records.settledFailure, startedAt: build!.launchedAt ?? now,
+            endedAt: now)
     }
 
     /// The waiters of `ended`, to resume with `outcome`, each traced as resumed with `result`.

@@ -84,77 +84,77 @@ public struct BuildReport: Sendable, CustomStringConvertible {
 
     /// A build's records and the names of its nodes (the graph's array, shared).
     private final class Recorded: Sendable {
-        /// The records of a finished build, or those settled so far in a build in flight
-        /// (made into records when read: most reports are never read).
-        private let storage: RecordsStorage
-        /// The graph's names, and how many of them are the built graph's (a scope instance's
-        /// part ends with its app services): an array and a count, where a slice takes twice
-        /// the room (a scope instance keeps one report per build).
+        /// The graph's names (one per slot), and how many of them are the built graph's (a
+        /// scope instance's part ends with its app services): an array and a 32-bit count after
+        /// the records, where a slice took twice the room (a scope instance keeps one report per
+        /// build; 72 bytes fit a smaller malloc size class than 80).
         private let allNames: [String]
-        private let nameCount: Int
-        /// Slots the build neither built nor found with a value (a lazy service nobody asked
-        /// for): not in the report.
-        let unbuilt: UnbuiltSlots
+        private let storage: RecordsStorage
+        private let nameCount: Int32
 
+        /// The records of a finished build and the slots it leaves out (those the build neither
+        /// built nor found with a value: a lazy service nobody asked for); or those settled so
+        /// far in a build in flight, made into records when read (most reports never are).
         private enum RecordsStorage: Sendable {
-            case records(BuildRecords)
+            case records(RecordTable, unbuilt: UnbuiltSlots)
             case settled(SettledRecords)
         }
 
         init(_ records: BuildRecords, names: [String], count: Int, unbuilt: UnbuiltSlots) {
-            // The order the members joined in is the build's, not the report's.
-            self.storage = .records(records.withoutMembers())
+            // What the build alone reads (the members' join order, their waits) stays behind.
+            self.storage = .records(records.table, unbuilt: unbuilt)
             self.allNames = names
-            self.nameCount = count
-            self.unbuilt = unbuilt
+            self.nameCount = Int32(truncatingIfNeeded: count)
         }
 
-        init(_ settled: SettledRecords, names: [String], count: Int, values: SlotValues) {
+        init(_ settled: SettledRecords, names: [String], count: Int) {
             self.storage = .settled(settled)
             self.allNames = names
-            self.nameCount = count
-            // A member not settled yet has no value: it is left out, as a slot nobody needs is.
-            self.unbuilt = .withoutValueIn(values)
+            self.nameCount = Int32(truncatingIfNeeded: count)
         }
 
         /// The records, made from the settled log for a build in flight.
-        var records: BuildRecords {
+        var records: RecordTable {
             switch storage {
-            case .records(let records): records
-            case .settled(let settled): settled.materialized()
+            case .records(let records, _): records
+            case .settled(let settled): settled.materialized(nodeCount: allNames.count)
             }
         }
 
-        var names: ArraySlice<String> { allNames[..<nameCount] }
+        var names: ArraySlice<String> { allNames[..<Int(nameCount)] }
+
+        /// Whether the report leaves `slot` out, given ``records``.
+        private func isUnbuilt(_ slot: Int, records: RecordTable) -> Bool {
+            switch storage {
+            case .records(_, let unbuilt): unbuilt.contains(slot)
+            case .settled(let settled): settled.isUnbuilt(slot, records: records)
+            }
+        }
 
         /// The reports of the nodes the build built or reused, in slot order.
         var reports: [NodeReport] {
             let records = self.records
-            return records.reports(names: names) { unbuilt.contains($0, records: records) }
+            return records.reports(names: names) { isUnbuilt($0, records: records) }
         }
 
         /// The report of `slot`, called `name`, unless the report leaves it out.
         func report(of slot: Int, name: String) -> NodeReport? {
             let records = self.records
-            guard records.hasOutcome(slot), !unbuilt.contains(slot, records: records) else { return nil }
+            guard records.hasOutcome(slot), !isUnbuilt(slot, records: records) else { return nil }
             return records.report(of: slot, name: name)
         }
     }
 
     /// The slots a report leaves out: those its build neither built nor found with a value.
     enum UnbuiltSlots: Sendable {
-        /// None: every slot was built or reused (a graph where every build needs every node).
+        /// None: every slot was built or reused.
         case none
         case these(SlotSet)
-        /// The slots without a record that have no value in `values`: for a report published
-        /// with a snapshot of those very values (it shares them), read only when asked.
-        case withoutValueIn(SlotValues)
 
-        func contains(_ slot: Int, records: BuildRecords) -> Bool {
+        func contains(_ slot: Int) -> Bool {
             switch self {
             case .none: false
             case .these(let slots): slots.contains(slot)
-            case .withoutValueIn(let values): !records.isRecorded(slot) && !values.hasValue(slot)
             }
         }
     }
@@ -191,15 +191,14 @@ public struct BuildReport: Sendable, CustomStringConvertible {
             failure: failure, startedAt: startedAt, endedAt: endedAt, wasCancelled: wasCancelled)
     }
 
-    /// The report of a build in flight from the records settled so far, published with a
-    /// snapshot of `values`.
+    /// The report of a build in flight from the records settled so far (see ``SettledRecords``).
     init(
         generation: Int, attempt: Int, settled: SettledRecords, names: [String], nameCount: Int,
-        failure: FailureKind?, values: SlotValues, startedAt: Duration, endedAt: Duration
+        failure: FailureKind?, startedAt: Duration, endedAt: Duration
     ) {
         self.init(
             generation: generation, attempt: attempt,
-            storage: .records(Recorded(settled, names: names, count: nameCount, values: values)),
+            storage: .records(Recorded(settled, names: names, count: nameCount)),
             failure: failure, startedAt: startedAt, endedAt: endedAt, wasCancelled: false)
     }
 

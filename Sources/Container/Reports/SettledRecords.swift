@@ -7,9 +7,10 @@
 /// settled record never changes, so the log is append-only: every report shares it and reads
 /// only the entries that were there when it was made.
 final class SettledLog: @unchecked Sendable {
-    // Unchecked: entries are appended only by the coordinator, under its state lock, beyond the
-    // counts of every `SettledRecords` already made (made under the same lock and published
-    // through it); an entry is never written again, and a reader reads only below its count.
+    // Unchecked: entries and `failure` are written only by the coordinator, under its state
+    // lock; entries are appended beyond the counts of every `SettledRecords` already made (made
+    // under the same lock and published through it), never written again, and a reader reads
+    // only below its count (and never `count` or `failure`).
 
     /// One settled node.
     struct Entry {
@@ -21,6 +22,9 @@ final class SettledLog: @unchecked Sendable {
     private let capacity: Int
     /// How many entries are written (read by the writer only; a view keeps its own count).
     private(set) var count = 0
+    /// The failure of the settled nodes (see ``BuildRecords/settledFailure``), kept by the
+    /// writer (a view does not read it).
+    var failure: FailureKind?
 
     private init(capacity: Int) {
         self.capacity = capacity
@@ -55,32 +59,54 @@ final class SettledLog: @unchecked Sendable {
         let log = SettledLog(capacity: capacity * 2)
         log.entries.initialize(from: entries, count: count)
         log.count = count
+        log.failure = failure
         return log
     }
 }
 
 /// What a report of a build in flight reads: the nodes settled when it was made (see
-/// ``SettledLog``), and the details of those that failed or were skipped.
+/// ``SettledLog``), the details of those that failed or were skipped, and the values of the
+/// snapshot it was published with.
 struct SettledRecords: Sendable {
     let log: SettledLog
-    /// How many entries of `log` this report has.
-    let count: Int
     /// The outcomes of failed and skipped nodes, by slot (shared with the build's, copied only
     /// when a node fails after the report was made).
     let details: [Int: NodeOutcome]
-    /// The number of nodes of the graph.
-    let graphCount: Int
+    /// The snapshot's values: a slot with neither a settled record nor a value is not in the
+    /// report (a member not settled yet, or a service nobody needed).
+    let values: SlotValues
+    /// How many entries of `log` this report has (32 bits: with the report's other fields, a
+    /// scope instance's report takes a malloc size class less).
+    private let entryCount: Int32
 
-    /// The settled records as build records: each settled node has its record, every other slot
-    /// none (a pending member is not in the report, a slot without a record reads as reused).
-    func materialized() -> BuildRecords {
-        var records = BuildRecords(count: graphCount, capacity: count)
+    init(log: SettledLog, count: Int, details: [Int: NodeOutcome], values: SlotValues) {
+        self.log = log
+        self.details = details
+        self.values = values
+        entryCount = Int32(truncatingIfNeeded: count)
+    }
+
+    /// How many entries of the log this report has.
+    var count: Int { Int(entryCount) }
+
+    /// Whether the report leaves `slot` out, given the records made by ``materialized()``.
+    func isUnbuilt(_ slot: Int, records: RecordTable) -> Bool {
+        !records.isRecorded(slot) && !values.hasValue(slot)
+    }
+
+    /// The settled records as a table of a graph of `nodeCount` nodes: each settled node has
+    /// its record, every other slot none (a pending member is not in the report, a slot without
+    /// a record reads as reused).
+    func materialized(nodeCount: Int) -> RecordTable {
+        let slots = (0..<count).lazy.map { log[$0].slot }
+        var table = RecordTable(count: max(nodeCount, (slots.max() ?? -1) + 1), capacity: count)
         for index in 0..<count {
             let entry = log[index]
-            records.add(entry.slot)
-            records[entry.slot] = entry.record
+            guard table.places[entry.slot] == 0 else { continue }
+            table.records.append(entry.record)
+            table.places.insert(table.records.count, at: entry.slot)
         }
-        records.setDetails(details)
-        return records
+        table.details = details
+        return table
     }
 }

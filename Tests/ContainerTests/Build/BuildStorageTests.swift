@@ -101,7 +101,7 @@ struct BuildStorageTests {
         records.add(members[0])
         records.add(members[1])
         settle(members[0], .succeeded)
-        let first = records.settledView(graphCount: count)
+        let first = records.settledView(values: SlotValues())
         #expect(records.settledFailure == nil)
         var views: [(view: SettledRecords, settled: [Int])] = [(first, [members[0]])]
         for (index, slot) in members.enumerated().dropFirst() {
@@ -114,18 +114,18 @@ struct BuildStorageTests {
             } else {
                 settle(slot, .succeeded)
             }
-            views.append((records.settledView(graphCount: count), Array(members[...index])))
+            views.append((records.settledView(values: SlotValues()), Array(members[...index])))
         }
         records.failed(members[5], NodeOutcome.Failure(kind: .permanent, message: "gone", error: TestError("gone")))
         #expect(records.settledFailure == .permanent, "a permanent failure outranks a transient one")
         #expect(views.last!.view.log !== first.log, "the log grew into a new buffer")
         for (view, settled) in views {
-            let read = view.materialized()
+            let read = view.materialized(nodeCount: count)
             let recorded = (0..<count).filter { read.isRecorded($0) }
             #expect(recorded == settled.sorted(), "a view reads exactly the nodes settled before it")
             #expect(settled.allSatisfy { read[$0].endedAt == .seconds($0) && read[$0].status != .pending })
         }
-        let failedRead = views.last!.view.materialized()
+        let failedRead = views.last!.view.materialized(nodeCount: count)
         #expect(failedRead.failedSlots(count: count) == [members[5]])
         guard case .failed(let failure) = failedRead.report(of: members[5], name: "f").outcome else {
             Issue.record("the failed node reads as \(failedRead[members[5]].status)")
@@ -133,7 +133,7 @@ struct BuildStorageTests {
         }
         #expect(failure.kind == .transient, "a view keeps the details it was made with")
         var fresh = BuildRecords(count: count, recording: [1, 2])
-        #expect(fresh.settledView(graphCount: count).count == 0, "nothing settled: an empty view")
+        #expect(fresh.settledView(values: SlotValues()).count == 0, "nothing settled: an empty view")
     }
 
     @Test("the failure of the settled members: none, transient for a failure, a skip or a cancellation, then permanent")
@@ -158,15 +158,19 @@ struct BuildStorageTests {
                 }
             ),
         ]
+        // Read from the records, and kept by the log once a view of the build in flight exists.
         for (name, settle) in settlings {
-            var records = BuildRecords(count: 4, recording: [0, 1, 2])
-            records[0] = .init(status: .succeeded, runs: 1, startedAt: .zero, endedAt: .zero)
-            #expect(records.settledFailure == nil, "\(name): a success fails nothing")
-            settle(&records)
-            #expect(records.settledFailure == .transient, "\(name)")
-            records[2] = .init(status: .failed, runs: 1, startedAt: .zero, endedAt: .zero)
-            records.failed(2, permanent)
-            #expect(records.settledFailure == .permanent, "\(name), then a permanent failure")
+            for logged in [false, true] {
+                var records = BuildRecords(count: 4, recording: [0, 1, 2])
+                if logged { _ = records.settledView(values: SlotValues()) }
+                records[0] = .init(status: .succeeded, runs: 1, startedAt: .zero, endedAt: .zero)
+                #expect(records.settledFailure == nil, "\(name), logged: \(logged): a success fails nothing")
+                settle(&records)
+                #expect(records.settledFailure == .transient, "\(name), logged: \(logged)")
+                records[2] = .init(status: .failed, runs: 1, startedAt: .zero, endedAt: .zero)
+                records.failed(2, permanent)
+                #expect(records.settledFailure == .permanent, "\(name), logged: \(logged), then a permanent failure")
+            }
         }
         var records = BuildRecords(count: 4, recording: [0, 1])
         records[0] = .init(status: .failed, runs: 1, startedAt: .zero, endedAt: .zero)
