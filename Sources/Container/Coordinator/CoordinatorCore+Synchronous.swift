@@ -95,8 +95,11 @@ extension CoordinatorCore {
         let graph = ticket.graph
         guard let root = graph.layout.slots[name] else { return spawnWorker(launch) }
         let closure = graph.closure(of: [root])
+        // Room for the closure at once: the queue and the orders grow no step at a time.
         var queue: [NodeLaunch] = []
+        queue.reserveCapacity(closure.count)
         var next = WorkerOrders(launches: [], unstarted: 0)
+        next.launches.reserveCapacity(4)
         func take(_ orders: WorkerOrders) {
             var others: [NodeLaunch] = []
             for launch in orders.launches {

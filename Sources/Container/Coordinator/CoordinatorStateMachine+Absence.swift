@@ -53,29 +53,11 @@ extension CoordinatorStateMachine {
     }
 
     /// The slots `build` did not have as members and that have no value (what no request of a
-    /// demand-driven build needed); `.none` when there are none (a build that made everything
-    /// its generation lacked).
+    /// demand-driven build needed): `.none` when there are none (a build that made everything
+    /// its generation lacked), else found in the generation's values when the report is read.
     func unbuilt(by build: BuildState) -> BuildReport.UnbuiltSlots {
         let built = graph.builtCount
-        let members = build.members
-        // Every slot is a member or has a value: the common case of a graph without policies.
-        let lacking = members.count { $0 < built && !state.hasValue($0) }
-        if lacking + state.ownCount == built { return .none }
-        // Word by word (a build of a few nodes of a large graph ends often): the slots with a
-        // value or a record, inverted below the built count.
-        var words = state.values.presence(below: built, capacity: graph.nodes.count)
-        for slot in members where slot < built { words[slot >> 6] |= 1 << UInt64(slot & 63) }
-        var any = false
-        for index in words.indices {
-            let start = index << 6
-            guard start < built else {
-                words[index] = 0
-                continue
-            }
-            let mask: UInt64 = built - start >= 64 ? ~0 : (1 << UInt64(built - start)) - 1
-            words[index] = ~words[index] & mask
-            any = any || words[index] != 0
-        }
-        return any ? .these(SlotSet(words: words)) : .none
+        let lacking = build.members.count { $0 < built && !state.hasValue($0) }
+        return lacking + state.ownCount == built ? .none : .withoutValueIn(state.values.presence)
     }
 }

@@ -151,7 +151,8 @@ struct BuildRecords: Sendable {
             log.failure = settledFailure
             settledLog = log
         }
-        return SettledRecords(log: settledLog!, count: settledLog!.count, details: table.details, values: values)
+        return SettledRecords(
+            log: settledLog!, count: settledLog!.count, details: table.details, values: values.presence)
     }
 
     /// `nil` while every member that settled has a value; otherwise permanent if any failed

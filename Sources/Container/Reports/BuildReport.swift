@@ -126,7 +126,7 @@ public struct BuildReport: Sendable, CustomStringConvertible {
         /// Whether the report leaves `slot` out, given ``records``.
         private func isUnbuilt(_ slot: Int, records: RecordTable) -> Bool {
             switch storage {
-            case .records(_, let unbuilt): unbuilt.contains(slot)
+            case .records(_, let unbuilt): unbuilt.contains(slot, records: records)
             case .settled(let settled): settled.isUnbuilt(slot, records: records)
             }
         }
@@ -149,12 +149,14 @@ public struct BuildReport: Sendable, CustomStringConvertible {
     enum UnbuiltSlots: Sendable {
         /// None: every slot was built or reused.
         case none
-        case these(SlotSet)
+        /// The slots without a record that have no value in the generation's values when the
+        /// report was made (found when read: a build of a few nodes of a large graph ends often).
+        case withoutValueIn(SlotValues.Presence)
 
-        func contains(_ slot: Int) -> Bool {
+        func contains(_ slot: Int, records: RecordTable) -> Bool {
             switch self {
             case .none: false
-            case .these(let slots): slots.contains(slot)
+            case .withoutValueIn(let values): !records.isRecorded(slot) && !values.hasValue(slot)
             }
         }
     }

@@ -74,12 +74,12 @@ struct SettledRecords: Sendable {
     let details: [Int: NodeOutcome]
     /// The snapshot's values: a slot with neither a settled record nor a value is not in the
     /// report (a member not settled yet, or a service nobody needed).
-    let values: SlotValues
+    let values: SlotValues.Presence
     /// How many entries of `log` this report has (32 bits: with the report's other fields, a
     /// scope instance's report takes a malloc size class less).
     private let entryCount: Int32
 
-    init(log: SettledLog, count: Int, details: [Int: NodeOutcome], values: SlotValues) {
+    init(log: SettledLog, count: Int, details: [Int: NodeOutcome], values: SlotValues.Presence) {
         self.log = log
         self.details = details
         self.values = values
