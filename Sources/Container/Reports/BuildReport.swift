@@ -87,7 +87,7 @@ public struct BuildReport: Sendable, CustomStringConvertible {
         /// The graph's names (one per slot), and how many of them are the built graph's (a
         /// scope instance's part ends with its app services): an array and a 32-bit count after
         /// the records, where a slice took twice the room (a scope instance keeps one report per
-        /// build; 72 bytes fit a smaller malloc size class than 80).
+        /// build, and this object then fits a smaller malloc size class).
         private let allNames: [String]
         private let storage: RecordsStorage
         private let nameCount: Int32
@@ -127,7 +127,7 @@ public struct BuildReport: Sendable, CustomStringConvertible {
         private func isUnbuilt(_ slot: Int, records: RecordTable) -> Bool {
             switch storage {
             case .records(_, let unbuilt): unbuilt.contains(slot, records: records)
-            case .settled(let settled): settled.isUnbuilt(slot, records: records)
+            case .settled(let settled): UnbuiltSlots.withoutValueIn(settled.values).contains(slot, records: records)
             }
         }
 

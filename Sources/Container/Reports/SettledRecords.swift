@@ -75,8 +75,7 @@ struct SettledRecords: Sendable {
     /// The snapshot's values: a slot with neither a settled record nor a value is not in the
     /// report (a member not settled yet, or a service nobody needed).
     let values: SlotValues.Presence
-    /// How many entries of `log` this report has (32 bits: with the report's other fields, a
-    /// scope instance's report takes a malloc size class less).
+    /// How many entries of `log` this report has (32 bits: see the report's name count).
     private let entryCount: Int32
 
     init(log: SettledLog, count: Int, details: [Int: NodeOutcome], values: SlotValues.Presence) {
@@ -88,11 +87,6 @@ struct SettledRecords: Sendable {
 
     /// How many entries of the log this report has.
     var count: Int { Int(entryCount) }
-
-    /// Whether the report leaves `slot` out, given the records made by ``materialized()``.
-    func isUnbuilt(_ slot: Int, records: RecordTable) -> Bool {
-        !records.isRecorded(slot) && !values.hasValue(slot)
-    }
 
     /// The settled records as a table of a graph of `nodeCount` nodes: each settled node has
     /// its record, every other slot none (a pending member is not in the report, a slot without
