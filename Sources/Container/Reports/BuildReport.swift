@@ -49,7 +49,11 @@ public struct BuildReport: Sendable, CustomStringConvertible {
     public let generation: Int
     /// The attempt within the generation (1-based).
     public let attempt: Int
-    /// Every node, in declaration order.
+    /// Every node the build built, tried or found with a value (reused), in declaration order.
+    ///
+    /// A service the build did not need and that has no value (a lazy service nobody asked
+    /// for) is not in it, nor, in the report of a build still going on (a snapshot published
+    /// for a request it answered), a node that has not reached its outcome yet.
     ///
     /// Made on each access from the build's compact records: most reports are never read
     /// node by node, and making 10,000 reports (and freeing them with the snapshot) cost more
@@ -290,7 +294,7 @@ public struct BuildReport: Sendable, CustomStringConvertible {
         }
     }
 
-    /// The report of `name`, if the graph has such a node.
+    /// The report of `name`, if ``nodes`` has it.
     public func node(_ name: String) -> NodeReport? {
         switch storage {
         case .reports(let reports): reports.first { $0.name == name }
@@ -299,7 +303,7 @@ public struct BuildReport: Sendable, CustomStringConvertible {
         }
     }
 
-    /// The outcome of `name`, if the graph has such a node.
+    /// The outcome of `name`, if ``nodes`` has it.
     public func outcome(of name: String) -> NodeOutcome? { node(name)?.outcome }
 
     public var description: String {
