@@ -54,10 +54,20 @@ extension CoordinatorStateMachine {
 
     /// The slots `build` did not have as members and that have no value (what no request of a
     /// demand-driven build needed): `.none` when there are none (a build that made everything
-    /// its generation lacked), else found in the generation's values when the report is read.
-    func unbuilt(by build: BuildState) -> BuildReport.UnbuiltSlots {
+    /// its generation lacked), else found from the slots with a value when the report is read.
+    mutating func unbuilt(by build: BuildState) -> BuildReport.UnbuiltSlots {
+        leavesSlotsOut(build) ? .outside(valued: state.valuedSlots()) : .none
+    }
+
+    /// ``unbuilt(by:)`` without keeping the slots with a value for the next report.
+    func unbuiltNow(by build: BuildState) -> BuildReport.UnbuiltSlots {
+        leavesSlotsOut(build) ? .outside(valued: state.valuedSlotsNow()) : .none
+    }
+
+    /// Whether some slot below the built count is neither a member of `build` nor has a value.
+    private func leavesSlotsOut(_ build: BuildState) -> Bool {
         let built = graph.builtCount
         let lacking = build.members.count { $0 < built && !state.hasValue($0) }
-        return lacking + state.ownCount == built ? .none : .withoutValueIn(state.values.presence)
+        return lacking + state.ownCount != built
     }
 }

@@ -69,7 +69,7 @@ extension CoordinatorStateMachine {
         return BuildReport(
             generation: generation, attempt: current.build.attempt, records: current.records,
             names: graph.serviceNames, nameCount: graph.builtCount, failure: current.records.settledFailure,
-            unbuilt: unbuilt(by: current), startedAt: current.launchedAt ?? now, endedAt: now, wasCancelled: false)
+            unbuilt: unbuiltNow(by: current), startedAt: current.launchedAt ?? now, endedAt: now, wasCancelled: false)
     }
 
     /// The report of the build in flight so far, for the snapshot published now with the
@@ -78,7 +78,7 @@ extension CoordinatorStateMachine {
     /// copied for every snapshot a growing build publishes.
     mutating func publishedReport(now: Duration) -> BuildReport? {
         guard build != nil else { return nil }
-        let settled = build!.records.settledView(values: state.values)
+        let settled = build!.records.settledView(valued: state.valuedSlots())
         return BuildReport(
             generation: generation, attempt: build!.build.attempt, settled: settled, names: graph.serviceNames,
             nameCount: graph.builtCount, failure: build!.records.settledFailure, startedAt: build!.launchedAt ?? now,

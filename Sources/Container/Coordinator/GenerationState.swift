@@ -59,6 +59,11 @@ struct GenerationState {
 
     /// How many external values are present.
     private(set) var externalCount = 0
+    /// The slots below the built count that have a value, as bits (words as ``SlotSet`` has
+    /// them): made when a report first needs them in this generation (a build that left slots
+    /// out), then kept as values are stored, and dropped when any value goes. A report shares
+    /// the bits, not the values. One word in the state (a scope instance keeps one).
+    private var valued: [UInt64]?
 
     /// Counts a new build of this generation; returns its attempt number.
     mutating func beginBuild() -> Int {
@@ -69,9 +74,21 @@ struct GenerationState {
     /// Stores a value made by a build (or, for an external slot, given by the app).
     mutating func store(_ box: AnyServiceBox, at slot: Int) {
         if slot >= graph.builtCount && !values.hasValue(slot) { externalCount += 1 }
+        if slot < graph.builtCount { valued?[slot >> 6] |= 1 << UInt64(slot & 63) }
         values[slot] = box
         if !blocks.isEmpty { blocks[slot] = nil }
         if !absences.isEmpty { absences[slot] = nil }
+    }
+
+    /// The slots below the built count that have a value (see ``valued``), kept for the next.
+    mutating func valuedSlots() -> SlotSet {
+        if valued == nil { valued = values.presence(below: graph.builtCount, capacity: graph.nodes.count) }
+        return SlotSet(words: valued!)
+    }
+
+    /// ``valuedSlots()`` without keeping them (a report made outside a transition).
+    func valuedSlotsNow() -> SlotSet {
+        SlotSet(words: valued ?? values.presence(below: graph.builtCount, capacity: graph.nodes.count))
     }
 
     /// Optional node `slot` ended without a value, for `reason`.
@@ -166,6 +183,7 @@ struct GenerationState {
 
     /// Takes the values of `slots` out.
     private mutating func retire(_ slots: [Int]) -> Retired {
+        valued = nil
         var retired = Retired()
         for slot in slots {
             guard let box = values.removeValue(forKey: slot) else { continue }
@@ -181,6 +199,7 @@ struct GenerationState {
     }
 
     private mutating func startGeneration() {
+        valued = nil
         generation += 1
         blocks = [:]
         absences = [:]

@@ -82,26 +82,6 @@ struct SlotValues: Sendable {
     /// Whether `slot` has a value (without retaining it).
     func hasValue(_ slot: Int) -> Bool { value(at: slot) != nil }
 
-    /// Which slots these values have, without their count (two words: a report keeps one).
-    struct Presence: Sendable {
-        fileprivate let first: Chunk
-        fileprivate let rest: ContiguousArray<Chunk>
-
-        /// Whether `slot` has a value.
-        func hasValue(_ slot: Int) -> Bool {
-            SlotValues(first: first, rest: rest, count: 0).hasValue(slot)
-        }
-    }
-
-    /// Which slots have a value (sharing the chunks: a later change copies what it changes).
-    var presence: Presence { Presence(first: first, rest: rest) }
-
-    private init(first: Chunk, rest: ContiguousArray<Chunk>, count: Int) {
-        self.first = first
-        self.rest = rest
-        self.count = count
-    }
-
     /// One bit per slot of a graph of `capacity` slots (words as ``SlotSet`` has them), set
     /// for the slots below `count` that have a value: a chunk is one word, read in one pass.
     func presence(below count: Int, capacity: Int) -> [UInt64] {

@@ -139,10 +139,10 @@ struct BuildRecords: Sendable {
         settledLog = log.appending(record, of: slot)
     }
 
-    /// The records settled so far, for a report of the build in flight published with a
-    /// snapshot of `values`: the first call logs the members settled until then, later ones
-    /// share the log (a report costs what settled since the last one, not every member again).
-    mutating func settledView(values: SlotValues) -> SettledRecords {
+    /// The records settled so far, for a report of the build in flight made when the `valued`
+    /// slots have a value: the first call logs the members settled until then, later ones share
+    /// the log (a report costs what settled since the last one, not every member again).
+    mutating func settledView(valued: SlotSet) -> SettledRecords {
         if settledLog == nil {
             var log = SettledLog.withCapacity(count)
             for (index, record) in table.records.enumerated() where record.status != .pending {
@@ -152,16 +152,16 @@ struct BuildRecords: Sendable {
             settledLog = log
         }
         return SettledRecords(
-            log: settledLog!, count: settledLog!.count, details: table.details, values: values.presence)
+            log: settledLog!, count: settledLog!.count, details: table.details, valued: valued)
     }
 
     /// `nil` while every member that settled has a value; otherwise permanent if any failed
     /// permanently, else transient: kept by the log as members settle once a growing build
     /// publishes reports, else read from the records.
     var settledFailure: FailureKind? {
-        settledLog?.failure
-            ?? table.worstFailure(
-                of: table.records.indices.lazy.map { (table.records[$0].status, slots[$0]) }, pendingFails: false)
+        if let log = settledLog { return log.failure }
+        return table.worstFailure(
+            of: table.records.indices.lazy.map { (table.records[$0].status, slots[$0]) }, pendingFails: false)
     }
 
     /// The dependencies member `slot` still waits for. Inlined: a node's end reads and writes

@@ -131,7 +131,7 @@ public struct BuildReport: Sendable, CustomStringConvertible {
         private func isUnbuilt(_ slot: Int, records: RecordTable) -> Bool {
             switch storage {
             case .records(_, let unbuilt): unbuilt.contains(slot, records: records)
-            case .settled(let settled): UnbuiltSlots.withoutValueIn(settled.values).contains(slot, records: records)
+            case .settled(let settled): UnbuiltSlots.outside(valued: settled.valued).contains(slot, records: records)
             }
         }
 
@@ -153,14 +153,15 @@ public struct BuildReport: Sendable, CustomStringConvertible {
     enum UnbuiltSlots: Sendable {
         /// None: every slot was built or reused.
         case none
-        /// The slots without a record that have no value in the generation's values when the
-        /// report was made (found when read: a build of a few nodes of a large graph ends often).
-        case withoutValueIn(SlotValues.Presence)
+        /// The slots without a record that are not among `valued`, the slots that had a value
+        /// when the report was made (found when read: a build of a few nodes of a large graph
+        /// ends often; bits, so that a report keeps no value alive).
+        case outside(valued: SlotSet)
 
         func contains(_ slot: Int, records: RecordTable) -> Bool {
             switch self {
             case .none: false
-            case .withoutValueIn(let values): !records.isRecorded(slot) && !values.hasValue(slot)
+            case .outside(let valued): !records.isRecorded(slot) && !valued.contains(slot)
             }
         }
     }

@@ -65,23 +65,23 @@ final class SettledLog: @unchecked Sendable {
 }
 
 /// What a report of a build in flight reads: the nodes settled when it was made (see
-/// ``SettledLog``), the details of those that failed or were skipped, and the values of the
-/// snapshot it was published with.
+/// ``SettledLog``), the details of those that failed or were skipped, and which slots had a
+/// value when it was made.
 struct SettledRecords: Sendable {
     let log: SettledLog
     /// The outcomes of failed and skipped nodes, by slot (shared with the build's, copied only
     /// when a node fails after the report was made).
     let details: [Int: NodeOutcome]
-    /// The snapshot's values: a slot with neither a settled record nor a value is not in the
-    /// report (a member not settled yet, or a service nobody needed).
-    let values: SlotValues.Presence
+    /// The slots that had a value: a slot with neither a settled record nor a value is not in
+    /// the report (a member not settled yet, or a service nobody needed).
+    let valued: SlotSet
     /// How many entries of `log` this report has (32 bits: see the report's name count).
     private let entryCount: Int32
 
-    init(log: SettledLog, count: Int, details: [Int: NodeOutcome], values: SlotValues.Presence) {
+    init(log: SettledLog, count: Int, details: [Int: NodeOutcome], valued: SlotSet) {
         self.log = log
         self.details = details
-        self.values = values
+        self.valued = valued
         entryCount = Int32(truncatingIfNeeded: count)
     }
 

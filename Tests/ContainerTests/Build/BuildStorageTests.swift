@@ -101,7 +101,7 @@ struct BuildStorageTests {
         records.add(members[0])
         records.add(members[1])
         settle(members[0], .succeeded)
-        let first = records.settledView(values: SlotValues())
+        let first = records.settledView(valued: SlotSet(capacity: count))
         #expect(records.settledFailure == nil)
         var views: [(view: SettledRecords, settled: [Int])] = [(first, [members[0]])]
         for (index, slot) in members.enumerated().dropFirst() {
@@ -114,7 +114,7 @@ struct BuildStorageTests {
             } else {
                 settle(slot, .succeeded)
             }
-            views.append((records.settledView(values: SlotValues()), Array(members[...index])))
+            views.append((records.settledView(valued: SlotSet(capacity: count)), Array(members[...index])))
         }
         records.failed(members[5], NodeOutcome.Failure(kind: .permanent, message: "gone", error: TestError("gone")))
         #expect(records.settledFailure == .permanent, "a permanent failure outranks a transient one")
@@ -133,7 +133,7 @@ struct BuildStorageTests {
         }
         #expect(failure.kind == .transient, "a view keeps the details it was made with")
         var fresh = BuildRecords(count: count, recording: [1, 2])
-        #expect(fresh.settledView(values: SlotValues()).count == 0, "nothing settled: an empty view")
+        #expect(fresh.settledView(valued: SlotSet(capacity: count)).count == 0, "nothing settled: an empty view")
     }
 
     @Test("the failure of the settled members: none, transient for a failure, a skip or a cancellation, then permanent")
@@ -162,7 +162,7 @@ struct BuildStorageTests {
         for (name, settle) in settlings {
             for logged in [false, true] {
                 var records = BuildRecords(count: 4, recording: [0, 1, 2])
-                if logged { _ = records.settledView(values: SlotValues()) }
+                if logged { _ = records.settledView(valued: SlotSet(capacity: 4)) }
                 records[0] = .init(status: .succeeded, runs: 1, startedAt: .zero, endedAt: .zero)
                 #expect(records.settledFailure == nil, "\(name), logged: \(logged): a success fails nothing")
                 settle(&records)

@@ -117,6 +117,33 @@ struct StartPolicyTests {
         #expect(!done.contains("other"))
     }
 
+    @Test("A report keeps no value alive: once a reset or a shutdown retires them, they are freed")
+    func reportsKeepNoValue() async throws {
+        final class Watched: Sendable {}
+        for ending in ["reset", "shutdown"] {
+            weak var eager: Watched?
+            let container = try ServiceContainer([
+                ServiceSpec(ServiceKey<Watched>("eager")) { _ in Watched() },
+                ServiceSpec(ServiceKey<Watched>("lazy"), start: .lazy) { _ in Watched() },
+            ])
+            let report: BuildReport
+            do {
+                let snapshot = try await withTimeout(.seconds(30), "start()") { try await container.start() }
+                eager = try snapshot[ServiceKey<Watched>("eager")]
+                report = snapshot.report
+            }
+            #expect(report.node("lazy") == nil, "the lazy service is left out of the report")
+            if ending == "reset" {
+                _ = try await withTimeout(.seconds(30), "reset()") { try await container.reset() }
+            } else {
+                _ = try await withTimeout(.seconds(30), "shutdown()") { try await container.shutdown() }
+            }
+            container.published._drainRetirements()
+            #expect(eager == nil, "\(ending): the report (kept here) and the container's last one hold no value")
+            withExtendedLifetime(report) {}
+        }
+    }
+
     @Test("A failing lazy service fails only the requests whose closure holds it")
     func failureScopedToClosure() async throws {
         let log = OrderLog()
