@@ -250,8 +250,12 @@ final class SnapshotSlot: @unchecked Sendable {
         }
     }
 
-    /// Waits until the reclaimer finished every retirement handed to it; for tests.
-    func _drainRetirements() { Self.reclaimer.sync {} }
+    /// Waits until the reclaimer finished every retirement handed to it; for tests. Suspends
+    /// rather than blocks: a retirement may wait for a reader another test holds in its section
+    /// on purpose, and a blocked pool thread could be the one that test needs to let it go.
+    func _drainRetirements() async {
+        await withCheckedContinuation { continuation in Self.reclaimer.async { continuation.resume() } }
+    }
 
     /// Whether the coordinator refuses every call (shut down, shutting down, or a closed scope
     /// instance): the hot path's error then says so instead of "not ready". Kept in the sign of

@@ -138,7 +138,7 @@ struct StartPolicyTests {
             } else {
                 _ = try await withTimeout(.seconds(30), "shutdown()") { try await container.shutdown() }
             }
-            container.published._drainRetirements()
+            try await withTimeout(.seconds(60), "the retirements") { await container.published._drainRetirements() }
             #expect(eager == nil, "\(ending): the report (kept here) and the container's last one hold no value")
             withExtendedLifetime(report) {}
         }

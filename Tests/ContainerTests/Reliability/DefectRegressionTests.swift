@@ -37,7 +37,7 @@ struct DefectRegressionTests {
         }
         #expect(acquired)
         slot.leaveReader(ticket)
-        slot._drainRetirements()
+        try await withTimeout(.seconds(60), "the retirements") { await slot._drainRetirements() }
         #expect(old == nil, "released once the reader left")
     }
 

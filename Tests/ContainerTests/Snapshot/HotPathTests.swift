@@ -101,7 +101,7 @@ struct HotPathTests {
 
         // Nothing retired is kept alive by the slot: old snapshots and their values are freed
         // (those a preempted reader held up are freed by the reclaimer: wait for it).
-        container.published._drainRetirements()
+        try await withTimeout(.seconds(60), "the retirements") { await container.published._drainRetirements() }
         #expect(retired == nil)
         let final = try await container.start()
         #expect(final.generation == generations + 1)
@@ -124,7 +124,7 @@ struct HotPathTests {
         }
         try await container.shutdown()
         #expect(container.current == nil)
-        container.published._drainRetirements()
+        try await withTimeout(.seconds(60), "the retirements") { await container.published._drainRetirements() }
         #expect(alive.value == 0)
     }
 
