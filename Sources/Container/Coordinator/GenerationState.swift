@@ -82,8 +82,9 @@ struct GenerationState {
 
     /// The slots below the built count that have a value (see ``valued``), kept for the next.
     mutating func valuedSlots() -> SlotSet {
-        if valued == nil { valued = values.presence(below: graph.builtCount, capacity: graph.nodes.count) }
-        return SlotSet(words: valued!)
+        let words = valued ?? values.presence(below: graph.builtCount, capacity: graph.nodes.count)
+        valued = words
+        return SlotSet(words: words)
     }
 
     /// ``valuedSlots()`` without keeping them (a report made outside a transition).
