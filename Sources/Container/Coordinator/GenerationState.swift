@@ -82,14 +82,16 @@ struct GenerationState {
 
     /// The slots below the built count that have a value (see ``valued``), kept for the next.
     mutating func valuedSlots() -> SlotSet {
-        let words = valued ?? values.presence(below: graph.builtCount, capacity: graph.nodes.count)
-        valued = words
-        return SlotSet(words: words)
+        valued = valuedWords
+        return SlotSet(words: valuedWords)
     }
 
     /// ``valuedSlots()`` without keeping them (a report made outside a transition).
-    func valuedSlotsNow() -> SlotSet {
-        SlotSet(words: valued ?? values.presence(below: graph.builtCount, capacity: graph.nodes.count))
+    func valuedSlotsNow() -> SlotSet { SlotSet(words: valuedWords) }
+
+    /// The words of ``valued``, made from the values when there are none.
+    private var valuedWords: [UInt64] {
+        valued ?? values.presence(below: graph.builtCount, capacity: graph.nodes.count)
     }
 
     /// Optional node `slot` ended without a value, for `reason`.

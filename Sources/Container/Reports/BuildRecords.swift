@@ -131,10 +131,9 @@ struct BuildRecords: Sendable {
     /// `record` of `slot` is its outcome: the log of settled records follows, once there is one.
     private mutating func settled(_ record: Record, of slot: Int) {
         guard let log = settledLog else { return }
-        switch record.status {
-        case .pending, .succeeded, .reused: break
-        case .failed, .cancelledWhileRunning, .cancelledBeforeStart, .skipped:
-            if log.failure == nil { log.failure = .transient }
+        // The node's own failure (its details, and so a permanent kind, come after: see `failed`).
+        if log.failure == nil {
+            log.failure = table.worstFailure(of: CollectionOfOne((record.status, slot)), pendingFails: false)
         }
         settledLog = log.appending(record, of: slot)
     }
@@ -143,16 +142,19 @@ struct BuildRecords: Sendable {
     /// slots have a value: the first call logs the members settled until then, later ones share
     /// the log (a report costs what settled since the last one, not every member again).
     mutating func settledView(valued: SlotSet) -> SettledRecords {
-        if settledLog == nil {
-            var log = SettledLog.withCapacity(count)
-            for (index, record) in table.records.enumerated() where record.status != .pending {
-                log = log.appending(record, of: slots[index])
-            }
-            log.failure = settledFailure
-            settledLog = log
+        let log = settledLog ?? startLog()
+        settledLog = log
+        return SettledRecords(log: log, count: log.count, details: table.details, valued: valued)
+    }
+
+    /// A log of the members settled so far, with their failure.
+    private func startLog() -> SettledLog {
+        var log = SettledLog.withCapacity(count)
+        for (index, record) in table.records.enumerated() where record.status != .pending {
+            log = log.appending(record, of: slots[index])
         }
-        return SettledRecords(
-            log: settledLog!, count: settledLog!.count, details: table.details, valued: valued)
+        log.failure = settledFailure
+        return log
     }
 
     /// `nil` while every member that settled has a value; otherwise permanent if any failed

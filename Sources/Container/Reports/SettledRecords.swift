@@ -92,11 +92,10 @@ struct SettledRecords: Sendable {
     /// its record, every other slot none (a pending member is not in the report, a slot without
     /// a record reads as reused).
     func materialized(nodeCount: Int) -> RecordTable {
-        let slots = (0..<count).lazy.map { log[$0].slot }
-        var table = RecordTable(count: max(nodeCount, (slots.max() ?? -1) + 1), capacity: count)
+        var table = RecordTable(count: nodeCount, capacity: count)
+        // A node settles once: each slot is in the log once.
         for index in 0..<count {
             let entry = log[index]
-            guard table.places[entry.slot] == 0 else { continue }
             table.records.append(entry.record)
             table.places.insert(table.records.count, at: entry.slot)
         }
