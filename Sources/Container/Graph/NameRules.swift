@@ -18,6 +18,8 @@ package enum NameRules {
             return
                 "is \(length) bytes long, over the limit of \(maxBytes) bytes (NameRules.maxBytes); use a shorter name"
         }
+        // A byte scan finds that no control character is there, the common case, without decoding.
+        guard mayHoldControlCharacter(name) else { return nil }
         for (offset, scalar) in name.unicodeScalars.enumerated() where isControl(scalar) {
             return "contains the control character \(codePoint(scalar)) (character \(offset + 1)); remove it"
         }
@@ -55,12 +57,16 @@ package enum NameRules {
         return result
     }
 
+    /// Whether `text` has a byte a control character starts with: in UTF-8 a control character
+    /// is a byte below 0x20, 0x7F, or 0xC2 before 0x80...0x9F.
+    private static func mayHoldControlCharacter(_ text: String) -> Bool {
+        text.utf8.contains { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 }
+    }
+
     /// `text` with every control character written as a `\u{…}` escape, at full length.
     package static func escapingControlCharacters(_ text: String) -> String {
-        // In UTF-8 a control character is a byte below 0x20, 0x7F, or 0xC2 before 0x80...0x9F:
-        // a byte scan finds that none is there, the common case, without decoding.
-        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 }),
-            text.unicodeScalars.contains(where: isControl)
+        // A byte scan finds that none is there, the common case, without decoding.
+        guard mayHoldControlCharacter(text), text.unicodeScalars.contains(where: isControl)
         else { return text }
         return visible(text, limit: .max)
     }
