@@ -101,32 +101,6 @@ struct LaunchingThreadTests {
         }
     }
 
-    @Test("A cold start of a chain of services that never ran is built on the caller's thread")
-    @available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *)
-    func coldChainBuildsOnCallersThread() async throws {
-        let ranOn = Locked<[UInt]>([])
-        let specs = (0..<5).map { index in
-            ServiceSpec(ServiceKey<Int>("c\(index)"), dependsOn: index == 0 ? [] : ["c\(index - 1)"]) { context in
-                let thread = Self.thread()
-                ranOn.withLock { $0.append(thread) }
-                return index == 0 ? 0 : try context[ServiceKey<Int>("c\(index - 1)")] + 1
-            }
-        }
-        let graph = try ServiceGraph(specs)
-        for round in 0..<20 {
-            // A new container each round: no node of it ever ran.
-            let container = ServiceContainer(graph: graph)
-            #expect((0..<5).allSatisfy { container.core.runTimes.last($0) == NodeRunTimes.unknown })
-            ranOn.withLock { $0.removeAll() }
-            let (caller, resumptions, services) = try await Self.start(round) { try await container.start() }
-            #expect(try services[ServiceKey<Int>("c4")] == 4)
-            #expect(resumptions == 0, "round \(round): the caller never suspended")
-            #expect(
-                ranOn.withLock { $0 } == Array(repeating: caller, count: 5),
-                "round \(round): every provider ran once, on the caller's thread")
-        }
-    }
-
     /// A state machine of `graph`, with `tuning` and `policy`.
     private static func machine(
         _ graph: ServiceGraph, policy: BuildPolicy = .default, tuning: SchedulerTuning = .default, traced: Bool = false
