@@ -35,19 +35,15 @@ final class NodeRunTimes: @unchecked Sendable {
     /// The last run time of `slot`, in nanoseconds (``unknown``: none yet).
     func last(_ slot: Int) -> UInt32 { nanoseconds[slot].load(ordering: .relaxed) }
 
-    /// The most slots ``knownTotal(of:isAtMost:)`` adds up: beyond, it answers `false`.
+    /// The most slots ``total(of:isAtMost:)`` adds up: beyond, it answers `false`.
     static let mostSummed = 16
 
-    /// Whether the last run times of `slots` that are known add up to at most `limit`
-    /// nanoseconds (a node that never ran adds nothing). Only a few are summed: `false` for
-    /// more than ``mostSummed`` slots.
-    func knownTotal(of slots: some Collection<Int>, isAtMost limit: UInt32) -> Bool {
+    /// Whether the last run times of `slots` add up to at most `limit` nanoseconds (none
+    /// unknown). Only a few are summed: `false` for more than ``mostSummed`` slots.
+    func total(of slots: some Collection<Int>, isAtMost limit: UInt32) -> Bool {
         guard slots.count <= Self.mostSummed else { return false }
         var total: UInt64 = 0
-        for slot in slots {
-            let time = last(slot)
-            if time != Self.unknown { total += UInt64(time) }
-        }
+        for slot in slots { total += UInt64(last(slot)) }
         return total <= UInt64(limit)
     }
 

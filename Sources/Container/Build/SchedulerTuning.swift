@@ -3,9 +3,8 @@
 ///
 /// A node whose provider took at most ``inlineBudget`` the last time it ran is run by the task
 /// that made it ready rather than in a child task of its own, while the quick nodes waiting for
-/// that task add up to at most the budget; a request whose whole build is a few nodes none
-/// known to be slower (a node that never ran is not) starts it on the requesting thread (see
-/// ``BuildWorker``). Builds that fail fast never run a
+/// that task add up to at most the budget; a request whose whole build is a few such nodes
+/// starts it on the requesting thread (see ``BuildWorker``). Builds that fail fast never run a
 /// node inline: a failure must be able to cancel the others at once.
 package struct SchedulerTuning: Sendable, Equatable {
     /// The budget of quick work one task takes on (0 to ``maximumInlineBudget``).

@@ -123,15 +123,13 @@ extension CoordinatorStateMachine {
         return start
     }
 
-    /// Whether `build` is few nodes none known to be slow (those that ran took at most the
-    /// inline budget in all): its requesting caller, which would only wait for them, then starts
-    /// it on its own thread, and no thread is woken for it. A node that never ran counts as
-    /// quick: a first build (a cold start) is where the woken thread costs the most, and a slow
-    /// one is known as such from then on.
+    /// Whether `build` is few nodes that were all quick when they last ran (at most the inline
+    /// budget in all): its requesting caller then starts it on its own thread, held up no longer
+    /// than the budget, and no thread is woken for it.
     private func startsOnCallersThread(_ build: BuildState) -> Bool {
         let budget = tickets.tuning.budget(for: policy)
         guard budget > 0 else { return false }
-        return state.runTimes.knownTotal(of: build.members, isAtMost: budget)
+        return state.runTimes.total(of: build.members, isAtMost: budget)
     }
 
     /// Traces the nodes of `closure` that already have a value as reused (once per build, in
