@@ -1,5 +1,6 @@
 import ContainerTesting
 import Dispatch
+import Foundation
 import Synchronization
 import Testing
 
@@ -99,6 +100,80 @@ struct LaunchingThreadTests {
             try record(.microseconds(1), inScopeOf: container)
             try await instance.close()
         }
+    }
+
+    @Test("A caller whose quick build now blocks its own thread gets CancellationError once, when the provider returns")
+    @available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *)
+    func cancelledWhileItsBuildBlocksItsThread() async throws {
+        // The corner the Coordinator rules name (rule 5): the build starts on the caller's
+        // thread because its node was quick last time; this time the provider blocks that thread.
+        let blocking = Atomic<Bool>(false)
+        let started = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let runs = Atomic<Int>(0)
+        let ranOn = Locked<UInt?>(nil)
+        let key = ServiceKey<Int>("blocker")
+        let container = ServiceContainer(
+            graph: try ServiceGraph(
+                [
+                    ServiceSpec(Self.app) { _ in 1 },
+                    ServiceSpec(key, dependsOn: ["app"], lifetime: .scope("push")) { context in
+                        runs.add(1, ordering: .relaxed)
+                        let thread = Self.thread()
+                        ranOn.withLock { $0 = thread }
+                        if blocking.load(ordering: .acquiring) {
+                            started.signal()
+                            // Blocks the thread (no suspension) until the test lets it go.
+                            _ = release.wait(timeout: .now() + 60)
+                        }
+                        return try context[Self.app] + 1
+                    },
+                ], scopes: ["push"]))
+        _ = try await container.start()
+        // A first instance makes the scope's run times known; they are then set quick.
+        let first = try container.openScope("push", id: "first")
+        _ = try await withTimeout(.seconds(60), "the first instance") { try await first.start() }
+        try record(.microseconds(1), inScopeOf: container)
+        #expect(runs.load(ordering: .relaxed) == 1)
+
+        blocking.store(true, ordering: .releasing)
+        let instance = try container.openScope("push", id: "second")
+        let callerThread = Locked<UInt?>(nil)
+        // The caller prefers a counting executor: a caller that suspended is resumed through it.
+        let executor = CountingTaskExecutor()
+        let caller = Task { () -> (resumptions: Int, cancelled: Bool) in
+            await withTaskExecutorPreference(executor) {
+                callerThread.withLock { $0 = Self.thread() }
+                let before = executor.enqueued
+                do {
+                    _ = try await instance.start()
+                    return (executor.enqueued - before, false)
+                } catch {
+                    return (executor.enqueued - before, error is CancellationError)
+                }
+            }
+        }
+        // Off the cooperative pool: cancel the caller once its provider blocks, then release it.
+        let cancelled = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            guard started.wait(timeout: .now() + 60) == .success else { return }
+            caller.cancel()
+            cancelled.signal()
+            release.signal()
+        }
+        let outcome = try await withTimeout(.seconds(60), "the cancelled caller") { await caller.value }
+        #expect(cancelled.wait(timeout: .now()) == .success, "the provider blocked and the caller was cancelled")
+        #expect(outcome.cancelled, "the caller got CancellationError, not the snapshot")
+        // It never suspended: the build ran nested in its call, and the cancellation (which
+        // resumed it at once) could take effect only when the provider returned.
+        #expect(outcome.resumptions == 0)
+        #expect(ranOn.withLock { $0 } == callerThread.withLock { $0 }, "the provider ran on the caller's thread")
+        // The build went on for the others: a new request gets the value, with no second run.
+        let services = try await withTimeout(.seconds(60), "a second request") { try await instance.start() }
+        #expect(try services[key] == 2)
+        #expect(runs.load(ordering: .relaxed) == 2, "once for each instance")
+        try await instance.close()
+        try await first.close()
     }
 
     /// A state machine of `graph`, with `tuning` and `policy`.
