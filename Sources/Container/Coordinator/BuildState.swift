@@ -43,8 +43,12 @@ struct BuildState {
     }
     /// What only a traced build keeps, out of line: an untraced one keeps a word for it.
     private var traced = OutOfLine<Traced>(nil)
-    /// The operation whose report lists the late values of a build a reset or reload superseded.
+    /// The operation whose report lists the late values of a build a reset or reload superseded
+    /// (`.some(nil)`: none, the build failed while nodes ran, see ``endedByAppFailure``).
     var supersededBy: Int??
+    /// The build failed when its app values could not be fetched, while nodes it had started
+    /// still ran: its `build.failed` is traced, so its end traces no `build.cancelled`.
+    var endedByAppFailure = false
 
     /// A build of a graph of `nodeCount` nodes, with room for `members` members.
     init(id: Int, build: BuildAttempt, nodeCount: Int, priority: UInt8, members: Int = 0) {

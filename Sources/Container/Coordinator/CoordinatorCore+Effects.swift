@@ -78,6 +78,7 @@ extension CoordinatorCore {
             let action = transition { machine, now in machine.appValuesArrived(build: ticket.id, result, now: now) }
             if !action.release.isEmpty, let link { link.parent.released(child: link.child, boxes: action.release) }
             resume(action.resume)
+            action.cancel?.cancel()
             if let more = action.fetch { spawnFetch(more) }
             if let lifecycle = action.then { perform(lifecycle) }
             // The nodes the values unblocked run in this task: a scope instance of quick services

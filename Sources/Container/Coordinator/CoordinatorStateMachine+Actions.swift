@@ -101,6 +101,8 @@ extension CoordinatorStateMachine {
         let release: [AnyServiceBox]
         /// Set when the build ended: what comes after it.
         let then: Lifecycle?
+        /// The build's tasks to cancel: it failed with nodes still running.
+        let cancel: BuildTicket?
     }
 
     /// What a scope instance of this coordinator is asked to do by one of its operations.

@@ -15,7 +15,7 @@ extension CoordinatorStateMachine {
                 stopping = old
                 if old.running == 0 { lifecycle = endStopping(now: now) }
             }
-            return AppValuesAction(launch: nil, fetch: nil, resume: [], release: unused, then: lifecycle)
+            return AppValuesAction(launch: nil, fetch: nil, resume: [], release: unused, then: lifecycle, cancel: nil)
         }
         current.awaitingApp = false
         switch result {
@@ -59,20 +59,37 @@ extension CoordinatorStateMachine {
             build = current
             let resume = completed.isEmpty ? [] : answer(completed, now: now)
             guard isOver else {
-                return AppValuesAction(launch: launch, fetch: fetch, resume: resume, release: [], then: nil)
+                return AppValuesAction(
+                    launch: launch, fetch: fetch, resume: resume, release: [], then: nil, cancel: nil)
             }
             let (more, lifecycle) = endBuild(answering: [], now: now)
-            return AppValuesAction(launch: launch, fetch: fetch, resume: resume + more, release: [], then: lifecycle)
+            return AppValuesAction(
+                launch: launch, fetch: fetch, resume: resume + more, release: [], then: lifecycle, cancel: nil)
         case .failure(let error):
             // The app's build failed (or the app shut down): this build's callers get the app's
-            // error. Nothing was built, so no node used an attempt.
+            // error, and the next request starts the next attempt.
             record(.buildFailed(failure: error.failure ?? .transient, roots: [], exhausted: false), current.build)
             let ended = demands.removeAll()
             attempt = current.build.attempt + 1
-            build = nil
             let resume = resumptions(ended, .failure(error), result: .failure, build: current.build)
+            guard current.running > 0 else {
+                build = nil
+                return AppValuesAction(
+                    launch: nil, fetch: nil, resume: resume, release: [], then: continueLifecycle(now: now), cancel: nil
+                )
+            }
+            // Nodes that values fetched earlier unblocked still run: the build stops, its tasks
+            // are cancelled, and it ends once they all returned (what they return goes to the
+            // teardown); no teardown and no other build starts before (Coordinator rules 8).
+            current.stopped = true
+            current.ready = []
+            current.toFetch = []
+            current.endedByAppFailure = true
+            current.supersededBy = .some(nil)
+            stopping = current
+            build = nil
             return AppValuesAction(
-                launch: nil, fetch: nil, resume: resume, release: [], then: continueLifecycle(now: now))
+                launch: nil, fetch: nil, resume: resume, release: [], then: nil, cancel: current.ticket)
         }
     }
 }

@@ -319,15 +319,15 @@ extension CoordinatorStateMachine {
         old.ticket?.graph.nodes[slot].name ?? graph.nodes[slot].name
     }
 
-    /// The superseded build's last node ended: its members that never ran end cancelled before
-    /// they started, `build.cancelled`, and the next job.
+    /// The superseded (or failed) build's last node ended: its members that never ran end
+    /// cancelled before they started, `build.cancelled` (unless it failed), and the next job.
     mutating func endStopping(now: Duration) -> Lifecycle {
         guard let old = stopping else { return continueLifecycle(now: now) }
         for slot in old.members where old.records[slot].status == .pending {
             let name = nodeName(slot, of: old)
             record(.nodeCancelled(node: name, phase: .beforeStart), old.build)
         }
-        record(.buildCancelled, old.build)
+        if !old.endedByAppFailure { record(.buildCancelled, old.build) }
         stopping = nil
         return continueLifecycle(now: now)
     }

@@ -1,4 +1,5 @@
 import ContainerTesting
+import Foundation
 import Synchronization
 import Testing
 
@@ -279,7 +280,12 @@ struct CheckerCase {
         }
         var checker = CheckerInvariants(plan: plan, world: world, events: plan.traced ? watcher.events : nil)
         checker.check(answers: answers, reports: reports)
-        return world.state.withLock { $0.violations } + checker.violations
+        let all = world.state.withLock { $0.violations } + checker.violations
+        // `CHECKER_DUMP=1`: a failing traced case prints its trace, each event with its details.
+        if !all.isEmpty, ProcessInfo.processInfo.environment["CHECKER_DUMP"] != nil {
+            for event in watcher.events { print("trace:", event, event.kind) }
+        }
+        return all
     }
 
     /// Opens nested instance `j<number>` of `i<parent>`, opening the parent first when needed

@@ -7,7 +7,8 @@ import Testing
 /// shutdowns against a real container, every invariant checked after each case.
 ///
 /// `CHECKER_CASES=N` runs N cases (default 5,000; 1,000 under ThreadSanitizer);
-/// `CHECKER_SEED=S` replays one case; `CHECKER_FIRST_SEED=S` moves the window of seeds.
+/// `CHECKER_SEED=S` replays one case; `CHECKER_FIRST_SEED=S` moves the window of seeds;
+/// `CHECKER_DUMP=1` prints the trace of a failing traced case.
 @Suite("Randomized checker (Coordinator rules)")
 struct RandomizedCheckerTests {
     static var environment: [String: String] { ProcessInfo.processInfo.environment }
