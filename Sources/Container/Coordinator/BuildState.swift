@@ -47,8 +47,9 @@ struct BuildState {
     /// (`.some(nil)`: none, the build failed while nodes ran, see ``endedByAppFailure``).
     var supersededBy: Int??
     /// The build failed when its app values could not be fetched, while nodes it had started
-    /// still ran: its `build.failed` is traced, so its end traces no `build.cancelled`.
-    var endedByAppFailure = false
+    /// still ran (no operation superseded it): its `build.failed` is traced, so its end traces
+    /// no `build.cancelled`.
+    var endedByAppFailure: Bool { supersededBy == .some(nil) }
 
     /// A build of a graph of `nodeCount` nodes, with room for `members` members.
     init(id: Int, build: BuildAttempt, nodeCount: Int, priority: UInt8, members: Int = 0) {

@@ -102,7 +102,7 @@ extension CoordinatorStateMachine {
         /// Set when the build ended: what comes after it.
         let then: Lifecycle?
         /// The build's tasks to cancel: it failed with nodes still running.
-        let cancel: BuildTicket?
+        var cancel: BuildTicket? = nil
     }
 
     /// What a scope instance of this coordinator is asked to do by one of its operations.

@@ -15,7 +15,7 @@ extension CoordinatorStateMachine {
                 stopping = old
                 if old.running == 0 { lifecycle = endStopping(now: now) }
             }
-            return AppValuesAction(launch: nil, fetch: nil, resume: [], release: unused, then: lifecycle, cancel: nil)
+            return AppValuesAction(launch: nil, fetch: nil, resume: [], release: unused, then: lifecycle)
         }
         current.awaitingApp = false
         switch result {
@@ -60,11 +60,11 @@ extension CoordinatorStateMachine {
             let resume = completed.isEmpty ? [] : answer(completed, now: now)
             guard isOver else {
                 return AppValuesAction(
-                    launch: launch, fetch: fetch, resume: resume, release: [], then: nil, cancel: nil)
+                    launch: launch, fetch: fetch, resume: resume, release: [], then: nil)
             }
             let (more, lifecycle) = endBuild(answering: [], now: now)
             return AppValuesAction(
-                launch: launch, fetch: fetch, resume: resume + more, release: [], then: lifecycle, cancel: nil)
+                launch: launch, fetch: fetch, resume: resume + more, release: [], then: lifecycle)
         case .failure(let error):
             // The app's build failed (or the app shut down): this build's callers get the app's
             // error, and the next request starts the next attempt.
@@ -75,8 +75,7 @@ extension CoordinatorStateMachine {
             guard current.running > 0 else {
                 build = nil
                 return AppValuesAction(
-                    launch: nil, fetch: nil, resume: resume, release: [], then: continueLifecycle(now: now), cancel: nil
-                )
+                    launch: nil, fetch: nil, resume: resume, release: [], then: continueLifecycle(now: now))
             }
             // Nodes that values fetched earlier unblocked still run: the build stops, its tasks
             // are cancelled, and it ends once they all returned (what they return goes to the
@@ -84,7 +83,6 @@ extension CoordinatorStateMachine {
             current.stopped = true
             current.ready = []
             current.toFetch = []
-            current.endedByAppFailure = true
             current.supersededBy = .some(nil)
             stopping = current
             build = nil
