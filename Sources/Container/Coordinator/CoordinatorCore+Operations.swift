@@ -107,7 +107,9 @@ extension CoordinatorCore {
         // when they need an input never supplied), not those of a build failing with `Closed`.
         if link == nil, !action.isRefusal { inputs.close() }
         switch action {
-        case .refuse(let waiter, let error): waiter(.failure(error))
+        case .refuse(let waiter, let error, let forwarded):
+            perform(forwarded)
+            waiter(.failure(error))
         case .drain(let operation, let children):
             perform(children)
             transition { machine, _ in machine.shutdownTraced() }

@@ -150,8 +150,9 @@ extension CoordinatorStateMachine {
 
     /// The answer to `shutdownRequested`.
     enum ShutdownAction {
-        /// Resume the operation at once with this error (already shut down).
-        case refuse(OperationWaiter, ContainerError)
+        /// Resume the operation at once with this error (already shut down), after passing the
+        /// close on to the instances still here (see `closesForwarded()`).
+        case refuse(OperationWaiter, ContainerError, forwarding: [ChildOrder])
         /// A build runs and may finish: close the children, arm the deadline, then call
         /// `shutdownDeadlinePassed(operation:)`.
         case drain(operation: Int, children: [ChildOrder])

@@ -100,7 +100,7 @@ extension CoordinatorStateMachine {
     mutating func shutdownRequested(
         waiter: OperationWaiter, graceful: Bool, error: ContainerError, now: Duration
     ) -> ShutdownAction {
-        if let refusal = refusal() { return .refuse(waiter, refusal) }
+        if let refusal = refusal() { return .refuse(waiter, refusal, forwarding: closesForwarded()) }
         let operation = takeOperationID()
         let report = ServiceContainer.ResetReport(
             reason: .shutdown, from: generation, to: generation,
@@ -122,6 +122,20 @@ extension CoordinatorStateMachine {
         var supersession = shutDown(operation: operation, error: error)
         supersession.children = closing
         return .proceed(supersession, then: continueLifecycle(now: now))
+    }
+
+    /// A close refused because this coordinator is closing already still goes on to its
+    /// instances, for the close in progress: that close may not have told them yet, and whoever
+    /// asked (a parent's shutdown) must find every instance below refusing calls once its order
+    /// returns. A second close of an instance that is closed changes nothing.
+    private func closesForwarded() -> [ChildOrder] {
+        let operation: Int
+        switch phase {
+        case .open: return []
+        case .draining(let shutdown): operation = shutdown
+        case .shutDown(_, let shutdown): operation = shutdown
+        }
+        return children.all.map { ChildOrder(child: $0.child, id: $0.id, order: .close, operation: operation) }
     }
 
     /// Traces the shutdown (or the close), once the storage closed the scope instances it asked
@@ -146,7 +160,7 @@ extension CoordinatorStateMachine {
         teardowns.enqueue(retired.values, owner: operation)
         releasing += retired.external
         if let build = supersession.cancelledBuild { teardowns.noteCancelled(build, by: operation) }
-        phase = .shutDown(error)
+        phase = .shutDown(error, operation: operation)
         return supersession
     }
 

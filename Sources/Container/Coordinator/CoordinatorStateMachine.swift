@@ -34,9 +34,9 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
         /// A graceful shutdown (operation `shutdown`) lets the build in flight finish; new
         /// callers and operations are refused.
         case draining(shutdown: Int)
-        /// Shut down (or closed): every call is refused with `error` (boxed: the phase of an open
-        /// coordinator takes a word, not the size of an error).
-        indirect case shutDown(ContainerError)
+        /// Shut down (or closed) by operation `operation`: every call is refused with `error`
+        /// (boxed: the phase of an open coordinator takes a word, not the size of an error).
+        indirect case shutDown(ContainerError, operation: Int)
     }
 
     var phase = Phase.open
@@ -322,7 +322,7 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
         switch phase {
         case .open: nil
         case .draining: .shutDown(generation: generation)
-        case .shutDown(let error): error
+        case .shutDown(let error, _): error
         }
     }
 

@@ -249,7 +249,9 @@ struct MachineDriver: SeededDriver {
         switch machine.shutdownRequested(
             waiter: operation, graceful: graceful, error: .shutDown(generation: 0), now: now)
         {
-        case .refuse(let waiter, _): complete(waiter)
+        // A forwarded close reaches children that have their close order already (this model's
+        // children end once, on it; a real one refuses the second close and reports nothing).
+        case .refuse(let waiter, _, _): complete(waiter)
         case .drain(let id, let closing):
             draining.append(id)
             orders += closing

@@ -278,12 +278,22 @@ struct StateMachineTests {
             return fail("a reset is refused")
         }
         guard
-            case .refuse(_, _) = machine.shutdownRequested(
+            case .refuse(_, _, let forwarded) = machine.shutdownRequested(
                 waiter: "s2", graceful: false, error: .shutDown(generation: 1), now: .zero)
         else { return fail("a second shutdown is refused at once") }
+        // The first close may not have reached the child yet: the refused one passes it on, for
+        // the shutdown in progress, so the child refuses calls once the refused close returns.
+        #expect(forwarded.map(\.id) == [child])
+        #expect(forwarded.map(\.operation) == supersession.children.map(\.operation))
         guard case .refused = machine.childOpened(scope: "s", label: "s#2", make: { id, _, _ in id }) else {
             return fail("no child opens")
         }
+        _ = machine.childEnded(child: child, reportedTo: forwarded[0].operation, records: [], closed: true, now: .zero)
+        guard
+            case .refuse(_, _, let forwardedAfter) = machine.shutdownRequested(
+                waiter: "s3", graceful: false, error: .shutDown(generation: 1), now: .zero)
+        else { return fail("a third shutdown is refused at once") }
+        #expect(forwardedAfter.isEmpty, "a closed child is not told again")
     }
 
     @Test("A graceful shutdown lets the build finish; its last allowed attempt failing answers exhausted, traced")
