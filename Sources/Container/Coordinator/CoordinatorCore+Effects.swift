@@ -170,7 +170,9 @@ extension CoordinatorCore {
 
     func perform(_ action: Machine.OperationAction) {
         switch action {
-        case .refuse(let waiter, let error): waiter(.failure(error))
+        case .refuse(let waiter, let error, let forwarded):
+            perform(forwarded)
+            waiter(.failure(error))
         case .proceed(let supersession, let lifecycle): perform(supersession, lifecycle)
         }
     }

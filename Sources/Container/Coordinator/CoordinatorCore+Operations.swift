@@ -108,7 +108,9 @@ extension CoordinatorCore {
         if link == nil, !action.isRefusal { inputs.close() }
         switch action {
         case .refuse(let waiter, let error, let forwarded):
+            // Every instance below has refused calls and traced its close when this returns.
             perform(forwarded)
+            transition { machine, _ in machine.shutdownTraced() }
             waiter(.failure(error))
         case .drain(let operation, let children):
             perform(children)

@@ -142,8 +142,9 @@ extension CoordinatorStateMachine {
 
     /// The answer to `resetRequested` and `reloadRequested`.
     enum OperationAction {
-        /// Resume the operation at once with this error (shut down).
-        case refuse(OperationWaiter, ContainerError)
+        /// Resume the operation at once with this error (shut down), after passing a close on
+        /// to the instances still here when this coordinator is closing (see `closesForwarded()`).
+        case refuse(OperationWaiter, ContainerError, forwarding: [ChildOrder] = [])
         /// Carry out the supersession, then go on; the operation completes in a later `Lifecycle`.
         case proceed(Supersession, then: Lifecycle)
     }

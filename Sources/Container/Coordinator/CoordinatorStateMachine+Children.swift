@@ -52,9 +52,10 @@ extension CoordinatorStateMachine {
         return continueLifecycle(now: now)
     }
 
-    /// What the retirement of `retired` (and a reload's scope changes) asks of the open children,
-    /// for `operation`: children of `closing` scopes close, those of `reloading` scopes rebuild on
-    /// their new part, any other that leases a retired value is superseded.
+    /// What the retirement of `retired` (and a reload's scope changes) asks of the children, for
+    /// `operation`: open children of `closing` scopes close, those of `reloading` scopes rebuild
+    /// on their new part, any other that leases a retired value is superseded (closed, when it
+    /// is closing already).
     mutating func childOrders(
         superseding retired: [AnyServiceBox], operation: Int, closing: Set<String> = [],
         reloading: Set<String> = []
@@ -63,8 +64,15 @@ extension CoordinatorStateMachine {
         let holders = Set(children.holders(of: retired))
         var orders: [ChildOrder] = []
         var retiredIDs: Set<ObjectIdentifier>?
-        for entry in children.all where entry.state == .open {
-            if closing.contains(entry.scope) {
+        for entry in children.all {
+            if entry.state == .closing {
+                // Closing by another operation whose close may not have reached it yet: told
+                // again when it holds a retired value, so it answers nothing built on one once
+                // this step returns (a second close of a closed instance changes nothing).
+                if holders.contains(entry.id) {
+                    orders.append(ChildOrder(child: entry.child, id: entry.id, order: .close, operation: operation))
+                }
+            } else if closing.contains(entry.scope) {
                 children.markClosing(entry.id)
                 orders.append(ChildOrder(child: entry.child, id: entry.id, order: .close, operation: operation))
             } else if reloading.contains(entry.scope), let part = declared.scopeParts[entry.scope],

@@ -8,7 +8,10 @@ extension CoordinatorStateMachine {
     /// Starts a new generation of the same graph; `invalidating` are the slots to rebuild with
     /// their dependents (`nil`: all of them). The others carry over.
     mutating func resetRequested(invalidating: Set<Int>?, waiter: OperationWaiter, now: Duration) -> OperationAction {
-        if let refusal = refusal() { return .refuse(waiter, refusal) }
+        // Closing: the supersession does not reach this instance's values, but it still reaches the
+        // instances under it (they may not know of the close yet, and must not answer with values
+        // built on what the operation retires).
+        if let refusal = refusal() { return .refuse(waiter, refusal, forwarding: closesForwarded()) }
         let operation = takeOperationID()
         let from = generation
         var supersession = supersede(by: operation, with: .superseded(generation: from, by: from + 1))
@@ -34,7 +37,7 @@ extension CoordinatorStateMachine {
         runTimes: NodeRunTimes? = nil,
         waiter: OperationWaiter, now: Duration
     ) -> OperationAction {
-        if let refusal = refusal() { return .refuse(waiter, refusal) }
+        if let refusal = refusal() { return .refuse(waiter, refusal, forwarding: closesForwarded()) }
         let operation = takeOperationID()
         let from = generation
         let old = graph
@@ -128,7 +131,7 @@ extension CoordinatorStateMachine {
     /// instances, for the close in progress: that close may not have told them yet, and whoever
     /// asked (a parent's shutdown) must find every instance below refusing calls once its order
     /// returns. A second close of an instance that is closed changes nothing.
-    private func closesForwarded() -> [ChildOrder] {
+    func closesForwarded() -> [ChildOrder] {
         let operation: Int
         switch phase {
         case .open: return []
@@ -140,7 +143,11 @@ extension CoordinatorStateMachine {
 
     /// Traces the shutdown (or the close), once the storage closed the scope instances it asked
     /// to close: their `scope.closed` come first, as their values go first.
+    /// Once: a close refused because one is in progress traces it too, after passing it on (see
+    /// `closesForwarded()`), so whichever of the two returns first finds it traced.
     mutating func shutdownTraced() {
+        guard !closeTraced else { return }
+        closeTraced = true
         let ended: TraceEvent.Kind = scopeInstance == nil ? .containerShutdown : .scopeClosed
         record(ended)
     }

@@ -40,6 +40,9 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
     }
 
     var phase = Phase.open
+    /// Whether the shutdown (or close) is traced: by the step that began it, or by a close
+    /// refused meanwhile, whichever came first (``shutdownTraced()``).
+    var closeTraced = false
     /// The generation: graph, values, failed nodes, attempts.
     var state: GenerationState
     var demands = Demands()

@@ -308,6 +308,11 @@ struct MachineDriver: SeededDriver {
     mutating func carryOutOrder() {
         guard !orders.isEmpty else { return }
         let order = orders.removeFirst()
+        // A close of a child closed already (one closing got a second): refused, nothing reported.
+        guard children[order.id] != nil else {
+            history.append("child \(order.id) refuses order of \(order.operation): closed")
+            return
+        }
         let closed: Bool
         if case .close = order.order { closed = true } else { closed = false }
         history.append("child \(order.id) ends order of \(order.operation)\(closed ? " (closed)" : "")")
@@ -405,7 +410,8 @@ struct MachineDriver: SeededDriver {
 
     mutating func perform(_ action: Machine.OperationAction, operation: Int) {
         switch action {
-        case .refuse(let waiter, _): complete(waiter)
+        // As a refused shutdown's: the children closing have their close order already.
+        case .refuse(let waiter, _, _): complete(waiter)
         case .proceed(let supersession, let lifecycle): supersede(supersession, lifecycle)
         }
     }

@@ -274,7 +274,7 @@ struct StateMachineTests {
         #expect(supersession.children.map(\.id) == [child])
         guard case .answer(_, .failure(let error)) = Self.request(&machine, 1) else { return fail("refused") }
         #expect(error.code == .shutDown)
-        guard case .refuse(_, _) = machine.resetRequested(invalidating: nil, waiter: "r", now: .zero) else {
+        guard case .refuse(_, _, _) = machine.resetRequested(invalidating: nil, waiter: "r", now: .zero) else {
             return fail("a reset is refused")
         }
         guard
