@@ -110,11 +110,11 @@ extension CoordinatorCore {
         case .refuse(let waiter, let error, let forwarded):
             // Every instance below has refused calls and traced its close when this returns.
             perform(forwarded)
-            transition { machine, _ in machine.shutdownTraced() }
+            perform(transition { machine, now in machine.shutdownTraced(now: now) })
             waiter(.failure(error))
         case .drain(let operation, let children):
             perform(children)
-            transition { machine, _ in machine.shutdownTraced() }
+            perform(transition { machine, now in machine.shutdownTraced(now: now) })
             Task.detached { [self] in
                 // The deadline is a timer, not an order of events: it only bounds the wait.
                 if let deadline { try? await Task.sleep(until: deadline, clock: .continuous) }
@@ -124,7 +124,7 @@ extension CoordinatorCore {
             resume(supersession.resume)
             supersession.cancel?.cancel()
             perform(supersession.children)
-            transition { machine, _ in machine.shutdownTraced() }
+            perform(transition { machine, now in machine.shutdownTraced(now: now) })
             perform(lifecycle)
         }
     }

@@ -108,7 +108,7 @@ extension CoordinatorStateMachine {
         let report = ServiceContainer.ResetReport(
             reason: .shutdown, from: generation, to: generation,
             invalidated: state.names(of: state.values.keys.filter { $0 < graph.builtCount }), carriedOver: [])
-        teardowns.add(.init(id: operation, waiter: waiter, report: report))
+        teardowns.add(.init(id: operation, waiter: waiter, report: report, awaitsTrace: true))
         // Every instance, those closing already too: another operation's close of one may not
         // have reached it yet, and it must refuse its calls from this step on (a second close
         // of an instance that is closed is refused, and changes nothing).
@@ -145,11 +145,19 @@ extension CoordinatorStateMachine {
     /// to close: their `scope.closed` come first, as their values go first.
     /// Once: a close refused because one is in progress traces it too, after passing it on (see
     /// `closesForwarded()`), so whichever of the two returns first finds it traced.
-    mutating func shutdownTraced() {
-        guard !closeTraced else { return }
+    ///
+    /// Until then the shutdown does not complete: its waiter and its parent (which lists the
+    /// instance as open until it ended) hear of its end only after its trace.
+    mutating func shutdownTraced(now: Duration) -> Lifecycle {
+        guard !closeTraced else { return Lifecycle() }
         closeTraced = true
         let ended: TraceEvent.Kind = scopeInstance == nil ? .containerShutdown : .scopeClosed
         record(ended)
+        switch phase {
+        case .open: break
+        case .draining(let shutdown), .shutDown(_, let shutdown): teardowns.traced(shutdown)
+        }
+        return continueLifecycle(now: now)
     }
 
     /// The deadline of a graceful shutdown passed: the build it waited for is cancelled.

@@ -34,6 +34,9 @@ struct TeardownQueue<OperationWaiter> {
         var children: Set<Int> = []
         /// Teardowns of those instances, in the order they reported.
         var childTornDown: [ServiceContainer.ResetReport.Teardown] = []
+        /// A shutdown (or close) waits for its own trace too: nothing hears that it ended (its
+        /// waiter, its parent) before its `container.shutdown` or `scope.closed` is traced.
+        var awaitsTrace = false
     }
 
     /// What to do now that no build runs.
@@ -74,6 +77,12 @@ struct TeardownQueue<OperationWaiter> {
     mutating func expect(children: some Sequence<Int>, for id: Int) {
         guard let index = operations.firstIndex(where: { $0.id == id }) else { return }
         operations[index].children.formUnion(children)
+    }
+
+    /// Operation `id` is traced (see ``Operation/awaitsTrace``).
+    mutating func traced(_ id: Int) {
+        guard let index = operations.firstIndex(where: { $0.id == id }) else { return }
+        operations[index].awaitsTrace = false
     }
 
     /// Scope instance `child` ended for operation `id` with these teardowns.
@@ -118,7 +127,7 @@ struct TeardownQueue<OperationWaiter> {
             return .tearDown(batch)
         }
         var completed: [(waiter: OperationWaiter, report: ServiceContainer.ResetReport)] = []
-        while let operation = operations.first, operation.children.isEmpty {
+        while let operation = operations.first, operation.children.isEmpty, !operation.awaitsTrace {
             operations.removeFirst()
             // Scoped values went first; teardowns nobody owned go to the first report that can take them.
             var report = operation.report.with(tornDown: operation.childTornDown + unreported + operation.tornDown)

@@ -174,6 +174,9 @@ struct CheckerInvariants {
             switch event.kind {
             case .generationReset(let change): retired.insert("\(label) g\(change.from)")
             case .containerShutdown, .scopeClosed:
+                // Every instance's `scope.closed` comes before `container.shutdown`, also one that
+                // was closing on its own when the shutdown began.
+                if shutDown { fail("\(label) traced \(event.kind.name) after container.shutdown") }
                 retired.insert("\(label) g\(event.generation)")
                 if event.kind == .containerShutdown { shutDown = true }
             case .snapshotPublished:

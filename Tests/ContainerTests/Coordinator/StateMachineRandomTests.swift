@@ -255,10 +255,10 @@ struct MachineDriver: SeededDriver {
         case .drain(let id, let closing):
             draining.append(id)
             orders += closing
-            machine.shutdownTraced()
+            follow(machine.shutdownTraced(now: now))
         case .proceed(let supersession, let lifecycle):
             supersede(supersession, lifecycle)
-            machine.shutdownTraced()
+            follow(machine.shutdownTraced(now: now))
         }
     }
 

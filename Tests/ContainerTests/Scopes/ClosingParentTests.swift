@@ -237,4 +237,28 @@ struct ClosingParentTests {
         #expect(container.openScopes.isEmpty)
         try await container.shutdown()
     }
+
+    @Test("A close completes only once it is traced: a shutdown begun as it completes is traced after it")
+    func closeCompletesAfterItsTrace() async throws {
+        let watcher = TraceWatcher()
+        let graph = try ServiceGraph(
+            [ServiceSpec(Self.inner, lifetime: .scope("t")) { _ in 1 }], scopes: ["s", .init("t", parent: "s")])
+        let container = ServiceContainer(graph: graph, trace: [watcher])
+        let outer = try container.openScope("s", id: "i1")
+        _ = try outer.openScope("t", id: "j0")
+        let ends = Mutex<[String]>([])
+        let completions = Counter()
+        let closed = Gate()
+        // Nothing to tear down and no build: the close completes as soon as its nested instance
+        // ended, on this thread, inside its own step.
+        outer.core.beginShutdown(error: .closed(outer.label)) { _ in
+            _ = completions.increment()
+            container.core.beginShutdown(error: .shutDown(generation: 1)) { _ in }
+            ends.withLock { $0 = Self.ends(in: watcher.events) }
+            closed.open()
+        }
+        try await closed.wait(timeout: .seconds(60), "the close to complete")
+        #expect(ends.withLock { $0 } == ["scope.closed s#i1/t#j0", "scope.closed s#i1", "container.shutdown"])
+        #expect(completions.count == 1)
+    }
 }
