@@ -42,10 +42,10 @@ struct PriorityTests {
                 spec("deferred", start: .deferred, ranAt: ranAt),
                 spec("urgent", start: .deferred, priority: .high, ranAt: ranAt),
             ], trace: [trace])
-        let launch = try await withTimeout(.seconds(30), "start()") {
+        let launch = try await withTimeout(.seconds(60), "start()") {
             try await Task(priority: .medium) { try await container.start() }.value
         }
-        let all = try await withTimeout(.seconds(30), "startDeferred()") {
+        let all = try await withTimeout(.seconds(60), "startDeferred()") {
             try await Task(priority: .medium) { try await container.startDeferred() }.value
         }
         let expected: [String: ServicePriority] = [
@@ -84,8 +84,8 @@ struct PriorityTests {
             $0.contains { $0.kind.caller == "search screen" }
         }
         gate.open()
-        _ = try await withTimeout(.seconds(30), "the search request") { try await search.value }
-        _ = try await withTimeout(.seconds(30), "startDeferred()") { try await deferred.value }
+        _ = try await withTimeout(.seconds(60), "the search request") { try await search.value }
+        _ = try await withTimeout(.seconds(60), "startDeferred()") { try await deferred.value }
         #expect(traced(trace.events) == ["index": .background, "search": .high, "archive": .background])
         let ran = ranAt.withLock { $0 }
         #expect(ran["search"] == ServicePriority.high.rawValue)
@@ -100,7 +100,7 @@ struct PriorityTests {
                 ServiceSpec(mainActor: ServiceKey<Int>("theme"), priority: .high) { _ in 1 },
                 ServiceSpec(mainActor: ServiceKey<Int>("router")) { _ in 2 },
             ], trace: [trace])
-        let services = try await withTimeout(.seconds(30), "start()") {
+        let services = try await withTimeout(.seconds(60), "start()") {
             try await Task(priority: .low) { try await container.start() }.value
         }
         #expect(traced(trace.events) == ["theme": .high, "router": .high])
