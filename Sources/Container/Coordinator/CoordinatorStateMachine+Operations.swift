@@ -132,20 +132,21 @@ extension CoordinatorStateMachine {
     /// asked (a parent's shutdown) must find every instance below refusing calls once its order
     /// returns. A second close of an instance that is closed changes nothing.
     func closesForwarded() -> [ChildOrder] {
-        let operation: Int
-        switch phase {
-        case .open: return []
-        case .draining(let shutdown): operation = shutdown
-        case .shutDown(_, let shutdown): operation = shutdown
-        }
+        guard let operation = shutdownOperation else { return [] }
         return children.all.map { ChildOrder(child: $0.child, id: $0.id, order: .close, operation: operation) }
     }
 
-    /// Traces the shutdown (or the close), once the storage closed the scope instances it asked
-    /// to close: their `scope.closed` come first, as their values go first.
-    /// Once: a close refused because one is in progress traces it too, after passing it on (see
-    /// `closesForwarded()`), so whichever of the two returns first finds it traced.
-    ///
+    /// The shutdown (or close) under way or done, if any.
+    private var shutdownOperation: Int? {
+        switch phase {
+        case .open: nil
+        case .draining(let shutdown), .shutDown(_, let shutdown): shutdown
+        }
+    }
+
+    /// Traces the shutdown (or the close) once, after the scope instances it closed traced
+    /// theirs (their values go first). A close refused because one is in progress traces it too,
+    /// after passing it on (see `closesForwarded()`), so whichever returns first finds it traced.
     /// Until then the shutdown does not complete: its waiter and its parent (which lists the
     /// instance as open until it ended) hear of its end only after its trace.
     mutating func shutdownTraced(now: Duration) -> Lifecycle {
@@ -153,10 +154,7 @@ extension CoordinatorStateMachine {
         closeTraced = true
         let ended: TraceEvent.Kind = scopeInstance == nil ? .containerShutdown : .scopeClosed
         record(ended)
-        switch phase {
-        case .open: break
-        case .draining(let shutdown), .shutDown(_, let shutdown): teardowns.traced(shutdown)
-        }
+        if let shutdownOperation { teardowns.traced(shutdownOperation) }
         return continueLifecycle(now: now)
     }
 

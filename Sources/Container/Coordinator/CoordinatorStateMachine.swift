@@ -41,7 +41,7 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
 
     var phase = Phase.open
     /// Whether the shutdown (or close) is traced: by the step that began it, or by a close
-    /// refused meanwhile, whichever came first (``shutdownTraced()``).
+    /// refused meanwhile, whichever came first (``shutdownTraced(now:)``).
     var closeTraced = false
     /// The generation: graph, values, failed nodes, attempts.
     var state: GenerationState

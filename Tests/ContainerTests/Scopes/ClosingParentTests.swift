@@ -21,62 +21,67 @@ struct ClosingParentTests {
         case error(ContainerError.Code)
     }
 
-    @Test("The nested instance refuses calls with closed once the shutdown's first step returned")
-    func shutdownThroughAClosingInstance() async throws {
+    /// A provider that waits until its build is cancelled, then runs ``action`` in its
+    /// cancellation handler: on the thread of the close that cancelled it, after the close's
+    /// first step and before the close tells its nested instances.
+    private final class CloseWindow: Sendable {
         let started = Gate()
         let never = Gate()
+        /// Opened once ``action`` returned.
+        let acted = Gate()
         let handlerRuns = Counter()
-        let shutdownBegun = Gate()
+        /// Set once the instances are open (the handler runs only after that).
+        let action = Mutex<(@Sendable () -> Void)?>(nil)
+
+        /// The provider's body.
+        func hold() async throws -> Int {
+            try await withTaskCancellationHandler {
+                started.open()
+                try await never.cancellableWait()
+                return 0
+            } onCancel: {
+                _ = handlerRuns.increment()
+                if let action = action.withLock({ $0 }) { action() }
+                acted.open()
+            }
+        }
+    }
+
+    @Test("The nested instance refuses calls with closed once the shutdown's first step returned")
+    func shutdownThroughAClosingInstance() async throws {
+        let window = CloseWindow()
         let watcher = TraceWatcher()
-        // Set once the instances are open (the handler runs only after that).
-        let parts = Mutex<(container: ServiceContainer, nested: ScopeInstance)?>(nil)
         let answers = Mutex<[Answer]>([])
         let endsTraced = Mutex<[String]>([])
         let shutdownResults = Counter()
         let shutdownDone = Gate()
         let specs = [
-            ServiceSpec(Self.held, lifetime: .scope("s")) { _ in
-                try await withTaskCancellationHandler {
-                    started.open()
-                    try await never.cancellableWait()
-                    return 0
-                } onCancel: {
-                    _ = handlerRuns.increment()
-                    // The outer instance's close cancels `held` after its first step and before it
-                    // closes its nested instance: the app's shutdown begins right here, on the
-                    // same thread, and must find the nested instance refusing calls on return.
-                    guard let (container, nested) = parts.withLock({ $0 }) else { return }
-                    container.core.beginShutdown(error: .shutDown(generation: 1)) { _ in
-                        _ = shutdownResults.increment()
-                        shutdownDone.open()
-                    }
-                    let answer: Answer
-                    do {
-                        _ = try nested.resolve(Self.inner)
-                        answer = .value
-                    } catch let error as ContainerError {
-                        answer = .error(error.code)
-                    } catch {
-                        answer = .error(.notReady)
-                    }
-                    answers.withLock { $0.append(answer) }
-                    endsTraced.withLock { $0 = Self.ends(in: watcher.events) }
-                    shutdownBegun.open()
-                }
-            },
+            ServiceSpec(Self.held, lifetime: .scope("s")) { _ in try await window.hold() },
             ServiceSpec(Self.inner, lifetime: .scope("t")) { _ in 1 },
         ]
         let graph = try ServiceGraph(specs, scopes: ["s", .init("t", parent: "s")])
         let container = ServiceContainer(graph: graph, trace: [watcher])
         let outer = try container.openScope("s", id: "i1")
         let nested = try outer.openScope("t", id: "j0")
-        parts.withLock { $0 = (container, nested) }
-        defer { never.open() }
+        // The outer instance's close cancels `held`: the app's shutdown begins right there, and
+        // must find the nested instance refusing calls on return.
+        window.action.withLock {
+            $0 = {
+                container.core.beginShutdown(error: .shutDown(generation: 1)) { _ in
+                    _ = shutdownResults.increment()
+                    shutdownDone.open()
+                }
+                let answer = Self.answer(nested, Self.inner)
+                answers.withLock { $0.append(answer) }
+                endsTraced.withLock { $0 = Self.ends(in: watcher.events) }
+            }
+        }
+        defer { window.never.open() }
 
         let request = Task { try await outer.start() }
-        try await started.wait(timeout: .seconds(60), "held to start")
+        try await window.started.wait(timeout: .seconds(60), "held to start")
         _ = try await withTimeout(.seconds(60), "the outer close") { try await outer.close() }
-        try await shutdownBegun.wait(timeout: .seconds(60), "the shutdown's first step")
+        try await window.acted.wait(timeout: .seconds(60), "the shutdown's first step")
         #expect(answers.withLock { $0 } == [.error(.closed)], "the shutdown reached the nested instance")
         // The closing instance's close is traced by whichever step returns first, after its nested one's.
         #expect(endsTraced.withLock { $0 } == ["scope.closed s#i1/t#j0", "scope.closed s#i1", "container.shutdown"])
@@ -85,7 +90,7 @@ struct ClosingParentTests {
         #expect(throws: ContainerError.self) { try requested.get() }
         // The shutdown completes once both instances have ended.
         try await shutdownDone.wait(timeout: .seconds(60), "the shutdown to complete")
-        #expect(handlerRuns.count == 1, "held was cancelled once")
+        #expect(window.handlerRuns.count == 1, "held was cancelled once")
         #expect(shutdownResults.count == 1, "the first shutdown completed once")
         let closed = watcher.events.filter { $0.kind.name == "scope.closed" }.compactMap(\.scope)
         #expect(closed.sorted() == ["s#i1", "s#i1/t#j0"], "each instance closed once")
@@ -129,31 +134,14 @@ struct ClosingParentTests {
 
     @Test("A reset reaches an instance that a reload is closing but has not told yet: it no longer answers")
     func resetReachesAnInstanceMarkedClosing() async throws {
-        let started = Gate()
-        let never = Gate()
-        let resetBegun = Gate()
-        let handlerRuns = Counter()
-        let parts = Mutex<(container: ServiceContainer, later: ScopeInstance)?>(nil)
+        let window = CloseWindow()
         let answers = Mutex<[Answer]>([])
         let specs = [
             ServiceSpec(Self.app) { _ in 1 },
             ServiceSpec(Self.held, lifetime: .scope("s")) { context in
                 // Only the first instance's build waits; the second one's is built at once.
                 guard context.scopeInstance == "s#first" else { return 0 }
-                return try await withTaskCancellationHandler {
-                    started.open()
-                    try await never.cancellableWait()
-                    return 0
-                } onCancel: {
-                    _ = handlerRuns.increment()
-                    // The reload closes `first`, then `later`: here, between the two, the app is
-                    // reset, retiring `app`, which `later` holds through `scoped`.
-                    guard let (container, later) = parts.withLock({ $0 }) else { return }
-                    container.core.beginReset(invalidating: nil) { _ in }
-                    let answer = Self.answer(later, Self.scoped)
-                    answers.withLock { $0.append(answer) }
-                    resetBegun.open()
-                }
+                return try await window.hold()
             },
             ServiceSpec(Self.scoped, dependsOn: ["app"], lifetime: .scope("s")) { context in
                 try context[Self.app] + 1
@@ -164,53 +152,42 @@ struct ClosingParentTests {
         let later = try container.openScope("s", id: "later")
         _ = try await withTimeout(.seconds(60), "the later instance's start") { try await later.start() }
         #expect(Self.answer(later, Self.scoped) == .value)
-        parts.withLock { $0 = (container, later) }
-        defer { never.open() }
+        // The reload closes `first`, then `later`: between the two, the app is reset, retiring
+        // `app`, which `later` holds through `scoped`.
+        window.action.withLock {
+            $0 = {
+                container.core.beginReset(invalidating: nil) { _ in }
+                let answer = Self.answer(later, Self.scoped)
+                answers.withLock { $0.append(answer) }
+            }
+        }
+        defer { window.never.open() }
 
         let request = Task { try await first.start() }
-        try await started.wait(timeout: .seconds(60), "held to start")
+        try await window.started.wait(timeout: .seconds(60), "held to start")
         // A reload that removes scope `s` closes both instances, one after the other.
         let withoutScope = try ServiceGraph([ServiceSpec(Self.app) { _ in 1 }])
         let reload = Task { try await container.reload(withoutScope) }
-        try await resetBegun.wait(timeout: .seconds(60), "the reset's first step")
+        try await window.acted.wait(timeout: .seconds(60), "the reset's first step")
         #expect(
             answers.withLock { $0 } == [.error(.closed)],
             "an instance holding a retired value answers nothing built on it once the reset's step returned")
 
         _ = try await withTimeout(.seconds(60), "the reload") { try await reload.value }
         _ = try await withTimeout(.seconds(60), "the request") { await request.result }
-        #expect(handlerRuns.count == 1)
+        #expect(window.handlerRuns.count == 1)
         #expect(container.openScopes.isEmpty, "both instances ended")
         try await container.shutdown()
     }
 
     @Test("A reset refused by a closing instance still reaches the instances nested in it")
     func resetRefusedByAClosingInstance() async throws {
-        let started = Gate()
-        let never = Gate()
-        let resetBegun = Gate()
-        let handlerRuns = Counter()
-        let parts = Mutex<(container: ServiceContainer, nested: ScopeInstance)?>(nil)
+        let window = CloseWindow()
         let answers = Mutex<[Answer]>([])
         let specs = [
             ServiceSpec(Self.app) { _ in 1 },
             // Lazy: the nested instance starts without it; the outer one's entry point asks for it.
-            ServiceSpec(Self.held, lifetime: .scope("s"), start: .lazy) { _ in
-                try await withTaskCancellationHandler {
-                    started.open()
-                    try await never.cancellableWait()
-                    return 0
-                } onCancel: {
-                    _ = handlerRuns.increment()
-                    // The outer instance's own close cancels `held` before it tells its nested
-                    // instance: the app is reset here, retiring `app`, which the nested one uses.
-                    guard let (container, nested) = parts.withLock({ $0 }) else { return }
-                    container.core.beginReset(invalidating: nil) { _ in }
-                    let answer = Self.answer(nested, Self.scoped)
-                    answers.withLock { $0.append(answer) }
-                    resetBegun.open()
-                }
-            },
+            ServiceSpec(Self.held, lifetime: .scope("s"), start: .lazy) { _ in try await window.hold() },
             ServiceSpec(Self.scoped, dependsOn: ["app"], lifetime: .scope("t")) { context in
                 try context[Self.app] + 1
             },
@@ -221,19 +198,27 @@ struct ClosingParentTests {
         let nested = try outer.openScope("t", id: "j0")
         _ = try await withTimeout(.seconds(60), "the nested start") { try await nested.start() }
         #expect(Self.answer(nested, Self.scoped) == .value)
-        parts.withLock { $0 = (container, nested) }
-        defer { never.open() }
+        // The outer instance's own close cancels `held` before it tells its nested instance: the
+        // app is reset there, retiring `app`, which the nested one uses.
+        window.action.withLock {
+            $0 = {
+                container.core.beginReset(invalidating: nil) { _ in }
+                let answer = Self.answer(nested, Self.scoped)
+                answers.withLock { $0.append(answer) }
+            }
+        }
+        defer { window.never.open() }
 
         let request = Task { try await outer.run(HeldEntry()) }
-        try await started.wait(timeout: .seconds(60), "held to start")
+        try await window.started.wait(timeout: .seconds(60), "held to start")
         _ = try await withTimeout(.seconds(60), "the outer close") { try await outer.close() }
-        try await resetBegun.wait(timeout: .seconds(60), "the reset's first step")
+        try await window.acted.wait(timeout: .seconds(60), "the reset's first step")
         #expect(
             answers.withLock { $0 } == [.error(.closed)],
             "the nested instance answers nothing built on the retired value once the reset's step returned")
 
         _ = try await withTimeout(.seconds(60), "the request") { await request.result }
-        #expect(handlerRuns.count == 1)
+        #expect(window.handlerRuns.count == 1)
         #expect(container.openScopes.isEmpty)
         try await container.shutdown()
     }
