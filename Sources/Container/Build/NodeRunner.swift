@@ -72,30 +72,44 @@ enum NodeRunner {
     nonisolated(nonsending) static func run(
         _ launch: NodeLaunch, of ticket: BuildTicket, on executor: BuildReport.Executor = .pool
     ) async -> NodeResult {
-        let slot = launch.slot
-        let node = ticket.graph.nodes[slot]
+        let node = ticket.graph.nodes[launch.slot]
         // A synchronous provider runs without a suspension, in any build.
         if node.isSynchronous { return runNow(launch, of: ticket, on: executor) }
-        let startedAt = ticket.tracer.now
-        announce(node, of: ticket, on: executor, at: launch.priority)
+        let startedAt = started(node, launch, of: ticket, on: executor)
         guard node.timeout == nil else {
             return await runSlowly(
                 launch, node: node, ticket: ticket, startedAt: startedAt, firstError: nil, on: executor)
         }
         // The common case (no timeout, succeeds at once) is all this frame holds: a node's
         // frame outgrowing its task's first allocation slab costs a malloc per node.
-        let context = ProviderContext(
-            node: node, build: ticket.info, run: 1,
-            runInGeneration: launch.earlierRuns + 1)
-        let box: AnyServiceBox
         do {
-            box = try await node.provider.make(context)
+            let box = try await node.provider.make(
+                ProviderContext(node: node, build: ticket.info, run: 1, runInGeneration: launch.earlierRuns + 1))
+            return succeeded(launch, box, startedAt: startedAt, of: ticket, on: executor)
         } catch {
             return await runSlowly(
                 launch, node: node, ticket: ticket, startedAt: startedAt, firstError: error, on: executor)
         }
-        return NodeResult(
-            slot: slot, status: .succeeded, box: box, failure: nil, runs: 1, startedAt: startedAt,
+    }
+
+    /// The time a node's provider starts, once its start is traced.
+    @inline(never)
+    private static func started(
+        _ node: ServiceGraph.Node, _ launch: NodeLaunch, of ticket: BuildTicket, on executor: BuildReport.Executor
+    ) -> Duration {
+        let startedAt = ticket.tracer.now
+        announce(node, of: ticket, on: executor, at: launch.priority)
+        return startedAt
+    }
+
+    /// The result of a node whose first run made `box` (kept out of ``run(_:of:on:)``'s frame).
+    @inline(never)
+    private static func succeeded(
+        _ launch: NodeLaunch, _ box: AnyServiceBox, startedAt: Duration, of ticket: BuildTicket,
+        on executor: BuildReport.Executor
+    ) -> NodeResult {
+        NodeResult(
+            slot: launch.slot, status: .succeeded, box: box, failure: nil, runs: 1, startedAt: startedAt,
             endedAt: ticket.tracer.now, executor: executor, priority: launch.priority)
     }
 
