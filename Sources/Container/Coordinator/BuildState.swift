@@ -96,6 +96,15 @@ struct BuildState {
         records.dependencyArrived(for: slot)
     }
 
+    /// Member `slot` of a launched build ended with `result`: it no longer runs, and its record
+    /// has the outcome, the runs, the times and where it ran.
+    mutating func recordEnd(_ result: NodeResult) {
+        running -= 1
+        records[result.slot] = .init(
+            status: result.status, runs: result.runs, startedAt: result.startedAt, endedAt: result.endedAt,
+            executor: result.executor, priority: result.priority, opensBatch: result.opensBatch)
+    }
+
     /// The slots of the members, in the order they joined.
     var members: [Int] { records.slots }
 }

@@ -157,7 +157,9 @@ extension CoordinatorStateMachine {
     /// The highest priority of the demands that need `slot`: those waiting for it, or for a
     /// member of the build above it (a joining request waits for the first members it meets).
     /// Stops at `ceiling`, the build's.
-    private func waitingPriority(of slot: Int, in current: BuildState, ceiling: UInt8) -> UInt8 {
+    private static func waitingPriority(
+        of slot: Int, in current: BuildState, graph: ServiceGraph, demands: Demands, ceiling: UInt8
+    ) -> UInt8 {
         var highest = demands.priority(waitingFor: slot)
         guard highest < ceiling else { return highest }
         var seen = Set<Int>()
@@ -186,11 +188,22 @@ extension CoordinatorStateMachine {
     /// service) raised to the highest of the requests waiting for it (`caller` too, when it
     /// needs it); the build's when neither says (see ``ServicePriority``).
     func launchOf(_ slot: Int, in current: BuildState, caller: Caller? = nil) -> NodeLaunch {
+        Self.launch(slot, in: current, state: state, demands: demands, caller: caller)
+    }
+
+    /// ``launchOf(_:in:caller:)`` from the parts of the machine it reads, for a caller that
+    /// changes the build in place meanwhile (a node's end).
+    private static func launch(
+        _ slot: Int, in current: BuildState, state: GenerationState, demands: Demands, caller: Caller? = nil
+    ) -> NodeLaunch {
+        let graph = state.graph
         let floors = graph.priorityFloors
         var priority = floors.isEmpty ? 0 : floors[slot]
         if let caller, caller.priority > priority, caller.needs(slot) { priority = caller.priority }
         if priority < current.priority && !demands.isEmpty {
-            priority = max(priority, waitingPriority(of: slot, in: current, ceiling: current.priority))
+            priority = max(
+                priority,
+                waitingPriority(of: slot, in: current, graph: graph, demands: demands, ceiling: current.priority))
         }
         return NodeLaunch(
             slot: slot, earlierRuns: state.runs(of: slot), priority: priority == 0 ? current.priority : priority)
@@ -208,38 +221,76 @@ extension CoordinatorStateMachine {
         build id: Int, _ result: NodeResult, launching orders: inout WorkerOrders, now: Duration
     ) -> NodeAction {
         orders.unstarted = 0
-        guard var current = build.take() else { return stoppingNodeFinished(result, now: now) }
-        guard current.id == id else {
-            build = current
-            return stoppingNodeFinished(result, now: now)
+        guard build?.id == id else { return stoppingNodeFinished(result, now: now) }
+        var cancel: BuildTicket?
+        let completed: [Demands.Demand]
+        if result.status == .succeeded {
+            completed = nodeSucceeded(result, launching: &orders)
+        } else {
+            (completed, cancel) = nodeEndedWithoutValue(result, launching: &orders, now: now)
         }
+        orders.unstarted = build!.unstarted
+        guard build!.isOver else {
+            let resume = completed.isEmpty ? [] : answer(completed, now: now)
+            return NodeAction(resume: resume, cancel: cancel, then: nil)
+        }
+        let (resume, lifecycle) = endBuild(answering: completed, now: now)
+        return NodeAction(resume: resume, cancel: cancel, then: lifecycle)
+    }
+
+    /// A node of the build in flight succeeded: its value is kept, and the dependents it was the
+    /// last missing dependency of start. Returns the requests it completes.
+    ///
+    /// The build is changed in place (`build!`, beside the generation and the demands): moved
+    /// out and back, as the rarer ends do, it was copied twice for every node.
+    private mutating func nodeSucceeded(
+        _ result: NodeResult, launching orders: inout WorkerOrders
+    ) -> [Demands.Demand] {
         let slot = result.slot
         // Names are read only when traced (a node's object is cold in a large graph).
         let nodes = graph.nodes
-        current.running -= 1
-        current.records[slot] = .init(
-            status: result.status, runs: result.runs, startedAt: result.startedAt, endedAt: result.endedAt,
-            executor: result.executor, priority: result.priority, opensBatch: result.opensBatch)
+        let attempt = build!.build
+        record(.nodeSucceeded(node: nodes[slot].name, duration: result.endedAt - result.startedAt), attempt)
+        if let box = result.box { state.store(box, at: slot) }
+        let completed = demands.settled(slot, failed: false)
+        Self.settle(result, in: &build!, state: state, demands: demands, launching: &orders)
+        return completed
+    }
+
+    /// The build's side of a node that succeeded: its record and value, and the launches of the
+    /// members it was the last missing dependency of (a settled member waits for nothing: it is
+    /// not started again).
+    private static func settle(
+        _ result: NodeResult, in current: inout BuildState, state: GenerationState, demands: Demands,
+        launching orders: inout WorkerOrders
+    ) {
+        let slot = result.slot
+        current.recordEnd(result)
+        if let box = result.box { current.ticket?.info.values.add(box, at: slot) }
+        for dependent in state.graph.dependents[slot] where current.isMember(dependent) {
+            if current.dependencyArrived(for: dependent) && !current.stopped {
+                orders.launches.append(launch(dependent, in: current, state: state, demands: demands))
+                current.unstarted -= 1
+                current.running += 1
+            }
+        }
+    }
+
+    /// A node of the build in flight failed or was cancelled. Returns the requests it completes
+    /// (fails), and the build's ticket when a fail-fast build stops.
+    private mutating func nodeEndedWithoutValue(
+        _ result: NodeResult, launching orders: inout WorkerOrders, now: Duration
+    ) -> (completed: [Demands.Demand], cancel: BuildTicket?) {
+        guard var current = build.take() else { preconditionFailure("node \(result.slot) ended for no build") }
+        let slot = result.slot
+        // Names are read only when traced (a node's object is cold in a large graph).
+        let nodes = graph.nodes
+        current.recordEnd(result)
         // Runs are read by a later run of the node in this generation: one that succeeded has none.
-        if result.status != .succeeded { state.countRuns(result.runs, of: slot) }
+        state.countRuns(result.runs, of: slot)
         var completed: [Demands.Demand] = []
         var cancel: BuildTicket?
         switch result.status {
-        case .succeeded:
-            record(.nodeSucceeded(node: nodes[slot].name, duration: result.endedAt - result.startedAt), current.build)
-            if let box = result.box {
-                state.store(box, at: slot)
-                current.ticket?.info.values.add(box, at: slot)
-            }
-            completed = demands.settled(slot, failed: false)
-            // A settled member waits for nothing: it is not started again.
-            for dependent in graph.dependents[slot] where current.isMember(dependent) {
-                if current.dependencyArrived(for: dependent) && !current.stopped {
-                    orders.launches.append(launchOf(dependent, in: current))
-                    current.unstarted -= 1
-                    current.running += 1
-                }
-            }
         case .failed:
             guard let failure = result.failure else { preconditionFailure("a failed run carries its failure") }
             current.records.failed(slot, failure)
@@ -267,18 +318,11 @@ extension CoordinatorStateMachine {
         case .cancelledBeforeStart:
             record(.nodeCancelled(node: nodes[slot].name, phase: .beforeStart), current.build)
             completed = demands.settled(slot, failed: true)
-        case .pending, .reused, .skipped:
-            preconditionFailure("a node run cannot end \(result.status)")
+        case .succeeded, .pending, .reused, .skipped:
+            preconditionFailure("a node run cannot end \(result.status) without a value")
         }
-        orders.unstarted = current.unstarted
-        let isOver = current.isOver
         build = consume current
-        guard isOver else {
-            let resume = completed.isEmpty ? [] : answer(completed, now: now)
-            return NodeAction(resume: resume, cancel: cancel, then: nil)
-        }
-        let (resume, lifecycle) = endBuild(answering: completed, now: now)
-        return NodeAction(resume: resume, cancel: cancel, then: lifecycle)
+        return (completed, cancel)
     }
 
     /// A node of a superseded build ended: its value goes to the teardown (reported by the
@@ -288,10 +332,7 @@ extension CoordinatorStateMachine {
             preconditionFailure("node \(result.slot) ended for a build that is not in flight")
         }
         let name = old.records.isRecorded(result.slot) ? nodeName(result.slot, of: old) : ""
-        old.running -= 1
-        old.records[result.slot] = .init(
-            status: result.status, runs: result.runs, startedAt: result.startedAt, endedAt: result.endedAt,
-            executor: result.executor, priority: result.priority, opensBatch: result.opensBatch)
+        old.recordEnd(result)
         switch result.status {
         case .succeeded:
             record(.nodeSucceeded(node: name, duration: result.endedAt - result.startedAt), old.build)
