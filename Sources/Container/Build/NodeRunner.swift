@@ -92,7 +92,8 @@ enum NodeRunner {
         }
     }
 
-    /// The time a node's provider starts, once its start is traced.
+    /// Reads the clock, then traces the node's start; returns the time read (out of line, like
+    /// ``succeeded(_:_:startedAt:of:on:)``: kept out of ``run(_:of:on:)``'s frame).
     @inline(never)
     private static func started(
         _ node: ServiceGraph.Node, _ launch: NodeLaunch, of ticket: BuildTicket, on executor: BuildReport.Executor
@@ -152,7 +153,7 @@ enum NodeRunner {
                 priority: priority == 0 ? nil : ServicePriority(rawValue: priority)))
     }
 
-    /// The rest of ``run(_:of:)``: the timeout, and what follows an error (`firstError`, thrown
+    /// The rest of ``run(_:of:on:)``: the timeout, and what follows an error (`firstError`, thrown
     /// by the first run; `nil`: the first run has not happened yet).
     @inline(never)
     nonisolated(nonsending) private static func runSlowly(

@@ -17,7 +17,7 @@ extension CoordinatorStateMachine {
     ) -> Start {
         guard !missing.isEmpty else { return Start() }
         // Taken out (moved, not copied), so the build's arrays are changed in place: here and in
-        // every event below that changes the build.
+        // most events below that change the build (a node's success changes it where it is).
         var current = build.take() ?? newBuild(priority: priority, members: missing.count)
         var ready: [Int] = []
         var fetch: [Int] = []
@@ -241,8 +241,8 @@ extension CoordinatorStateMachine {
     /// A node of the build in flight succeeded: its value is kept, and the dependents it was the
     /// last missing dependency of start. Returns the requests it completes.
     ///
-    /// The build is changed in place (`build!`, beside the generation and the demands): moved
-    /// out and back, as the rarer ends do, it was copied twice for every node.
+    /// The build is changed where it is (`build!`, beside the generation and the demands): moved
+    /// out and back, as the rarer ends do, it would be copied twice per node.
     private mutating func nodeSucceeded(
         _ result: NodeResult, launching orders: inout WorkerOrders
     ) -> [Demands.Demand] {
@@ -286,7 +286,8 @@ extension CoordinatorStateMachine {
         // Names are read only when traced (a node's object is cold in a large graph).
         let nodes = graph.nodes
         current.recordEnd(result)
-        // Runs are read by a later run of the node in this generation: one that succeeded has none.
+        // Runs are read by a later run of the node in this generation (a success is not counted:
+        // the node is not run again in it).
         state.countRuns(result.runs, of: slot)
         var completed: [Demands.Demand] = []
         var cancel: BuildTicket?
