@@ -110,11 +110,11 @@ extension CoordinatorCore {
         case .refuse(let waiter, let error, let forwarded):
             // Every instance below has refused calls and traced its close when this returns.
             perform(forwarded)
-            perform(transition { machine, now in machine.shutdownTraced(now: now) })
+            traceShutdown()
             waiter(.failure(error))
         case .drain(let operation, let children):
             perform(children)
-            perform(transition { machine, now in machine.shutdownTraced(now: now) })
+            traceShutdown()
             Task.detached { [self] in
                 // The deadline is a timer, not an order of events: it only bounds the wait.
                 if let deadline { try? await Task.sleep(until: deadline, clock: .continuous) }
@@ -124,9 +124,15 @@ extension CoordinatorCore {
             resume(supersession.resume)
             supersession.cancel?.cancel()
             perform(supersession.children)
-            perform(transition { machine, now in machine.shutdownTraced(now: now) })
+            traceShutdown()
             perform(lifecycle)
         }
+    }
+
+    /// Traces the shutdown (or close) once the instances below have been told (after their
+    /// `scope.closed`), and goes on with what waited for that trace.
+    private func traceShutdown() {
+        perform(transition { machine, now in machine.shutdownTraced(now: now) })
     }
 
     /// Runs `begin` with a completion that resumes this call.

@@ -32,6 +32,20 @@ struct ClosingParentTests {
         let handlerRuns = Counter()
         /// Set once the instances are open (the handler runs only after that).
         let action = Mutex<(@Sendable () -> Void)?>(nil)
+        /// What ``resetThenRead(_:_:_:)``'s reads answered.
+        let answers = Mutex<[Answer]>([])
+
+        /// In the window: resets `container`, then reads `key` in `instance` (right after the
+        /// reset's first step).
+        func resetThenRead(_ container: ServiceContainer, _ instance: ScopeInstance, _ key: ServiceKey<Int>) {
+            action.withLock {
+                $0 = { [self] in
+                    container.core.beginReset(invalidating: nil) { _ in }
+                    let answer = ClosingParentTests.answer(instance, key)
+                    answers.withLock { $0.append(answer) }
+                }
+            }
+        }
 
         /// The provider's body.
         func hold() async throws -> Int {
@@ -41,7 +55,8 @@ struct ClosingParentTests {
                 return 0
             } onCancel: {
                 _ = handlerRuns.increment()
-                if let action = action.withLock({ $0 }) { action() }
+                // Taken: it runs once, and no longer holds what it captured (this window too).
+                if let action = action.withLock({ $0.take() }) { action() }
                 acted.open()
             }
         }
@@ -135,7 +150,6 @@ struct ClosingParentTests {
     @Test("A reset reaches an instance that a reload is closing but has not told yet: it no longer answers")
     func resetReachesAnInstanceMarkedClosing() async throws {
         let window = CloseWindow()
-        let answers = Mutex<[Answer]>([])
         let specs = [
             ServiceSpec(Self.app) { _ in 1 },
             ServiceSpec(Self.held, lifetime: .scope("s")) { context in
@@ -154,13 +168,7 @@ struct ClosingParentTests {
         #expect(Self.answer(later, Self.scoped) == .value)
         // The reload closes `first`, then `later`: between the two, the app is reset, retiring
         // `app`, which `later` holds through `scoped`.
-        window.action.withLock {
-            $0 = {
-                container.core.beginReset(invalidating: nil) { _ in }
-                let answer = Self.answer(later, Self.scoped)
-                answers.withLock { $0.append(answer) }
-            }
-        }
+        window.resetThenRead(container, later, Self.scoped)
         defer { window.never.open() }
 
         let request = Task { try await first.start() }
@@ -170,7 +178,7 @@ struct ClosingParentTests {
         let reload = Task { try await container.reload(withoutScope) }
         try await window.acted.wait(timeout: .seconds(60), "the reset's first step")
         #expect(
-            answers.withLock { $0 } == [.error(.closed)],
+            window.answers.withLock { $0 } == [.error(.closed)],
             "an instance holding a retired value answers nothing built on it once the reset's step returned")
 
         _ = try await withTimeout(.seconds(60), "the reload") { try await reload.value }
@@ -183,7 +191,6 @@ struct ClosingParentTests {
     @Test("A reset refused by a closing instance still reaches the instances nested in it")
     func resetRefusedByAClosingInstance() async throws {
         let window = CloseWindow()
-        let answers = Mutex<[Answer]>([])
         let specs = [
             ServiceSpec(Self.app) { _ in 1 },
             // Lazy: the nested instance starts without it; the outer one's entry point asks for it.
@@ -200,13 +207,7 @@ struct ClosingParentTests {
         #expect(Self.answer(nested, Self.scoped) == .value)
         // The outer instance's own close cancels `held` before it tells its nested instance: the
         // app is reset there, retiring `app`, which the nested one uses.
-        window.action.withLock {
-            $0 = {
-                container.core.beginReset(invalidating: nil) { _ in }
-                let answer = Self.answer(nested, Self.scoped)
-                answers.withLock { $0.append(answer) }
-            }
-        }
+        window.resetThenRead(container, nested, Self.scoped)
         defer { window.never.open() }
 
         let request = Task { try await outer.run(HeldEntry()) }
@@ -214,7 +215,7 @@ struct ClosingParentTests {
         _ = try await withTimeout(.seconds(60), "the outer close") { try await outer.close() }
         try await window.acted.wait(timeout: .seconds(60), "the reset's first step")
         #expect(
-            answers.withLock { $0 } == [.error(.closed)],
+            window.answers.withLock { $0 } == [.error(.closed)],
             "the nested instance answers nothing built on the retired value once the reset's step returned")
 
         _ = try await withTimeout(.seconds(60), "the request") { await request.result }
