@@ -181,24 +181,33 @@ extension CoordinatorCore {
         if case .cancel(let supersession, let lifecycle) = action { perform(supersession, lifecycle) }
     }
 
-    func perform(_ supersession: Machine.Supersession, _ lifecycle: Machine.Lifecycle) {
+    /// `rebuilt` hears of each instance that carried out its `.reload` order, before it reports
+    /// back to the operation.
+    func perform(
+        _ supersession: Machine.Supersession, _ lifecycle: Machine.Lifecycle,
+        rebuilt: (@Sendable (CoordinatorCore) -> Void)? = nil
+    ) {
         resume(supersession.resume)
         supersession.cancel?.cancel()
-        perform(supersession.children)
+        perform(supersession.children, rebuilt: rebuilt)
         perform(lifecycle)
     }
 
     /// Tells scope instances what an operation of this coordinator asks of them; each reports
-    /// its teardowns back to that operation when done.
-    func perform(_ orders: [Machine.ChildOrder]) {
+    /// its teardowns back to that operation when done (and, when it rebuilt on a `.reload`
+    /// order, to `rebuilt` first).
+    func perform(_ orders: [Machine.ChildOrder], rebuilt: (@Sendable (CoordinatorCore) -> Void)? = nil) {
         for order in orders {
             let id = order.id
             let operation = order.operation
+            let child = order.child
+            let isReload = if case .reload = order.order { true } else { false }
             let done: OperationWaiter = { [self] result in
                 // Refused: the instance is closing on its own, and reports to its own close.
                 guard case .success(let report) = result else {
                     return childEnded(id, reportedTo: operation, records: [], closed: false)
                 }
+                if isReload { rebuilt?(child) }
                 childEnded(id, reportedTo: operation, records: report.tornDown, closed: false)
             }
             switch order.order {

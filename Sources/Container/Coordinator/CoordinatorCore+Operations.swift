@@ -32,11 +32,14 @@ extension CoordinatorCore {
     /// difference to the current one): the services whose declarations did not change keep
     /// their values, the others are rebuilt; scope instances of changed scopes are rebuilt on
     /// their new parts, those of removed scopes closed. Returns the report and the instances it
-    /// rebuilt and closed.
+    /// rebuilt and closed. An instance closing on its own refuses its rebuild: it is not listed.
     func reload(
         _ graph: ServiceGraph, changes: ServiceGraph.Changes, from previous: ServiceGraph
     ) async throws(ContainerError) -> (report: ServiceContainer.ResetReport, reloaded: [String], closed: [String]) {
-        let scoped = Locked<(reloaded: [String], closed: [String])>(([], []))
+        // The instances ordered to rebuild, in order, and those that did (each reports to the
+        // reload before it completes, so every answer is in by then).
+        let scoped = Locked<(ordered: [(ObjectIdentifier, String)], rebuilt: Set<ObjectIdentifier>, closed: [String])>(
+            ([], [], []))
         let report = try await withOperation { done in
             let action = transition { machine, now -> Machine.OperationAction in
                 if let refusal = machine.refusal() { return .refuse(done, refusal) }
@@ -46,21 +49,23 @@ extension CoordinatorCore {
                 let plan = ReloadPlan(from: old, to: graph.appPart, changes: changes, inPlace: whole)
                 return machine.reloadRequested(declared: graph, plan: plan, changes: changes, waiter: done, now: now)
             }
-            if case .proceed(let supersession, _) = action {
-                scoped.withLock { scoped in
-                    for order in supersession.children {
-                        switch order.order {
-                        case .reload: scoped.reloaded.append(order.child.label ?? "")
-                        case .close: scoped.closed.append(order.child.label ?? "")
-                        case .supersede: break
-                        }
+            guard case .proceed(let supersession, let lifecycle) = action else { return perform(action) }
+            scoped.withLock { scoped in
+                for order in supersession.children {
+                    switch order.order {
+                    case .reload: scoped.ordered.append((ObjectIdentifier(order.child), order.child.label ?? ""))
+                    case .close: scoped.closed.append(order.child.label ?? "")
+                    case .supersede: break
                     }
                 }
             }
-            perform(action)
+            perform(supersession, lifecycle) { child in
+                _ = scoped.withLock { $0.rebuilt.insert(ObjectIdentifier(child)) }
+            }
         }
-        let (reloaded, closed) = scoped.withLock { $0 }
-        return (report, reloaded, closed)
+        return scoped.withLock { scoped in
+            (report, scoped.ordered.compactMap { scoped.rebuilt.contains($0.0) ? $0.1 : nil }, scoped.closed)
+        }
     }
 
     /// Rebuilds this scope instance on a new `part` of its app's graph (its app's reload).
