@@ -181,8 +181,8 @@ extension CoordinatorCore {
         if case .cancel(let supersession, let lifecycle) = action { perform(supersession, lifecycle) }
     }
 
-    /// `rebuilt` hears of each instance that carried out its `.reload` order, before it reports
-    /// back to the operation.
+    /// `rebuilt` hears of each instance that accepts its `.reload` order, in the instance's step
+    /// that accepts it (under its lock: `rebuilt` must only record).
     func perform(
         _ supersession: Machine.Supersession, _ lifecycle: Machine.Lifecycle,
         rebuilt: (@Sendable (CoordinatorCore) -> Void)? = nil
@@ -194,20 +194,17 @@ extension CoordinatorCore {
     }
 
     /// Tells scope instances what an operation of this coordinator asks of them; each reports
-    /// its teardowns back to that operation when done (and, when it rebuilt on a `.reload`
-    /// order, to `rebuilt` first).
+    /// its teardowns back to that operation when done (and one that accepts a `.reload` order
+    /// tells `rebuilt` first).
     func perform(_ orders: [Machine.ChildOrder], rebuilt: (@Sendable (CoordinatorCore) -> Void)? = nil) {
         for order in orders {
             let id = order.id
             let operation = order.operation
-            let child = order.child
-            let isReload = if case .reload = order.order { true } else { false }
             let done: OperationWaiter = { [self] result in
                 // Refused: the instance is closing on its own, and reports to its own close.
                 guard case .success(let report) = result else {
                     return childEnded(id, reportedTo: operation, records: [], closed: false)
                 }
-                if isReload { rebuilt?(child) }
                 childEnded(id, reportedTo: operation, records: report.tornDown, closed: false)
             }
             switch order.order {
@@ -216,7 +213,11 @@ extension CoordinatorCore {
                     order.child.transition { machine, now in
                         machine.supersessionRequested(retired: retired, waiter: done, now: now)
                     })
-            case .reload(let part, let runTimes): order.child.beginReload(part, runTimes: runTimes, then: done)
+            case .reload(let part, let runTimes):
+                let child = order.child
+                var accepted: (@Sendable () -> Void)?
+                if let rebuilt { accepted = { rebuilt(child) } }
+                child.beginReload(part, runTimes: runTimes, accepted: accepted, then: done)
             case .close:
                 order.child.beginShutdown(error: .closed(order.child.label ?? ""), reportedTo: operation) { _ in }
             }

@@ -36,8 +36,9 @@ extension CoordinatorCore {
     func reload(
         _ graph: ServiceGraph, changes: ServiceGraph.Changes, from previous: ServiceGraph
     ) async throws(ContainerError) -> (report: ServiceContainer.ResetReport, reloaded: [String], closed: [String]) {
-        // The instances ordered to rebuild, in order, and those that did (each reports to the
-        // reload before it completes, so every answer is in by then).
+        // The instances ordered to rebuild, in order, and those that accepted. An instance
+        // accepts in the step of its own that starts the rebuild, before it can report back to
+        // the reload (or close): every answer is in once the reload completes.
         let scoped = Locked<(ordered: [(ObjectIdentifier, String)], rebuilt: Set<ObjectIdentifier>, closed: [String])>(
             ([], [], []))
         let report = try await withOperation { done in
@@ -69,14 +70,21 @@ extension CoordinatorCore {
     }
 
     /// Rebuilds this scope instance on a new `part` of its app's graph (its app's reload).
-    func beginReload(_ part: ServiceGraph, runTimes: NodeRunTimes, then done: @escaping OperationWaiter) {
+    /// `accepted` runs in the step that starts the rebuild (not when the instance refuses it,
+    /// closing on its own), under this instance's lock: it must only record.
+    func beginReload(
+        _ part: ServiceGraph, runTimes: NodeRunTimes, accepted: (@Sendable () -> Void)? = nil,
+        then done: @escaping OperationWaiter
+    ) {
         perform(
             transition { machine, now -> Machine.OperationAction in
                 let changes = part.changes(from: machine.graph)
                 // Everything is rebuilt: its app values may have changed with the part.
                 let plan = ReloadPlan(fromOld: [Int](repeating: -1, count: part.builtCount), in: part)
-                return machine.reloadRequested(
+                let action = machine.reloadRequested(
                     declared: part, plan: plan, changes: changes, runTimes: runTimes, waiter: done, now: now)
+                if let accepted, case .proceed = action { accepted() }
+                return action
             })
     }
 

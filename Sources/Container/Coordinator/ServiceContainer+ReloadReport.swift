@@ -12,8 +12,9 @@ extension ServiceContainer {
         public let tornDown: [ResetReport.Teardown]
         /// The build the reload cancelled, if one was running.
         public let cancelledBuild: BuildAttempt?
-        /// Open scope instances rebuilt on the new graph (their scope's services changed). An
-        /// instance closing on its own when the reload came refuses its rebuild: it is not listed.
+        /// Open scope instances, opened from the container, rebuilt on the new graph (their
+        /// scope's services changed); the instances nested in them follow. An instance closing
+        /// on its own when the reload came refuses its rebuild: it is not listed.
         public let reloadedScopes: [String]
         /// Open scope instances closed because the new graph no longer declares their scope.
         public let closedScopes: [String]

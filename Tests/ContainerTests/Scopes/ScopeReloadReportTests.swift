@@ -48,6 +48,8 @@ struct ScopeReloadReportTests {
         // The leaving instance closes on its own and is held in its teardown: its parent still
         // counts it open, so the reload orders it to rebuild, and it refuses.
         let close = Task { try await leaving.close() }
+        // However the test ends, the held teardown is let go.
+        defer { release.open() }
         try await closing.wait(timeout: .seconds(60), "the leaving instance's teardown to start")
         let report = try await withTimeout { try await container.reload(Self.graph(version: 2, built: built)) }
         #expect(report.reloadedScopes == ["push#staying"])
