@@ -17,10 +17,11 @@ extension ServiceKey where Value == String {
 /// teardowns, and a scoped build leases the app values it runs on.
 @Suite("Reliability: lifecycle races of shutdown, reload and reset against scope instances")
 struct LifecycleRaceTests {
-    /// App `database` and `session`; `detail` in scope `push`, reading the database, whose
+    /// App `database` and `session`; `detail` in scope `push`, reading `detailReads` (two graphs
+    /// that read different ones differ in the scope only), whose build runs `detail` and whose
     /// teardown runs `tearDown` (and throws when `fails`).
     static func graph(
-        log: OrderLog, detail: @escaping @Sendable () async throws -> Void = {},
+        log: OrderLog, detailReads: String = "database", detail: @escaping @Sendable () async throws -> Void = {},
         tearDown: @escaping @Sendable () async -> Void = {}, fails: Bool = false
     ) throws -> ServiceGraph {
         try ServiceGraph(
@@ -28,7 +29,7 @@ struct LifecycleRaceTests {
                 ServiceSpec(.database, tearDown: { _ in log.append("database torn down") }) { _ in "db" },
                 ServiceSpec(.session) { _ in "ada" },
                 ServiceSpec(
-                    .detail, dependsOn: .database, lifetime: .scope("push"),
+                    .detail, dependsOn: [detailReads], lifetime: .scope("push"),
                     tearDown: { _ in
                         log.append("detail torn down")
                         await tearDown()
@@ -37,7 +38,7 @@ struct LifecycleRaceTests {
                 ) { context in
                     try await detail()
                     log.append("detail built")
-                    return "detail on \(try context[.database])"
+                    return "detail on \(try context[ServiceKey<String>(detailReads)])"
                 },
             ], scopes: ["push"])
     }

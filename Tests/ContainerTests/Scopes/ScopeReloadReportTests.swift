@@ -7,38 +7,24 @@ import Testing
 /// What a reload's report says of the open scope instances of a scope it changed.
 @Suite("A reload's report names the scope instances it rebuilt, and only those")
 struct ScopeReloadReportTests {
-    /// App `database`; `detail` in scope `push`, reading it, whose teardown runs `tearDown`.
-    /// `version` goes into the detail's options: two versions differ in the scope only.
-    static func graph(
-        version: Int, built: Counter, tearDown: @escaping @Sendable () async -> Void = {}
-    ) throws -> ServiceGraph {
-        try ServiceGraph(
-            [
-                ServiceSpec(ServiceKey<String>("database")) { _ in "db" },
-                ServiceSpec(
-                    ServiceKey<String>("detail"), dependsOn: ["database"],
-                    options: ServiceOptions(["version": .int(version)]),
-                    lifetime: .scope("push"), tearDown: { _ in await tearDown() }
-                ) { context in
-                    built.increment()
-                    return "detail on \(try context[ServiceKey<String>("database")])"
-                },
-            ], scopes: ["push"])
-    }
-
     @Test("an instance closing on its own when the reload arrives is not rebuilt, nor reported rebuilt")
     func closingInstanceIsNotReportedRebuilt() async throws {
         let built = Counter()
         let closing = Gate()
         let release = Gate()
         let tornDown = Counter()
-        let v1 = try Self.graph(version: 1, built: built) {
-            // Only the first instance's teardown is held: the other one's runs through.
-            if tornDown.increment() == 1 {
-                closing.open()
-                await release.wait()
-            }
-        }
+        let log = OrderLog()
+        let v1 = try LifecycleRaceTests.graph(
+            log: log, detail: { built.increment() },
+            tearDown: {
+                // Only the first instance's teardown is held: the other one's runs through.
+                if tornDown.increment() == 1 {
+                    closing.open()
+                    await release.wait()
+                }
+            })
+        // Version 2 changes the scope only: its detail reads the session.
+        let v2 = try LifecycleRaceTests.graph(log: log, detailReads: "session", detail: { built.increment() })
         let container = ServiceContainer(graph: v1)
         let leaving = try container.openScope("push", id: "leaving")
         let staying = try container.openScope("push", id: "staying")
@@ -51,7 +37,7 @@ struct ScopeReloadReportTests {
         // However the test ends, the held teardown is let go.
         defer { release.open() }
         try await closing.wait(timeout: .seconds(60), "the leaving instance's teardown to start")
-        let report = try await withTimeout { try await container.reload(Self.graph(version: 2, built: built)) }
+        let report = try await withTimeout { try await container.reload(v2) }
         #expect(report.reloadedScopes == ["push#staying"])
         #expect(report.closedScopes.isEmpty)
         #expect(!report.description.contains("leaving"), "\(report)")
