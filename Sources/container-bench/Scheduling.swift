@@ -136,7 +136,7 @@ func schedulingScenario(_ settings: BenchSettings) async throws -> [Row] {
         rows.append(
             Row(
                 "scheduling", "\(size) nodes: ratio container / bare scheduler", unit: "×", ratios,
-                goal: size >= 10_000 ? "≤ 1.5×" : nil, met: settings.smoke || size < 10_000 ? nil : ratio <= 1.5))
+                goal: size == 10_000 ? "≤ 1.2×" : nil, met: settings.smoke || size != 10_000 ? nil : ratio <= 1.2))
         rows.append(
             Row(
                 "scheduling", "\(size) nodes: ratio rebuild after reset() (same container) / bare scheduler",
