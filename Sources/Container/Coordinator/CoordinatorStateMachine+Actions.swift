@@ -175,6 +175,15 @@ extension CoordinatorStateMachine {
         case cancel(Supersession, then: Lifecycle)
     }
 
+    /// The answer to `leaseRequested`.
+    enum LeaseAnswer: Equatable {
+        case leased
+        /// A value was retired, or the coordinator is shutting down: ask again.
+        case refused
+        /// The child is closing: its close order (and the cancellation of its build) is on its way.
+        case childClosing
+    }
+
     /// The answer to `childOpened`.
     enum ChildOpenAction {
         case opened(id: Int, child: Child)

@@ -19,14 +19,16 @@ extension CoordinatorStateMachine {
         return .opened(id: opened.id, child: opened.child)
     }
 
-    /// Child `id` leases `boxes` before it builds on them; `false` (nothing leased) when one is
-    /// no longer a value of this generation: a reset or reload retired it since the child got
-    /// it, and the child fetches again.
-    mutating func leaseRequested(child id: Int, values: [(slot: Int, box: AnyServiceBox)]) -> Bool {
-        guard case .open = phase, children.isOpen(id) else { return false }
-        for (slot, box) in values where state.values[slot] !== box { return false }
+    /// Child `id` leases `boxes` before it builds on them. Nothing is leased when one is no
+    /// longer a value of this generation (a reset or reload retired it since the child got it),
+    /// or when this coordinator is shutting down: the child asks again, and gets the new values
+    /// or the shutdown's error. Nor when the child is closing: its close order is on its way.
+    mutating func leaseRequested(child id: Int, values: [(slot: Int, box: AnyServiceBox)]) -> LeaseAnswer {
+        guard case .open = phase else { return .refused }
+        guard children.isOpen(id) else { return .childClosing }
+        for (slot, box) in values where state.values[slot] !== box { return .refused }
         children.lease(values.map(\.box), to: id)
-        return true
+        return .leased
     }
 
     /// Child `id` no longer uses `boxes` (its values built on them are torn down).
