@@ -11,7 +11,8 @@ struct ChildBook<Child> {
     /// How an open child stands.
     enum State: Equatable {
         case open
-        /// Closing (by its own `close()` or by an operation of this coordinator's).
+        /// Closing by an operation of this coordinator's (a reload removing its scope, a
+        /// shutdown); an instance closing on its own stays open here until it has closed.
         case closing
     }
 

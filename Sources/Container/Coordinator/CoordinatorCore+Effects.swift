@@ -138,8 +138,8 @@ extension CoordinatorCore {
             case .leased:
                 return .success(Machine.AppValues(values: values, generation: app.generation, absent: absent))
             case .childClosing:
-                // The instance's close order is on its way, and cancels this build: fetching again
-                // until it arrives would only spin.
+                // The instance's close order is on its way (or came), and cancels this build:
+                // fetching again until it arrives would only spin.
                 await CancellationWait.untilCancelled()
                 return .failure(.closed(link.label))
             case .refused:

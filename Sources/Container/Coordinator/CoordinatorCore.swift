@@ -136,6 +136,15 @@ final class CoordinatorCore: NodeReporter {
         machine.withLock { machine in slots.contains { !machine.state.hasValue($0) } }
     }
 
+    /// The machine's ``CoordinatorStateMachine/debugSummary`` and its children's, indented (for
+    /// a test that timed out).
+    func debugSummary(depth: Int = 0) -> String {
+        let (own, children) = machine.withLock { ($0.debugSummary, $0.children.all.map(\.child)) }
+        let indent = String(repeating: "    ", count: depth)
+        let lines = own.split(separator: "\n").map { indent + $0 }
+        return (lines + children.map { $0.debugSummary(depth: depth + 1) }).joined(separator: "\n")
+    }
+
     /// The build attempt the machine's events belong to now (for events recorded outside it).
     var currentAttempt: BuildAttempt { machine.withLock { $0.currentAttempt } }
 

@@ -178,9 +178,10 @@ extension CoordinatorStateMachine {
     /// The answer to `leaseRequested`.
     enum LeaseAnswer: Equatable {
         case leased
-        /// A value was retired, or the coordinator is shutting down: ask again.
+        /// A value was retired: ask again.
         case refused
-        /// The child is closing: its close order (and the cancellation of its build) is on its way.
+        /// The child is closing or closed: its close order (which cancels its build) is on its
+        /// way or was delivered.
         case childClosing
     }
 

@@ -19,13 +19,14 @@ extension CoordinatorStateMachine {
         return .opened(id: opened.id, child: opened.child)
     }
 
-    /// Child `id` leases `boxes` before it builds on them. Nothing is leased when one is no
-    /// longer a value of this generation (a reset or reload retired it since the child got it),
-    /// or when this coordinator is shutting down: the child asks again, and gets the new values
-    /// or the shutdown's error. Nor when the child is closing: its close order is on its way.
+    /// Child `id` leases `boxes` before it builds on them. Nothing is leased when the child is
+    /// closing or closed: its close order (every shutdown of this coordinator sends one, a
+    /// graceful one too) is delivered right after the step that decided it, or was already.
+    /// Nor when one value is no longer a value of this generation (a reset or reload retired it
+    /// since the child got it): the child asks again, and gets the new values.
     mutating func leaseRequested(child id: Int, values: [(slot: Int, box: AnyServiceBox)]) -> LeaseAnswer {
-        guard case .open = phase else { return .refused }
         guard children.isOpen(id) else { return .childClosing }
+        guard case .open = phase else { return .refused }
         for (slot, box) in values where state.values[slot] !== box { return .refused }
         children.lease(values.map(\.box), to: id)
         return .leased

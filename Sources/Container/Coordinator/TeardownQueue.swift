@@ -53,6 +53,13 @@ struct TeardownQueue<OperationWaiter> {
     /// Teardowns no operation owned, for the next operation's report (and the status).
     private(set) var unreported: [ServiceContainer.ResetReport.Teardown] = []
 
+    /// Whether a teardown job runs, what is queued, and the operations waiting with the
+    /// children each still waits for (for a test that timed out).
+    var debugSummary: String {
+        let waiting = operations.map { "\($0.id) (children \($0.children.sorted()), trace \($0.awaitsTrace))" }
+        return "running \(isTearingDown), queued \(queue.count), operations \(waiting)"
+    }
+
     /// Whether nothing is queued or running and no operation waits.
     var isIdle: Bool { !isTearingDown && queue.isEmpty && operations.isEmpty }
 

@@ -35,17 +35,27 @@ struct RandomizedCheckerTests {
             func addNext() {
                 guard let seed = next.next() else { return }
                 group.addTask {
+                    let checkerCase: CheckerCase
                     do {
-                        return (seed, try await CheckerCase(plan: CheckerPlan(seed: seed)).run())
+                        checkerCase = try CheckerCase(plan: CheckerPlan(seed: seed))
                     } catch {
-                        return (seed, ["the case did not finish: \(error)"])
+                        return (seed, ["the case could not start: \(error)"])
+                    }
+                    do {
+                        return (seed, try await checkerCase.run())
+                    } catch {
+                        // Where every coordinator stands, for a hang that does not come back on replay.
+                        return (
+                            seed,
+                            ["the case did not finish: \(error)\n\(checkerCase.container.core.debugSummary())"]
+                        )
                     }
                 }
             }
             for _ in 0..<8 { addNext() }
             while let (seed, violations) = try await group.next() {
                 for violation in violations {
-                    let kind = String(violation.map { $0.isNumber ? "#" : $0 })
+                    let kind = String(violation.prefix { $0 != "\n" }.map { $0.isNumber ? "#" : $0 })
                     kinds[kind, default: (0, seed)].count += 1
                 }
                 if !violations.isEmpty {

@@ -260,7 +260,22 @@ struct StateMachineTests {
         #expect(reported.completed.map(\.report.tornDown.first?.service) == ["scoped"], "scoped teardowns first")
     }
 
-    @Test("A child a reload closes is refused its lease as closing; during a shutdown a lease is refused to ask again")
+    @Test("The debug summary says the phase, the build, the operations waiting and the children")
+    func debugSummary() throws {
+        var machine = try Self.machine()
+        guard Self.launched(Self.request(&machine, 1, .roots([Self.a]))) != nil else { return }
+        guard case .opened = machine.childOpened(scope: "s", label: "s#1", make: { id, _, _ in id }) else {
+            return fail("opens")
+        }
+        let lines = machine.debugSummary.split(separator: "\n").map(String.init)
+        #expect(lines.first == "app g1 a1 open", "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("  build: 1 g1 a1 launched true running 1 ") }, "\(lines)")
+        #expect(lines.contains("  requests waiting"))
+        #expect(lines.contains("  teardowns: running false, queued 0, operations []"))
+        #expect(lines.contains("  child 1 s#1 open leases 0"))
+    }
+
+    @Test("A child that a reload or a graceful shutdown closes is refused its lease as closing")
     func leaseOfAClosingChild() throws {
         var machine = try Self.machine()
         guard let launch = Self.launched(Self.request(&machine, 1, .roots([Self.a]))) else { return }
@@ -293,9 +308,9 @@ struct StateMachineTests {
         else {
             return fail("opens")
         }
-        _ = shuttingDown.shutdownRequested(waiter: "s", graceful: false, error: .shutDown(generation: 1), now: .zero)
-        // A shutdown answers the next request of the child with its error.
-        #expect(shuttingDown.leaseRequested(child: other, values: []) == .refused)
+        // Graceful: the build goes on, and the snapshot stays, but every child is told to close.
+        _ = shuttingDown.shutdownRequested(waiter: "s", graceful: true, error: .shutDown(generation: 1), now: .zero)
+        #expect(shuttingDown.leaseRequested(child: other, values: []) == .childClosing)
     }
 
     @Test("A shutdown refuses every call from its first transition and closes every child")
