@@ -90,11 +90,19 @@ extension CoordinatorCore {
 
     /// Shuts down; a running build may finish until `deadline` (`nil`: cancelled at once).
     /// `error` is what later calls get. Scope instances are closed first, in the same step that
-    /// refuses every new call.
+    /// refuses every new call. Returns once the trace has every event up to the shutdown's.
     func shutdown(deadline: ContinuousClock.Instant?, error: ContainerError) async throws(ContainerError)
         -> ServiceContainer.ResetReport
     {
-        try await withOperation { done in beginShutdown(deadline: deadline, error: error, then: done) }
+        let result: Result<ServiceContainer.ResetReport, ContainerError>
+        do {
+            result = .success(
+                try await withOperation { done in beginShutdown(deadline: deadline, error: error, then: done) })
+        } catch {
+            result = .failure(error)
+        }
+        await tracer.flushed()
+        return try result.get()
     }
 
     /// Performs a shutdown's transition now and calls `done` once everything is torn down.

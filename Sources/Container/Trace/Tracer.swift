@@ -19,6 +19,8 @@ final class Tracer: Sendable {
     private struct Delivery {
         var next: UInt64 = 0
         var pending: [UInt64: TraceEvent] = [:]
+        /// Callers of ``flushed()``, each with the sequence number up to which it waits.
+        var flushes: [(through: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     let sinks: [any TraceSink]
@@ -102,12 +104,41 @@ final class Tracer: Sendable {
     /// Hands stamped events to the sinks, each once, in sequence order.
     func deliver(_ events: [Stamped]) {
         guard !events.isEmpty else { return }
-        delivery.withLock { delivery in
+        let flushed = delivery.withLock { delivery -> [CheckedContinuation<Void, Never>] in
             for stamped in events { delivery.pending[stamped.sequence] = stamped.event }
             while let event = delivery.pending.removeValue(forKey: delivery.next) {
                 for sink in sinks { sink.record(event) }
                 delivery.next += 1
             }
+            guard !delivery.flushes.isEmpty else { return [] }
+            let next = delivery.next
+            let done = delivery.flushes.filter { $0.through < next }.map(\.continuation)
+            delivery.flushes.removeAll { $0.through < next }
+            return done
+        }
+        for continuation in flushed { continuation.resume() }
+    }
+
+    /// How many ``flushed()`` calls wait for an event to be delivered (for tests).
+    var waitingFlushes: Int { delivery.withLock { $0.flushes.count } }
+
+    /// Returns once every event stamped before the call has reached the sinks: a thread that
+    /// stamped an earlier event may deliver it (and those after it) a little later than it
+    /// returned from its transition. A shutdown or close waits for this before it returns, so
+    /// its trace is complete when the call returns.
+    func flushed() async {
+        guard isEnabled else { return }
+        // The last sequence number stamped so far (none: nothing to wait for).
+        let stamped = sequencer.withLock { $0 }
+        guard stamped > 0 else { return }
+        let through = stamped - 1
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = delivery.withLock { delivery -> Bool in
+                guard delivery.next <= through else { return true }
+                delivery.flushes.append((through, continuation))
+                return false
+            }
+            if now { continuation.resume() }
         }
     }
 
