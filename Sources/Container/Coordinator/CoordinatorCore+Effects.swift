@@ -134,17 +134,10 @@ extension CoordinatorCore {
                 values.append((slot, box))
                 leased.append((appSlot, box))
             }
-            switch link.parent.lease(child: link.child, values: leased) {
-            case .leased:
+            if link.parent.lease(child: link.child, values: leased) {
                 return .success(Machine.AppValues(values: values, generation: app.generation, absent: absent))
-            case .childClosing:
-                // The instance's close order is on its way (or came), and cancels this build:
-                // fetching again until it arrives would only spin.
-                await CancellationWait.untilCancelled()
-                return .failure(.closed(link.label))
-            case .refused:
-                if Task.isCancelled { return .failure(.closed(link.label)) }
             }
+            if Task.isCancelled { return .failure(.closed(link.label)) }
         }
     }
 
@@ -168,7 +161,7 @@ extension CoordinatorCore {
             appSlots.append(appSlot)
         }
         guard !values.isEmpty,
-            link.parent.lease(child: link.child, values: zip(appSlots, values).map { ($0, $1.box) }) == .leased
+            link.parent.lease(child: link.child, values: zip(appSlots, values).map { ($0, $1.box) })
         else { return nil }
         return Machine.AppValues(values: values, generation: app.generation)
     }
