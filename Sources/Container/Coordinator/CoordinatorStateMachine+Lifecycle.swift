@@ -11,7 +11,17 @@ extension CoordinatorStateMachine {
     /// else completes the operations that waited for it, releases app values nothing uses any
     /// more, and launches the build that waited for its turn.
     mutating func continueLifecycle(now: Duration) -> Lifecycle {
-        guard stopping == nil, build?.isLaunched != true else { return Lifecycle() }
+        // A superseded build still running: its late values go to its operation's teardown first.
+        guard stopping == nil else { return Lifecycle() }
+        guard build?.isLaunched != true else {
+            // A build of this generation runs (its nodes may take any time): no teardown starts,
+            // but a reset or reload whose teardowns are done and whose scope instances have ended
+            // (they may report after the build launched) completes now, not when the build ends.
+            // A graceful shutdown (draining) waits for the build.
+            guard case .open = phase else { return Lifecycle() }
+            let completed = teardowns.completedOperations()
+            return completed.isEmpty ? Lifecycle() : Lifecycle(completed: completed)
+        }
         switch teardowns.next(isLeased: children.isLeased) {
         case .tearDown(let batch):
             return Lifecycle(next: .tearDown(batch))

@@ -133,6 +133,14 @@ struct TeardownQueue<OperationWaiter> {
             isTearingDown = true
             return .tearDown(batch)
         }
+        return .idle(completed: completedOperations())
+    }
+
+    /// The operations, oldest first, that nothing queued or being torn down holds up and whose
+    /// scope instances have ended: complete also while a build of the new generation runs (no
+    /// teardown may start then, but an operation must not wait for a build it did not start).
+    mutating func completedOperations() -> [(waiter: OperationWaiter, report: ServiceContainer.ResetReport)] {
+        guard !isTearingDown, queue.isEmpty else { return [] }
         var completed: [(waiter: OperationWaiter, report: ServiceContainer.ResetReport)] = []
         while let operation = operations.first, operation.children.isEmpty, !operation.awaitsTrace {
             operations.removeFirst()
@@ -142,7 +150,7 @@ struct TeardownQueue<OperationWaiter> {
             report.operation = operation.id
             completed.append((operation.waiter, report))
         }
-        return .idle(completed: completed)
+        return completed
     }
 
     /// Broken invariants: with no job and nothing leased, nothing is left queued.

@@ -260,6 +260,34 @@ struct StateMachineTests {
         #expect(reported.completed.map(\.report.tornDown.first?.service) == ["scoped"], "scoped teardowns first")
     }
 
+    @Test("A reset waiting for a child's report completes when the child reports, though the next build runs")
+    func resetCompletesBesideTheNextBuild() throws {
+        var machine = try Self.machine()
+        guard let launch = Self.launched(Self.request(&machine, 1, .roots([Self.a]))) else { return }
+        _ = machine.nodeFinished(build: launch.ticket.id, Self.succeeded(Self.a, of: launch.ticket), now: .zero)
+        guard case .opened(let child, _) = machine.childOpened(scope: "s", label: "s#1", make: { id, _, _ in id })
+        else {
+            return fail("opens")
+        }
+        let value = try #require(machine.state.values[Self.a])
+        let leased = machine.leaseRequested(child: child, values: [(Self.a, value)])
+        #expect(leased)
+        guard case .proceed = machine.resetRequested(invalidating: [Self.a], waiter: "r", now: .zero) else {
+            return fail("proceeds")
+        }
+        _ = machine.childReleased(child: child, boxes: [value], now: .zero)
+        let torn = machine.teardownFinished([], now: .zero)
+        #expect(torn.completed.isEmpty, "the reset waits for the child's report")
+        // Meanwhile a caller launches generation 2's build, whose node may run for any time.
+        guard let next = Self.launched(Self.request(&machine, 2, .roots([Self.c]))) else { return }
+        #expect(next.ticket.build == BuildAttempt(generation: 2, attempt: 1))
+        let reported = machine.childEnded(child: child, reportedTo: 1, records: [], closed: false, now: .zero)
+        #expect(reported.completed.map(\.waiter) == ["r"], "the reset does not wait for a build it did not start")
+        guard case .none = reported.next else { return fail("no teardown starts while the build runs") }
+        #expect(reported.start.launch == nil)
+        Self.expectValid(machine)
+    }
+
     @Test("The debug summary says the phase, the build, the operations waiting and the children")
     func debugSummary() throws {
         var machine = try Self.machine()
