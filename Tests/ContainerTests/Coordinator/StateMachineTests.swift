@@ -227,19 +227,32 @@ struct StateMachineTests {
         Self.expectValid(machine)
     }
 
+    /// A machine whose `a` is built and leased by child `s#1`: the machine, the child's id and `a`'s value.
+    static func childLeasingA(
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> (Machine, child: Int, value: AnyServiceBox)? {
+        var machine = try machine()
+        guard let launch = launched(request(&machine, 1, .roots([a])), sourceLocation: sourceLocation) else {
+            return nil
+        }
+        _ = machine.nodeFinished(build: launch.ticket.id, succeeded(a, of: launch.ticket), now: .zero)
+        guard case .opened(let child, _) = machine.childOpened(scope: "s", label: "s#1", make: { id, _, _ in id })
+        else {
+            Issue.record("the child opens", sourceLocation: sourceLocation)
+            return nil
+        }
+        let value = try #require(machine.state.values[a], sourceLocation: sourceLocation)
+        let leased = machine.leaseRequested(child: child, values: [(a, value)])
+        #expect(leased, sourceLocation: sourceLocation)
+        return (machine, child, value)
+    }
+
     @Test(
         "A retired value a child leases is torn down only after the child released it; the child is superseded at once")
     func leasedValuesWaitForTheirChild() throws {
-        var machine = try Self.machine()
-        guard let launch = Self.launched(Self.request(&machine, 1, .roots([Self.a]))) else { return }
-        _ = machine.nodeFinished(build: launch.ticket.id, Self.succeeded(Self.a, of: launch.ticket), now: .zero)
-        guard case .opened(let child, _) = machine.childOpened(scope: "s", label: "s#1", make: { id, _, _ in id })
-        else {
-            return fail("opens")
-        }
-        let value = try #require(machine.state.values[Self.a])
-        let leased = machine.leaseRequested(child: child, values: [(Self.a, value)])
-        #expect(leased)
+        guard let leasing = try Self.childLeasingA() else { return }
+        var machine = leasing.0
+        let (child, value) = (leasing.child, leasing.value)
         guard
             case .proceed(let supersession, let lifecycle) = machine.resetRequested(
                 invalidating: [Self.a], waiter: "r", now: .zero)
@@ -262,16 +275,9 @@ struct StateMachineTests {
 
     @Test("A reset waiting for a child's report completes when the child reports, though the next build runs")
     func resetCompletesBesideTheNextBuild() throws {
-        var machine = try Self.machine()
-        guard let launch = Self.launched(Self.request(&machine, 1, .roots([Self.a]))) else { return }
-        _ = machine.nodeFinished(build: launch.ticket.id, Self.succeeded(Self.a, of: launch.ticket), now: .zero)
-        guard case .opened(let child, _) = machine.childOpened(scope: "s", label: "s#1", make: { id, _, _ in id })
-        else {
-            return fail("opens")
-        }
-        let value = try #require(machine.state.values[Self.a])
-        let leased = machine.leaseRequested(child: child, values: [(Self.a, value)])
-        #expect(leased)
+        guard let leasing = try Self.childLeasingA() else { return }
+        var machine = leasing.0
+        let (child, value) = (leasing.child, leasing.value)
         guard case .proceed = machine.resetRequested(invalidating: [Self.a], waiter: "r", now: .zero) else {
             return fail("proceeds")
         }
