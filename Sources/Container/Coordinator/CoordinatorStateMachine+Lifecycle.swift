@@ -19,8 +19,7 @@ extension CoordinatorStateMachine {
             // (they may report after the build launched) completes now, not when the build ends.
             // A graceful shutdown (draining) waits for the build.
             guard case .open = phase else { return Lifecycle() }
-            let completed = teardowns.completedOperations()
-            return completed.isEmpty ? Lifecycle() : Lifecycle(completed: completed)
+            return Lifecycle(completed: teardowns.completedOperations())
         }
         switch teardowns.next(isLeased: children.isLeased) {
         case .tearDown(let batch):
