@@ -115,6 +115,12 @@ extension CoordinatorStateMachine {
             case reload(ServiceGraph, NodeRunTimes)
             /// Close it (a shutdown, or a reload removed its scope).
             case close
+
+            /// Whether it is a close: the instance answers any other order itself, once.
+            var isClose: Bool {
+                if case .close = self { return true }
+                return false
+            }
         }
         let child: Child
         let id: Int

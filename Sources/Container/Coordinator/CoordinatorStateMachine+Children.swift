@@ -43,10 +43,7 @@ extension CoordinatorStateMachine {
     ) -> Lifecycle {
         if let operation { teardowns.child(id, reported: records, to: operation) }
         if closed {
-            // Every operation still waiting for it (it closed itself) stops waiting.
-            for other in teardowns.operationIDs where other != operation {
-                teardowns.child(id, reported: [], to: other)
-            }
+            teardowns.childClosed(id, reportedTo: operation)
             children.remove(id)
         }
         return continueLifecycle(now: now)

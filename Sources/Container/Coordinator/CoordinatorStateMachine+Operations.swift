@@ -91,7 +91,9 @@ extension CoordinatorStateMachine {
         record(.generationReset(change), BuildAttempt(generation: generation, attempt: 1))
         traceResumptions(supersession, result: .superseded)
         teardowns.add(.init(id: operation, waiter: waiter, report: report))
-        teardowns.expect(children: supersession.children.map(\.id), for: operation)
+        teardowns.expect(
+            children: supersession.children.map(\.id),
+            answering: Set(supersession.children.lazy.filter { !$0.order.isClose }.map(\.id)), for: operation)
         if let build = supersession.cancelledBuild { teardowns.noteCancelled(build, by: operation) }
         return .proceed(supersession, then: continueLifecycle(now: now))
     }

@@ -32,6 +32,9 @@ struct TeardownQueue<OperationWaiter> {
         var tornDown: [ServiceContainer.ResetReport.Teardown] = []
         /// The scope instances (by id) whose ends this operation reports and still waits for.
         var children: Set<Int> = []
+        /// Those of `children` it told to reset or rebuild (not to close): each answers that
+        /// order itself, even once it closed, so only that answer ends the wait.
+        var answering: Set<Int> = []
         /// Teardowns of those instances, in the order they reported.
         var childTornDown: [ServiceContainer.ResetReport.Teardown] = []
         /// A shutdown (or close) waits for its own trace too: nothing hears that it ended (its
@@ -80,10 +83,12 @@ struct TeardownQueue<OperationWaiter> {
     /// An operation waits until every value queued so far is torn down.
     mutating func add(_ operation: Operation) { operations.append(operation) }
 
-    /// Operation `id` also waits for the end of the scope instances `children`.
-    mutating func expect(children: some Sequence<Int>, for id: Int) {
+    /// Operation `id` also waits for the end of the scope instances `children`; it told those in
+    /// `answering` to reset or rebuild, the others to close.
+    mutating func expect(children: some Sequence<Int>, answering: Set<Int> = [], for id: Int) {
         guard let index = operations.firstIndex(where: { $0.id == id }) else { return }
         operations[index].children.formUnion(children)
+        operations[index].answering.formUnion(answering)
     }
 
     /// Operation `id` is traced (see ``Operation/awaitsTrace``).
@@ -99,7 +104,19 @@ struct TeardownQueue<OperationWaiter> {
             return
         }
         operations[index].children.remove(child)
+        operations[index].answering.remove(child)
         operations[index].childTornDown += records
+    }
+
+    /// Scope instance `child` closed for good (reported to `operation`): the other operations
+    /// waiting for it stop waiting (their close order was refused, or came after the close),
+    /// except those waiting for its answer to a reset or rebuild order. That answer comes too,
+    /// and may come after the close: each of the instance's steps reports from the thread that
+    /// ran it, so its teardowns would be lost if the operation had completed without them.
+    mutating func childClosed(_ child: Int, reportedTo operation: Int?) {
+        for index in operations.indices where operations[index].id != operation {
+            if !operations[index].answering.contains(child) { operations[index].children.remove(child) }
+        }
     }
 
     /// Notes in operation `id`'s report that it cancelled `build`.
@@ -157,6 +174,9 @@ struct TeardownQueue<OperationWaiter> {
     func invariantViolations() -> [String] {
         var violations: [String] = []
         if Set(operations.map(\.id)).count != operations.count { violations.append("an operation waits twice") }
+        for operation in operations where !operation.answering.isSubset(of: operation.children) {
+            violations.append("operation \(operation.id) waits for an answer from an instance it does not wait for")
+        }
         return violations
     }
 }

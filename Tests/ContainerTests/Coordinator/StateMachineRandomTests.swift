@@ -307,14 +307,19 @@ struct MachineDriver: SeededDriver {
     /// Carries out one order to a child: it ends what it was asked (releasing what it leased).
     mutating func carryOutOrder() {
         guard !orders.isEmpty else { return }
-        let order = orders.removeFirst()
-        // A close of a child closed already (one closing got a second): refused, nothing reported.
+        // Each of a child's steps reports from the thread that ran it: its ends come in any order.
+        let order = orders.remove(at: Int.random(in: orders.indices, using: &random))
+        let closed = order.order.isClose
         guard children[order.id] != nil else {
+            // Closed already: a second close is refused and reports nothing (the first close's
+            // end stood for it); any other order is refused with an empty report.
             history.append("child \(order.id) refuses order of \(order.operation): closed")
+            if !closed {
+                follow(
+                    machine.childEnded(child: order.id, reportedTo: order.operation, records: [], closed: false, now: now))
+            }
             return
         }
-        let closed: Bool
-        if case .close = order.order { closed = true } else { closed = false }
         history.append("child \(order.id) ends order of \(order.operation)\(closed ? " (closed)" : "")")
         let leased = children[order.id] ?? []
         children[order.id] = closed ? nil : []

@@ -294,6 +294,36 @@ struct StateMachineTests {
         Self.expectValid(machine)
     }
 
+    @Test("A child's report to a reset reaches the reset's report though the child's close was heard first")
+    func reportAfterTheClose() throws {
+        guard let leasing = try Self.childLeasingA() else { return }
+        var machine = leasing.0
+        let (child, value) = (leasing.child, leasing.value)
+        var completed: [(waiter: String, report: ServiceContainer.ResetReport)] = []
+        guard
+            case .proceed(let reset, _) = machine.resetRequested(invalidating: [Self.a], waiter: "r", now: .zero)
+        else { return fail("the reset proceeds") }
+        guard
+            case .proceed(let shutdown, _) = machine.shutdownRequested(
+                waiter: "s", graceful: false, error: .shutDown(generation: 2), now: .zero)
+        else { return fail("the shutdown proceeds") }
+        #expect(reset.children.map(\.operation) == [1] && shutdown.children.map(\.operation) == [2])
+        completed += machine.shutdownTraced(now: .zero).completed
+        completed += machine.childReleased(child: child, boxes: [value], now: .zero).completed
+        completed += machine.teardownFinished([], now: .zero).completed
+        // The child accepted the reset's order, then its close: each of its steps reports from
+        // the thread that ran it, so its close may reach this coordinator before its reset does.
+        completed += machine.childEnded(child: child, reportedTo: 2, records: [], closed: true, now: .zero).completed
+        #expect(!completed.map(\.waiter).contains("r"), "the reset waits for the report of its own order")
+        let scoped = ServiceContainer.ResetReport.Teardown(service: "x", generation: 1, error: nil, scope: "s#1")
+        completed += machine.childEnded(child: child, reportedTo: 1, records: [scoped], closed: false, now: .zero)
+            .completed
+        #expect(completed.map(\.waiter) == ["r", "s"])
+        #expect(completed.first?.report.tornDown.first?.service == "x", "the child's teardown is the reset's")
+        #expect(machine.status(openScopes: []).unreportedTeardowns.isEmpty)
+        Self.expectValid(machine)
+    }
+
     @Test("The debug summary says the phase, the build, the operations waiting and the children")
     func debugSummary() throws {
         var machine = try Self.machine()

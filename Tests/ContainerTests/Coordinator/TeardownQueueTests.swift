@@ -288,6 +288,8 @@ struct TeardownQueueDriver: SeededDriver {
     struct Operation {
         let id: Int
         var children: Set<Int>
+        /// Those of `children` told to reset or rebuild: only their own answer ends the wait.
+        var answering: Set<Int> = []
         var childRecords: [String] = []
         var records: [String] = []
         var cancelled: BuildAttempt?
@@ -326,7 +328,8 @@ struct TeardownQueueDriver: SeededDriver {
         case 20..<30: operation()
         case 30..<43: lease()
         case 43..<53: release()
-        case 53..<70: childEnded()
+        case 53..<65: childEnded()
+        case 65..<70: childClosed()
         case 70..<90: finishTeardown()
         case 90..<95: noteCancelled()
         default:
@@ -429,19 +432,23 @@ struct TeardownQueueDriver: SeededDriver {
     mutating func operation() {
         let id = nextOperation
         nextOperation += 1
+        // New instances, or some another operation waits for already.
+        let waited = operations.flatMap(\.children)
         let children = Set(
             (0..<Int.random(in: 0...2, using: &random)).map { _ in
+                if let child = waited.randomElement(using: &random), Bool.random(using: &random) { return child }
                 defer { nextChild += 1 }
                 return nextChild
             })
-        history.append("operation \(id) expecting children \(children.sorted())")
+        let answering = children.filter { _ in Bool.random(using: &random) }
+        history.append("operation \(id) expecting children \(children.sorted()), answering \(answering.sorted())")
         queue.add(
             .init(
                 id: id, waiter: id,
                 report: ServiceContainer.ResetReport(
                     reason: .reset, from: id, to: id + 1, invalidated: [], carriedOver: [])))
-        queue.expect(children: children, for: id)
-        operations.append(Operation(id: id, children: children))
+        queue.expect(children: children, answering: answering, for: id)
+        operations.append(Operation(id: id, children: children, answering: answering))
         if Bool.random(using: &random) { enqueue(makeValues(Int.random(in: 1...3, using: &random)), owner: id) }
         callNext()
     }
@@ -486,8 +493,25 @@ struct TeardownQueueDriver: SeededDriver {
         history.append("child \(child) ends for \(id) with \(records)")
         queue.child(child, reported: records.map { .init(service: $0, generation: 1, error: nil) }, to: id)
         operations[index].children.remove(child)
+        operations[index].answering.remove(child)
         operations[index].childRecords += records
         for record in records { reporter[record] = .some(id) }
+    }
+
+    /// A child closes for good, reporting to one operation waiting for it (or to none: it
+    /// closed itself); the others stop waiting, but for the answers it still owes them.
+    mutating func childClosed() {
+        guard let child = operations.flatMap(\.children).randomElement(using: &random) else { return }
+        let waiting = operations.indices.filter { operations[$0].children.contains(child) }
+        let reportedTo = Bool.random(using: &random) ? waiting.randomElement(using: &random) : nil
+        if let reportedTo { endChild(child, of: reportedTo) }
+        let operation = reportedTo.map { operations[$0].id }
+        history.append("child \(child) closed, reported to \(operation.map(String.init) ?? "none")")
+        queue.childClosed(child, reportedTo: operation)
+        for index in operations.indices where operations[index].id != operation {
+            if !operations[index].answering.contains(child) { operations[index].children.remove(child) }
+        }
+        callNext()
     }
 
     mutating func childRecords() -> [String] {
