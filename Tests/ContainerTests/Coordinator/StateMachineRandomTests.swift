@@ -316,7 +316,8 @@ struct MachineDriver: SeededDriver {
             history.append("child \(order.id) refuses order of \(order.operation): closed")
             if !closed {
                 follow(
-                    machine.childEnded(child: order.id, reportedTo: order.operation, records: [], closed: false, now: now))
+                    machine.childEnded(
+                        child: order.id, reportedTo: order.operation, records: [], closed: false, now: now))
             }
             return
         }

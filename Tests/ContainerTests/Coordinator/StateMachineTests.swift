@@ -316,7 +316,8 @@ struct StateMachineTests {
         completed += machine.childEnded(child: child, reportedTo: 2, records: [], closed: true, now: .zero).completed
         #expect(!completed.map(\.waiter).contains("r"), "the reset waits for the report of its own order")
         let scoped = ServiceContainer.ResetReport.Teardown(service: "x", generation: 1, error: nil, scope: "s#1")
-        completed += machine.childEnded(child: child, reportedTo: 1, records: [scoped], closed: false, now: .zero)
+        completed +=
+            machine.childEnded(child: child, reportedTo: 1, records: [scoped], closed: false, now: .zero)
             .completed
         #expect(completed.map(\.waiter) == ["r", "s"])
         #expect(completed.first?.report.tornDown.first?.service == "x", "the child's teardown is the reset's")
