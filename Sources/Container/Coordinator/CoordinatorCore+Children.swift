@@ -38,9 +38,8 @@ extension CoordinatorCore {
         return label
     }
 
-    /// Child `id` leases `values` (by their slots here; see ``ChildBook``); `false` when one was
-    /// retired meanwhile.
-    func lease(child id: Int, values: [(slot: Int, box: AnyServiceBox)]) -> Bool {
+    /// Child `id` leases `values` (by their slots here; see ``ChildBook``).
+    func lease(child id: Int, values: [(slot: Int, box: AnyServiceBox)]) -> Machine.LeaseAnswer {
         transition { machine, _ in machine.leaseRequested(child: id, values: values) }
     }
 

@@ -134,10 +134,17 @@ extension CoordinatorCore {
                 values.append((slot, box))
                 leased.append((appSlot, box))
             }
-            if link.parent.lease(child: link.child, values: leased) {
+            switch link.parent.lease(child: link.child, values: leased) {
+            case .leased:
                 return .success(Machine.AppValues(values: values, generation: app.generation, absent: absent))
+            case .childClosing:
+                // The instance's close order is on its way (or came), and cancels this build:
+                // fetching again until it arrives would only spin.
+                await CancellationWait.untilCancelled()
+                return .failure(.closed(link.label))
+            case .refused:
+                if Task.isCancelled { return .failure(.closed(link.label)) }
             }
-            if Task.isCancelled { return .failure(.closed(link.label)) }
         }
     }
 
@@ -161,7 +168,7 @@ extension CoordinatorCore {
             appSlots.append(appSlot)
         }
         guard !values.isEmpty,
-            link.parent.lease(child: link.child, values: zip(appSlots, values).map { ($0, $1.box) })
+            link.parent.lease(child: link.child, values: zip(appSlots, values).map { ($0, $1.box) }) == .leased
         else { return nil }
         return Machine.AppValues(values: values, generation: app.generation)
     }

@@ -161,7 +161,7 @@ extension CoordinatorCore {
             leased.append((appSlot, box))
         }
         // Retired meanwhile (a reset of the parent): the build fetches them itself.
-        guard link.parent.lease(child: link.child, values: leased) else { return nil }
+        guard link.parent.lease(child: link.child, values: leased) == .leased else { return nil }
         return Machine.AppValues(values: values, generation: app.generation)
     }
 }

@@ -181,6 +181,16 @@ extension CoordinatorStateMachine {
         case cancel(Supersession, then: Lifecycle)
     }
 
+    /// The answer to `leaseRequested`.
+    enum LeaseAnswer: Equatable {
+        case leased
+        /// A value was retired: ask again.
+        case refused
+        /// The child is closing or closed: its close order (which cancels its build) is on its
+        /// way or was delivered.
+        case childClosing
+    }
+
     /// The answer to `childOpened`.
     enum ChildOpenAction {
         case opened(id: Int, child: Child)

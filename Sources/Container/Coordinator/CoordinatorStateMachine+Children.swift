@@ -19,14 +19,17 @@ extension CoordinatorStateMachine {
         return .opened(id: opened.id, child: opened.child)
     }
 
-    /// Child `id` leases `boxes` before it builds on them; `false` (nothing leased) when one is
-    /// no longer a value of this generation: a reset or reload retired it since the child got
-    /// it, and the child fetches again.
-    mutating func leaseRequested(child id: Int, values: [(slot: Int, box: AnyServiceBox)]) -> Bool {
-        guard case .open = phase, children.isOpen(id) else { return false }
-        for (slot, box) in values where state.values[slot] !== box { return false }
+    /// Child `id` leases `boxes` before it builds on them. Nothing is leased when the child is
+    /// closing or closed: its close order (every shutdown of this coordinator sends one, a
+    /// graceful one too) is delivered right after the step that decided it, or was already.
+    /// Nor when one value is no longer a value of this generation (a reset or reload retired it
+    /// since the child got it): the child asks again, and gets the new values.
+    mutating func leaseRequested(child id: Int, values: [(slot: Int, box: AnyServiceBox)]) -> LeaseAnswer {
+        guard children.isOpen(id) else { return .childClosing }
+        guard case .open = phase else { return .refused }
+        for (slot, box) in values where state.values[slot] !== box { return .refused }
         children.lease(values.map(\.box), to: id)
-        return true
+        return .leased
     }
 
     /// Child `id` no longer uses `boxes` (its values built on them are torn down).

@@ -299,7 +299,7 @@ struct MachineDriver: SeededDriver {
         }
         let values = machine.state.values.slotsAndValues.filter { _ in Bool.random(using: &random) }
         guard !values.isEmpty else { return }
-        let accepted = machine.leaseRequested(child: id, values: values)
+        let accepted = machine.leaseRequested(child: id, values: values) == .leased
         history.append("child \(id) leases \(values.map(\.box.name)): \(accepted)")
         if accepted { children[id, default: []] += values.map(\.box) }
     }

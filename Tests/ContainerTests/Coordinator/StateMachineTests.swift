@@ -243,7 +243,7 @@ struct StateMachineTests {
         }
         let value = try #require(machine.state.values[a], sourceLocation: sourceLocation)
         let leased = machine.leaseRequested(child: child, values: [(a, value)])
-        #expect(leased, sourceLocation: sourceLocation)
+        #expect(leased == .leased, sourceLocation: sourceLocation)
         return (machine, child, value)
     }
 
@@ -261,7 +261,7 @@ struct StateMachineTests {
         guard case .none = lifecycle.next else { return fail("the leased value waits") }
         // A lease of the retired value now is refused: the child must fetch the new generation's.
         let leasedAgain = machine.leaseRequested(child: child, values: [(Self.a, value)])
-        #expect(!leasedAgain)
+        #expect(leasedAgain == .refused)
         let released = machine.childReleased(child: child, boxes: [value], now: .zero)
         guard case .tearDown(let batch) = released.next else { return fail("then it is torn down") }
         #expect(batch.map(\.box.name) == ["a"])
@@ -338,6 +338,44 @@ struct StateMachineTests {
         #expect(lines.contains("  requests waiting"))
         #expect(lines.contains("  teardowns: running false, queued 0, operations []"))
         #expect(lines.contains("  child 1 s#1 open leases 0"))
+    }
+
+    @Test("A child that a reload or a graceful shutdown closes is refused its lease as closing")
+    func leaseOfAClosingChild() throws {
+        var machine = try Self.machine()
+        guard let launch = Self.launched(Self.request(&machine, 1, .roots([Self.a]))) else { return }
+        _ = machine.nodeFinished(build: launch.ticket.id, Self.succeeded(Self.a, of: launch.ticket), now: .zero)
+        guard case .opened(let child, _) = machine.childOpened(scope: "s", label: "s#1", make: { id, _, _ in id })
+        else {
+            return fail("opens")
+        }
+        let value = try #require(machine.state.values[Self.a])
+        // The same app services without scope `s`: the reload closes its open child.
+        let graph = try ServiceGraph(
+            [
+                ServiceSpec(ServiceKey<Int>("a")) { _ in 1 },
+                ServiceSpec(ServiceKey<Int>("b"), dependsOn: ["a"]) { _ in 2 },
+                ServiceSpec(ServiceKey<Int>("c")) { _ in 3 },
+            ])
+        let changes = graph.changes(from: machine.declared)
+        let plan = ReloadPlan(from: machine.graph, to: graph.appPart, changes: changes, inPlace: false)
+        guard
+            case .proceed(let supersession, _) = machine.reloadRequested(
+                declared: graph, plan: plan, changes: changes, waiter: "r", now: .zero)
+        else { return fail("the reload proceeds") }
+        #expect(supersession.children.map(\.id) == [child])
+        // Until the close reaches it, the child may still ask for a value it fetched: it is told
+        // it is closing (its fetch then waits for the close), not to fetch again.
+        #expect(machine.leaseRequested(child: child, values: [(Self.a, value)]) == .childClosing)
+
+        var shuttingDown = try Self.machine()
+        guard case .opened(let other, _) = shuttingDown.childOpened(scope: "s", label: "s#1", make: { id, _, _ in id })
+        else {
+            return fail("opens")
+        }
+        // Graceful: the build goes on, and the snapshot stays, but every child is told to close.
+        _ = shuttingDown.shutdownRequested(waiter: "s", graceful: true, error: .shutDown(generation: 1), now: .zero)
+        #expect(shuttingDown.leaseRequested(child: other, values: []) == .childClosing)
     }
 
     @Test("A shutdown refuses every call from its first transition and closes every child")
