@@ -69,7 +69,7 @@ struct TeardownQueue<OperationWaiter> {
     /// Whether values wait to be torn down (or are being torn down).
     var hasWork: Bool { isTearingDown || !queue.isEmpty }
 
-    /// The ids of the operations waiting.
+    /// The ids of the operations waiting, oldest first (for tests).
     var operationIDs: [Int] { operations.map(\.id) }
 
     /// Queues values for teardown, reported by `owner`.

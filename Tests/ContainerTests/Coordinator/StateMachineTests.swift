@@ -250,9 +250,7 @@ struct StateMachineTests {
     @Test(
         "A retired value a child leases is torn down only after the child released it; the child is superseded at once")
     func leasedValuesWaitForTheirChild() throws {
-        guard let leasing = try Self.childLeasingA() else { return }
-        var machine = leasing.0
-        let (child, value) = (leasing.child, leasing.value)
+        guard case (var machine, let child, let value)? = try Self.childLeasingA() else { return }
         guard
             case .proceed(let supersession, let lifecycle) = machine.resetRequested(
                 invalidating: [Self.a], waiter: "r", now: .zero)
@@ -275,9 +273,7 @@ struct StateMachineTests {
 
     @Test("A reset waiting for a child's report completes when the child reports, though the next build runs")
     func resetCompletesBesideTheNextBuild() throws {
-        guard let leasing = try Self.childLeasingA() else { return }
-        var machine = leasing.0
-        let (child, value) = (leasing.child, leasing.value)
+        guard case (var machine, let child, let value)? = try Self.childLeasingA() else { return }
         guard case .proceed = machine.resetRequested(invalidating: [Self.a], waiter: "r", now: .zero) else {
             return fail("proceeds")
         }
@@ -296,9 +292,7 @@ struct StateMachineTests {
 
     @Test("A child's report to a reset reaches the reset's report though the child's close was heard first")
     func reportAfterTheClose() throws {
-        guard let leasing = try Self.childLeasingA() else { return }
-        var machine = leasing.0
-        let (child, value) = (leasing.child, leasing.value)
+        guard case (var machine, let child, let value)? = try Self.childLeasingA() else { return }
         var completed: [(waiter: String, report: ServiceContainer.ResetReport)] = []
         guard
             case .proceed(let reset, _) = machine.resetRequested(invalidating: [Self.a], waiter: "r", now: .zero)
