@@ -58,15 +58,17 @@ public struct ContainerError: Error, Sendable, CustomStringConvertible {
 
     public var description: String { message }
 
-    static func buildFailed(_ report: BuildReport) -> ContainerError {
+    /// `isOptional` marks the failures of optional services, which fail no request.
+    static func buildFailed(_ report: BuildReport, isOptional: (String) -> Bool = { _ in false }) -> ContainerError {
         let kind = report.failure ?? .transient
         let roots = report.failedNodes
         let cause =
             roots.isEmpty
             ? "a node was cancelled"
             : roots.map { name in
-                if case .failed(let failure)? = report.outcome(of: name) { return "'\(name)': \(failure.message)" }
-                return "'\(name)'"
+                let label = isOptional(name) ? "'\(name)' (optional: fails no request)" : "'\(name)'"
+                if case .failed(let failure)? = report.outcome(of: name) { return "\(label): \(failure.message)" }
+                return label
             }.joined(separator: "; ")
         let advice =
             kind == .permanent

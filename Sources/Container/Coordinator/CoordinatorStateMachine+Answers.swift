@@ -47,7 +47,13 @@ extension CoordinatorStateMachine {
                 block.error.code == .attemptsExhausted ? 1 : block.sticky ? 2 : 0
             if rank > (chosen?.rank ?? -1) { chosen = (rank, block.error) }
         }
-        return chosen?.error ?? .buildFailed(report)
+        return chosen?.error ?? buildFailed(report)
+    }
+
+    /// The error of a failed build, its optional services' failures marked as failing no request.
+    func buildFailed(_ report: BuildReport) -> ContainerError {
+        guard graph.hasOptionalServices else { return .buildFailed(report) }
+        return .buildFailed(report) { [graph] name in graph.isOptional(name) == true }
     }
 
     /// Whether `required` holds an input without a value of its type.

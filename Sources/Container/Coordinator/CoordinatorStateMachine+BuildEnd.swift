@@ -102,7 +102,7 @@ extension CoordinatorStateMachine {
             let isOptional = graph.hasOptionalServices && graph.nodes[slot].isOptional
             guard ended.records[slot].status == .failed || (isOptional && ended.records[slot].status == .skipped)
             else { continue }
-            let error = failedError ?? .buildFailed(report)
+            let error = failedError ?? buildFailed(report)
             failedError = error
             let delay = policy.retryAfter.delay(beforeRetry: attempts)
             state.block(slot, .init(error: error, sticky: permanent, allowedAt: now + delay))

@@ -31,7 +31,7 @@ extension CoordinatorStateMachine {
             }
         }
         if lastFailure == nil, let lastReport, !lastReport.succeeded, !lastReport.wasCancelled {
-            lastFailure = .buildFailed(lastReport)
+            lastFailure = buildFailed(lastReport)
         }
         return ContainerStatus(
             state: state, generation: generation, attempt: currentAttempt.attempt, lastBuild: lastReport,

@@ -190,8 +190,10 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
                     state.noteAbsence(of: slot, "\(graph.nodes[slot].name) skipped: a service it needs failed")
                 }
             }
+            // Published first: a `ready` join follows the snapshot it receives in the trace.
+            let snapshot = publishedHolding(now: now)
             traceAnswer(label, key, found: .ready, result: .snapshot)
-            return .answer(waiter, .snapshot(publishedHolding(now: now)))
+            return .answer(waiter, .snapshot(snapshot))
         case .blocked(let error, let found):
             traceAnswer(label, key, found: found, result: .failure)
             return .answer(waiter, .failure(error))

@@ -30,9 +30,10 @@ extension ServiceGraph {
                 let groupMembers = members[group] ?? []
                 if groupMembers.isEmpty && !optional {
                     var message = "service '\(spec.name)' depends on group '\(group)', which has no members"
-                    message += NameSuggestion.hint(for: group, among: members.keys)
+                    let hint = NameSuggestion.hint(for: group, among: members.keys)
+                    message += hint + (hint.isEmpty ? "; add" : " Otherwise add")
                     message +=
-                        "; add \"group\": \"\(group)\" to the services that belong to it, or depend on "
+                        " \"group\": \"\(group)\" to the services that belong to it, or depend on "
                         + "\"group:\(group)?\" to allow an empty group"
                     issues.append(
                         .init(

@@ -8,7 +8,7 @@ import Foundation
 ///   "lastBuild": { "generation": 1, "attempt": 1, "result": "succeeded", "durationMs": 12.5,
 ///                  "nodes": [ { "name": "database", "outcome": "succeeded", "runs": 1, "durationMs": 4.1 } ] },
 ///   "lastFailure": null, "nextAttemptAtMs": null, "openScopes": [], "waitingCallers": 0,
-///   "unreportedTeardowns": [],
+///   "unreportedTeardowns": [], "inputsNotSupplied": [],
 ///   "services": [ { "name": "database", "start": "eager", "state": "built" } ] }
 /// ```
 ///
@@ -42,6 +42,7 @@ enum StatusJSON {
                     "error": teardown.error.map(redactor.redact) ?? NSNull(),
                 ] as [String: Any]
             },
+            "inputsNotSupplied": status.inputsNotSupplied,
             "services": status.services.map { service in
                 ["name": service.name, "start": service.start.rawValue, "state": service.state.description]
             },

@@ -138,8 +138,9 @@ enum LaunchStory {
         let unbuilt = run.status?.services.filter { $0.state == .notRequested }.map(\.name) ?? []
         return [
             synchronousNarrative(run, graph: graph),
-            "2. launch: start() builds the eager services only (\(run.launchStarted.count) of \(run.total) ran), "
-                + "reusing the synchronous tier; a push that arrived at cold start asks for \(pushDetail) alone",
+            "2. launch: start() builds the eager services only, reusing the synchronous tier; a push that "
+                + "arrived at cold start asks for \(pushDetail) alone (\(run.launchStarted.count) of \(run.total) "
+                + "services ran for the two)",
             "   launch → \(describe(run.launch))",
             mainActorNarrative(run),
             "   push#cold-start → \(describe(run.push))",

@@ -20,7 +20,8 @@ public enum TraceInvariants {
     public static func expectations(for graph: ServiceGraph) -> [TraceExpectation] {
         [
             oneBuildPerAttempt, oneOutcomePerNode(graph), dependenciesFirst(graph), nodesAddedBeforeTheyRun,
-            everyCallerAnswered, .noSnapshotAfterReset, timeNeverGoesBack, mainActorNodesOneAtATime,
+            everyCallerAnswered, readyAfterItsSnapshot, .noSnapshotAfterReset, timeNeverGoesBack,
+            mainActorNodesOneAtATime,
         ]
     }
 
@@ -36,10 +37,13 @@ public enum TraceInvariants {
 
     /// Inside one build: every node the build is for ends in exactly one outcome (succeeded,
     /// reused, failed, skipped or cancelled), and no node event lies outside a started build.
-    /// In a graph that declares start policies, a build is for the nodes its requests need:
-    /// those with an event in it.
+    /// In a graph that declares start policies, optional services or inputs, a build is for the
+    /// nodes its requests need: those with an event in it.
     public static func oneOutcomePerNode(_ graph: ServiceGraph) -> TraceExpectation {
-        TraceExpectation("every node ends in exactly one outcome per build") { events in
+        let demandDriven =
+            graph.declaresStartPolicies || !graph.inputNames.isEmpty
+            || graph.serviceNames.contains { graph.isOptional($0) == true }
+        return TraceExpectation("every node ends in exactly one outcome per build") { events in
             let built = Set(events.filter { $0.kind == .buildStarted }.map(BuildKey.init))
             var outcomes: [BuildKey: [String: Int]] = [:]
             var problems: [String] = []
@@ -57,7 +61,7 @@ public enum TraceInvariants {
                 let scope = build.scope.map { String($0.prefix { $0 != "#" }) }
                 for name in graph.serviceNames
                 where graph.lifetime(of: name)?.scope == scope
-                    && (!graph.declaresStartPolicies || counts[name] != nil)
+                    && (!demandDriven || counts[name] != nil)
                 {
                     if counts[name, default: 0] != 1 {
                         problems.append("\(name) has \(counts[name, default: 0]) outcomes in \(build)")
@@ -152,6 +156,25 @@ public enum TraceInvariants {
             }
             let unanswered = open.filter { $0.value > 0 }.keys.sorted()
             if !unanswered.isEmpty { problems.append("never answered: " + unanswered.joined(separator: ", ")) }
+            return problems.isEmpty ? nil : problems.prefix(5).joined(separator: "; ")
+        }
+    }
+
+    /// A caller that found the container `ready` comes after the `snapshot.published` it
+    /// received: one of its generation, by the same coordinator (the app or a scope instance).
+    public static var readyAfterItsSnapshot: TraceExpectation {
+        TraceExpectation("a caller that finds the container ready comes after its snapshot") { events in
+            var published = Set<String>()
+            var problems: [String] = []
+            for event in events {
+                let generation = "g\(event.generation)" + (event.scope.map { " \($0)" } ?? "")
+                switch event.kind {
+                case .snapshotPublished: published.insert(generation)
+                case .callerJoined(let caller, .ready, _) where !published.contains(generation):
+                    problems.append("\(caller) found \(generation) ready before it published a snapshot")
+                default: break
+                }
+            }
             return problems.isEmpty ? nil : problems.prefix(5).joined(separator: "; ")
         }
     }

@@ -37,6 +37,7 @@ struct StatusTests {
         #expect(status["openScopes"] as? [String] == [])
         #expect(status["waitingCallers"] as? Int == 0)
         #expect((status["unreportedTeardowns"] as? [Any])?.isEmpty == true)
+        #expect(status["inputsNotSupplied"] as? [String] == [])
         let build = try #require(status["lastBuild"] as? [String: Any])
         #expect(build["result"] as? String == "succeeded")
         let nodes = try #require(build["nodes"] as? [[String: Any]])
@@ -99,6 +100,29 @@ struct StatusTests {
         let status = try status(in: capture.standardOutput)
         #expect(status["openScopes"] as? [String] == ["scene#window-1", "scene#window-2", "push#notification-42"])
         #expect(status["generation"] as? Int == 2)
+    }
+
+    @Test("an input nobody supplied is listed, and so is the service that waits for it")
+    func inputsNotSupplied() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let config = try folder.write(
+            "input.json",
+            """
+            { "version": 1, "services": [
+              { "name": "a", "provider": "simulated" },
+              { "name": "token", "provider": "input", "options": { "type": "string" } },
+              { "name": "registration", "provider": "simulated", "dependsOn": ["token"], "start": "lazy" }
+            ] }
+            """)
+        let capture = CapturedOutput()
+        let code = await DemoCommand.main(
+            ["--config", config, "--status", "--callers", "1", "--data-dir", folder.path], output: capture.output())
+        #expect(code == 0, "\(capture.standardError)")
+        let status = try status(in: capture.standardOutput)
+        #expect(status["inputsNotSupplied"] as? [String] == ["token"])
+        let services = try #require(status["services"] as? [[String: String]])
+        #expect(services.map { $0["state"] } == ["built", "notRequested", "notRequested"])
     }
 
     @Test("a secret in a node's error never reaches the status")

@@ -43,7 +43,7 @@ struct TraceInvariantsTests {
         _ = try await withTimeout { try await scope.start(as: "push") }
         _ = try await withTimeout { try await container.shutdown() }
         let results = TraceInvariants.check(trace.events, graph: container.graph)
-        #expect(results.count == 8)
+        #expect(results.count == 9)
         #expect(results.filter { !$0.passed }.isEmpty, "\(results)")
         try trace.events.expect(TraceInvariants.expectations(for: container.graph))
         #expect(trace.events.contains { $0.scope == "push#7" && $0.kind.node == "detail" })
@@ -122,6 +122,39 @@ struct TraceInvariantsTests {
         #expect(
             TraceInvariants.everyCallerAnswered.check(script.events).detail
                 == "scene answered more often than it asked; never answered: launch")
+    }
+
+    @Test("a caller that found the container ready before its generation published a snapshot")
+    func readyBeforeSnapshot() {
+        var script = TraceScript()
+        script.add(.snapshotPublished(services: 2))
+        script.add(.callerJoined(caller: "launch", state: .ready))
+        script.add(.generationReset(TraceEvent.GenerationChange(from: 1, to: 2, invalidated: [])), g: 2, a: 1)
+        script.add(.callerJoined(caller: "scene", state: .ready), g: 2, a: 1)
+        script.add(.snapshotPublished(services: 2), g: 2, a: 1)
+        script.add(.callerJoined(caller: "push", state: .ready), scope: "push#1")
+        #expect(
+            TraceInvariants.readyAfterItsSnapshot.check(script.events).detail
+                == "scene found g2 ready before it published a snapshot; push found g1 push#1 ready before it published a snapshot"
+        )
+    }
+
+    @Test("with an optional service, a build is for what its requests need: a retry without the optional one is fine")
+    func optionalLeftOutOfARetry() throws {
+        var telemetry = ServiceSpec(ServiceKey<Int>("telemetry")) { _ in 1 }
+        telemetry.isOptional = true
+        let graph = try ServiceGraph([telemetry, ServiceSpec(ServiceKey<Int>("session")) { _ in 2 }])
+        var script = TraceScript()
+        script.add([.buildStarted, .nodeStarted(node: "telemetry"), .nodeStarted(node: "session")])
+        script.add(.nodeFailed(node: "telemetry", failure: .transient, error: "offline", optional: true))
+        script.add(.nodeFailed(node: "session", failure: .transient, error: "offline"))
+        script.add([.buildStarted, .nodeStarted(node: "session")], g: 1, a: 2)
+        script.add(.nodeSucceeded(node: "session", duration: .zero), g: 1, a: 2)
+        #expect(TraceInvariants.oneOutcomePerNode(graph).check(script.events).passed)
+        // Without the optional service the graph is not demand-driven: every build ends every node.
+        #expect(
+            TraceInvariants.oneOutcomePerNode(self.graph).check(script.events).detail?
+                .contains("database has 0 outcomes in g1 a1") == true)
     }
 
     @Test("a snapshot published after its generation was reset")

@@ -162,6 +162,7 @@ struct CheckerInvariants {
         var retired = Set<String>()
         var builds: [String: Int] = [:]
         var joined: [String: TraceEvent.CallerState] = [:]
+        var published = Set<String>()
         // An id may be opened again once closed: each opening is a new instance (incarnation).
         var incarnations: [String: Int] = [:]
         // Once the app shut down, nothing builds or publishes, the app or a scope instance.
@@ -184,6 +185,7 @@ struct CheckerInvariants {
                 if retired.contains("\(label) g\(event.generation)") {
                     fail("\(label) generation \(event.generation) published after it was retired (rule 7)")
                 }
+                published.insert("\(label) g\(event.generation)")
             case .buildStarted:
                 if shutDown { fail("\(attempt) started after the shutdown") }
                 builds[attempt, default: 0] += 1
@@ -197,7 +199,12 @@ struct CheckerInvariants {
                 {
                     fail("\(node) \(attempt) ended \(failure): \(error); its late error is permanent")
                 }
-            case .callerJoined(let caller, let state, _): joined[caller] = state
+            case .callerJoined(let caller, let state, _):
+                joined[caller] = state
+                // A caller that found the container ready comes after the snapshot it received.
+                if state == .ready && !published.contains("\(label) g\(event.generation)") {
+                    fail("\(caller) found \(label) generation \(event.generation) ready before its snapshot.published")
+                }
             default: break
             }
         }

@@ -61,6 +61,30 @@ struct OptionalServiceTests {
         #expect(log.count(of: "telemetry") == 1)
     }
 
+    @Test(
+        "a build that fails with an optional service failing too: the error marks the optional failure as failing no one"
+    )
+    func optionalFailureInAFailedBuild() async throws {
+        let log = OrderLog()
+        let container = try ServiceContainer([
+            optional(
+                countedSpec("telemetry", log: log, defaultFailure: .transient) { _ in throw TestError("no network") }),
+            countedSpec("session", log: log, defaultFailure: .transient) { _ in throw TestError("offline") },
+        ])
+        let error = await #expect(throws: ContainerError.self) {
+            try await withTimeout(.seconds(30), "start()") { try await container.start() }
+        }
+        #expect(error?.code == .buildFailed)
+        #expect(error?.message.contains("'telemetry' (optional: fails no request): no network") == true)
+        #expect(error?.message.contains("'session': offline") == true)
+        #expect(container.status.lastFailure?.message.contains("(optional: fails no request)") == true)
+        // start() tries only what it requires again; the optional service waits for a request naming it.
+        _ = await #expect(throws: ContainerError.self) {
+            try await withTimeout(.seconds(30), "start() again") { try await container.start() }
+        }
+        #expect(log.count(of: "session") == 2 && log.count(of: "telemetry") == 1)
+    }
+
     @Test("a failure of what only an optional service needs skips it and nothing else; its dependents run")
     func failureUnderAnOptionalService() async throws {
         let log = OrderLog()

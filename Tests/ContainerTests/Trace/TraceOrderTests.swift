@@ -42,6 +42,27 @@ struct TraceOrderTests {
         }
     }
 
+    @Test("A reload that changes nothing: the first caller of the new generation finds it ready after its snapshot")
+    func readyAfterAReloadThatChangesNothing() async throws {
+        let recorder = TraceRecorder()
+        let specs = [
+            ServiceSpec(ServiceKey<Int>("a")) { _ in 1 },
+            ServiceSpec(ServiceKey<Int>("b"), dependsOn: ["a"]) { _ in 2 },
+        ]
+        let container = ServiceContainer(graph: try ServiceGraph(specs), trace: [recorder])
+        _ = try await withTimeout { try await container.start(as: "launch") }
+        _ = try await withTimeout { try await container.reload(try ServiceGraph(specs)) }
+        let snapshot = try await withTimeout { try await container.start(as: "scene") }
+        #expect(snapshot.generation == 2)
+        let second = recorder.events.filter { $0.build.generation == 2 }.map(\.kind)
+        #expect(second.filter { $0.name == "build.started" }.isEmpty, "nothing to build: every value carried over")
+        let published = try #require(second.firstIndex { $0.name == "snapshot.published" })
+        let joined = try #require(
+            second.firstIndex { $0 == .callerJoined(caller: "scene", state: .ready, request: .eager) })
+        #expect(published < joined)
+        #expect(TraceInvariants.readyAfterItsSnapshot.check(recorder.events).passed)
+    }
+
     @Test("With resets racing the callers, every caller is answered once, after it joined, in its generation")
     func resetsRacingCallers() async throws {
         for _ in 0..<5 {

@@ -185,7 +185,7 @@ struct GraphIssuePlacementTests {
         let empty = try #require(error.issues.last)
         #expect(empty.location.keyPath == "services[2].dependsOn[1]")
         #expect(empty.location.line == 6 && empty.location.column == 77)
-        #expect(empty.message.contains("group 'sink', which has no members; did you mean 'sinks'?"))
+        #expect(empty.message.contains("group 'sink', which has no members; did you mean 'sinks'? Otherwise add"))
     }
 
     @Test("a config issue is the validator's issue type: its fields carried over, the same printed form")

@@ -223,7 +223,22 @@ struct SimulatedProviderTests {
         #expect(error.codes == [.invalidOptions])
         #expect(
             error.description.contains(
-                "option 'durationMS': unknown option; did you mean 'durationMs'? (simulated reads: durationMs, outcomes, description)"
+                "option 'durationMS': unknown option; did you mean 'durationMs'? (simulated reads durationMs, "
+                    + "outcomes, description, and the options listed in secretOptions)"
             ))
+    }
+
+    @Test func everyUnknownOptionIsNamedInOneError() throws {
+        let error = try #require(
+            loadError(
+                """
+                { "version": 1, "services": [
+                  { "name": "a", "provider": "simulated", "options": { "zzz": 1, "baseURL": "u", "accessGroup": "g" } }
+                ] }
+                """))
+        #expect(error.codes == [.invalidOptions])
+        #expect(
+            error.description.contains(
+                "option 'accessGroup': unknown option; so are 'baseURL', 'zzz' (simulated reads durationMs, outcomes,"))
     }
 }
