@@ -60,10 +60,13 @@ public enum DemoCommand {
                              gantt (Mermaid gantt), perfetto (Chrome trace JSON: open it in
                              ui.perfetto.dev or chrome://tracing; a track per caller, a span
                              per node run).
-          --callers N        N generic callers race besides the config's entry points
+          --callers N        N generic callers (each calls start(): the eager services) race
+                             besides the config's entry points, which ask for what they need
                              (default: 0, or 4 when the config lists no entry points).
-          --retries N        The attempt budget: each generation gets at most 1 + N builds,
-                             however many callers retry (BuildPolicy.maxAttempts). Callers
+          --retries N        The attempt budget: a generation tries each service in at most
+                             1 + N builds, however many callers retry (BuildPolicy.maxAttempts;
+                             without start policies, optional services or inputs: at most
+                             1 + N builds). Callers
                              retry transient failures until they get the services or the
                              budget is used up (attemptsExhausted). Default: the config's
                              policy.maxAttempts, else 1 build (0 retries; 1 for transient).
@@ -86,7 +89,7 @@ public enum DemoCommand {
                              torn down (scopes first), the trace so far is printed, and the
                              demo exits 130 (SIGINT) or 143 (SIGTERM). A second signal exits
                              at once. CONTAINER_DEMO_GRACE_MS sets the grace period (0 to
-                             3600000 ms).
+                             3600000 ms; any other value is a usage error).
 
         EXIT STATUS:
           0  a snapshot was published (with a story: the story behaved as it says)

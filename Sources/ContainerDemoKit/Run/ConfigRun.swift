@@ -37,8 +37,12 @@ enum ConfigRun {
             entryNames.isEmpty
             ? "\(generic) generic callers"
             : entryNames.joined(separator: ", ") + (generic > 0 ? " and \(generic) generic callers" : "")
+        // With start policies, each caller asks for its own closure (start(): the eager services).
+        let what =
+            config.graph.declaresStartPolicies
+            ? "what they need of \(config.graph.count) services" : "\(config.graph.count) services"
         var report = ScenarioReport(
-            scenario: .coldStart, title: "cold start: \(who) race for \(config.graph.count) services (\(config.file))",
+            scenario: .coldStart, title: "cold start: \(who) race for \(what) (\(config.file))",
             graph: config.graph, events: events, reports: CallerRace.reports(results, published: published),
             narrative: narrative, checks: TraceInvariants.check(events, graph: config.graph),
             published: published != nil, isConfigRun: true)

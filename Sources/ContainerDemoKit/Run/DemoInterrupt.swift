@@ -56,14 +56,18 @@ public final class DemoInterrupt: Sendable {
     /// An interrupt that no signal has reached yet; a running build gets `grace` after the first.
     public init(grace: Duration = DemoInterrupt.defaultGrace) { self.grace = grace }
 
-    /// The grace period `environment` asks for: `CONTAINER_DEMO_GRACE_MS`, milliseconds from 0
-    /// to one hour (a value outside is clamped); ``defaultGrace`` without it or when it is not
-    /// a whole number.
-    public static func grace(from environment: [String: String]) -> Duration {
-        guard let text = environment["CONTAINER_DEMO_GRACE_MS"], let milliseconds = Int(text) else {
-            return defaultGrace
+    /// The grace period `environment` asks for: `CONTAINER_DEMO_GRACE_MS`, whole milliseconds
+    /// from 0 to one hour; ``defaultGrace`` without it.
+    /// - Throws: ``UsageError`` for any other value (the demo exits 2 before it runs).
+    public static func grace(from environment: [String: String]) throws(UsageError) -> Duration {
+        guard let text = environment["CONTAINER_DEMO_GRACE_MS"] else { return defaultGrace }
+        guard let milliseconds = Int(text), (0...3_600_000).contains(milliseconds) else {
+            let shown = text.count > 40 ? text.prefix(40) + "…" : Substring(text)
+            throw UsageError(
+                "CONTAINER_DEMO_GRACE_MS must be whole milliseconds from 0 to 3600000 (an hour), found '\(shown)'; "
+                    + "unset it for the default \(defaultGrace.components.seconds) s")
         }
-        return .milliseconds(min(max(milliseconds, 0), 3_600_000))
+        return .milliseconds(milliseconds)
     }
 
     /// 128 + the first signal's number (130 for SIGINT, 143 for SIGTERM) once a signal shut the

@@ -84,14 +84,23 @@ struct InterruptTests {
         #expect(!events.contains { $0.kind.name == "node.cancelled" })
     }
 
-    @Test("CONTAINER_DEMO_GRACE_MS sets the grace period, clamped to an hour; anything else keeps 2 s")
-    func graceFromTheEnvironment() {
-        #expect(DemoInterrupt.grace(from: [:]) == .seconds(2))
-        #expect(DemoInterrupt.grace(from: ["CONTAINER_DEMO_GRACE_MS": "60000"]) == .seconds(60))
-        #expect(DemoInterrupt.grace(from: ["CONTAINER_DEMO_GRACE_MS": "0"]) == .zero)
-        #expect(DemoInterrupt.grace(from: ["CONTAINER_DEMO_GRACE_MS": "-5"]) == .zero)
-        #expect(DemoInterrupt.grace(from: ["CONTAINER_DEMO_GRACE_MS": "99999999999"]) == .seconds(3_600))
-        #expect(DemoInterrupt.grace(from: ["CONTAINER_DEMO_GRACE_MS": "2 s"]) == .seconds(2))
+    @Test("CONTAINER_DEMO_GRACE_MS sets the grace period, 0 to an hour; anything else is a usage error; unset: 2 s")
+    func graceFromTheEnvironment() throws {
+        #expect(try DemoInterrupt.grace(from: [:]) == .seconds(2))
+        #expect(try DemoInterrupt.grace(from: ["CONTAINER_DEMO_GRACE_MS": "60000"]) == .seconds(60))
+        #expect(try DemoInterrupt.grace(from: ["CONTAINER_DEMO_GRACE_MS": "0"]) == .zero)
+        #expect(try DemoInterrupt.grace(from: ["CONTAINER_DEMO_GRACE_MS": "3600000"]) == .seconds(3_600))
+        for bad in ["-5", "3600001", "99999999999", "2 s", "abc", ""] {
+            let error = #expect(throws: UsageError.self) {
+                try DemoInterrupt.grace(from: ["CONTAINER_DEMO_GRACE_MS": bad])
+            }
+            #expect(error?.message.contains("found '\(bad)'; unset it for the default 2 s") == true)
+        }
+        let long = String(repeating: "9", count: 500)
+        let error = #expect(throws: UsageError.self) {
+            try DemoInterrupt.grace(from: ["CONTAINER_DEMO_GRACE_MS": long])
+        }
+        #expect((error?.message.count ?? .max) < 200, "the echoed value is bounded")
         #expect(DemoInterrupt(grace: .seconds(5)).grace == .seconds(5))
     }
 
