@@ -22,7 +22,11 @@
 ///   also inside longer words; overlapping and adjacent matches become one placeholder.
 /// - Pieces shorter than four characters (`t`, `sk`, `42`) are not hidden on their own: they
 ///   carry little of a secret and would blank out ordinary words. A whole secret is hidden
-///   whatever its length.
+///   whatever its length; one that short made only of letters, digits and `_` (`ok`, `m`) is
+///   hidden where it is a whole word, not inside longer ones (`ok` in `tokens`).
+/// - A secret is also hidden as messages quote a value: with its control characters written as
+///   `\u{…}` escapes, and cut after 64 characters (then `…`).
+/// - Placeholders already in the text are left alone: redacting twice changes nothing.
 /// - A fragment is hidden everywhere it occurs in redacted text, also where it is an
 ///   ordinary word: a secret SQL text hides `SELECT` in every error message. Over-hiding is
 ///   the price of never showing a piece of a secret.
@@ -50,12 +54,12 @@ public final class Redactor: Sendable {
     /// made from each other share them and build each automaton once.
     private final class FixedSecrets: Sendable {
         let secrets: Set<String>
-        private let built = Locked<SecretMatcher?>(nil)
+        private let built = Locked<Compiled?>(nil)
 
         init(_ secrets: Set<String>) { self.secrets = secrets }
 
-        /// The automaton, built on first use; `nil` when there is no secret.
-        func matcher() -> SecretMatcher? {
+        /// The compiled secrets, built on first use; `nil` when there is no secret.
+        func matcher() -> Compiled? {
             guard !secrets.isEmpty else { return nil }
             if let cached = built.withLock({ $0 }) { return cached.isEmpty ? nil : cached }
             // Built outside the lock: other redactions keep going meanwhile (they build their own
@@ -76,8 +80,8 @@ public final class Redactor: Sendable {
         var secrets: Set<String> = []
         /// Bumped by every new secret, so an automaton built from an older set is not stored.
         var version = 0
-        /// The automaton of ``secrets``; `nil` until built, and again after a registration.
-        var matcher: SecretMatcher?
+        /// ``secrets`` compiled; `nil` until built, and again after a registration.
+        var matcher: Compiled?
     }
 
     /// The secrets given at creation: this redactor's own, or those of the redactors it combines.
@@ -121,10 +125,15 @@ public final class Redactor: Sendable {
         var matchers = fixed.compactMap { $0.matcher() }
         if let registered = registeredMatcher() { matchers.append(registered) }
         guard !matchers.isEmpty else { return text }
+        let shortWords = matchers.map(\.shortWords).filter { !$0.isEmpty }
+        let wordRanges = shortWords.isEmpty ? [] : Self.wholeWords(in: text, among: shortWords)
         var contiguous = text
         let redacted: String? = contiguous.withUTF8 { bytes in
-            var ranges: [Range<Int>] = []
-            for matcher in matchers { ranges = Self.union(ranges, matcher.coveredRanges(in: bytes)) }
+            var ranges = wordRanges
+            for matcher in matchers where !matcher.automaton.isEmpty {
+                ranges = Self.union(ranges, matcher.automaton.coveredRanges(in: bytes))
+            }
+            ranges = Self.outsidePlaceholders(ranges, in: bytes)
             guard !ranges.isEmpty else { return nil }
             var result: [UInt8] = []
             result.reserveCapacity(bytes.count)
@@ -171,8 +180,8 @@ public final class Redactor: Sendable {
         scalar.properties.isAlphabetic || scalar.properties.numericType != nil || scalar == "_"
     }
 
-    /// The automaton of the registered secrets, built if missing or stale; `nil` when there is none.
-    private func registeredMatcher() -> SecretMatcher? {
+    /// The registered secrets compiled, built if missing or stale; `nil` when there is none.
+    private func registeredMatcher() -> Compiled? {
         let (cached, secrets, version) = registered.withLock { state in
             (state.matcher, state.matcher == nil ? state.secrets : [], state.version)
         }
@@ -187,14 +196,89 @@ public final class Redactor: Sendable {
         return matcher.isEmpty ? nil : matcher
     }
 
-    /// The automaton of `secrets` and of every fragment of them.
-    private static func compile(_ secrets: Set<String>) -> SecretMatcher {
+    /// Secrets compiled: an automaton of what is hidden wherever it occurs (the secrets, as
+    /// messages quote them too, and their fragments), and the short secrets hidden as whole words.
+    struct Compiled: Sendable {
+        let automaton: SecretMatcher
+        /// Secrets shorter than ``minimumFragmentLength`` made of word characters only.
+        let shortWords: Set<String>
+
+        var isEmpty: Bool { automaton.isEmpty && shortWords.isEmpty }
+    }
+
+    /// `secrets` and every fragment of them, compiled.
+    private static func compile(_ secrets: Set<String>) -> Compiled {
         var patterns = Set<String>()
+        var shortWords = Set<String>()
         for secret in secrets {
+            let length = secret.unicodeScalars.count
+            if length < minimumFragmentLength && secret.unicodeScalars.allSatisfy(isWordScalar) {
+                shortWords.insert(secret)
+                continue
+            }
             patterns.insert(secret)
+            // As a message quotes a value (`NameRules.visible`): escaped, and cut after 64 characters.
+            let escaped = NameRules.escapingControlCharacters(secret)
+            if escaped != secret { patterns.insert(escaped) }
+            if length > 64 { patterns.insert(String(NameRules.visible(secret).dropLast())) }
             patterns.formUnion(fragments(of: secret))
         }
-        return SecretMatcher(patterns: patterns.map { Array($0.utf8) })
+        return Compiled(automaton: SecretMatcher(patterns: patterns.map { Array($0.utf8) }), shortWords: shortWords)
+    }
+
+    /// The UTF-8 ranges of the maximal runs of word characters in `text` that are one of `words`.
+    private static func wholeWords(in text: String, among words: [Set<String>]) -> [Range<Int>] {
+        var ranges: [Range<Int>] = []
+        var offset = 0
+        var runStart = 0
+        var run = String.UnicodeScalarView()
+        func endRun() {
+            if !run.isEmpty && run.count < minimumFragmentLength {
+                let word = String(run)
+                if words.contains(where: { $0.contains(word) }) { ranges.append(runStart..<offset) }
+            }
+            run = String.UnicodeScalarView()
+        }
+        for scalar in text.unicodeScalars {
+            if isWordScalar(scalar) {
+                if run.isEmpty { runStart = offset }
+                run.append(scalar)
+            } else {
+                endRun()
+            }
+            offset += scalar.utf8.count
+        }
+        endRun()
+        return ranges
+    }
+
+    /// `ranges` without those that lie inside a placeholder the text holds already.
+    private static func outsidePlaceholders(_ ranges: [Range<Int>], in bytes: UnsafeBufferPointer<UInt8>) -> [Range<
+        Int
+    >] {
+        guard !ranges.isEmpty else { return ranges }
+        let placeholder = Array(placeholder.utf8)
+        var held: [Range<Int>] = []
+        var index = 0
+        while index + placeholder.count <= bytes.count {
+            if bytes[index] == placeholder[0]
+                && placeholder.indices.allSatisfy({ bytes[index + $0] == placeholder[$0] })
+            {
+                held.append(index..<index + placeholder.count)
+                index += placeholder.count
+            } else {
+                index += 1
+            }
+        }
+        guard !held.isEmpty else { return ranges }
+        // Both lists are in order: one walk.
+        var next = 0
+        return ranges.filter { range in
+            while next < held.count && held[next].upperBound <= range.lowerBound { next += 1 }
+            return
+                !(next < held.count && held[next].lowerBound <= range.lowerBound
+                && range.upperBound <= held[next].upperBound)
+        }
     }
 
     /// The union of two ordered lists of disjoint ranges, overlapping and adjacent ones merged.

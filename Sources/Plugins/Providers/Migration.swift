@@ -60,12 +60,17 @@ public struct Migration: Sendable, Hashable {
         }
         var result: [Migration] = []
         var versions = Set<Int>()
+        let isSecret = options.secretKeys.contains("migrations")
         for (index, item) in items.enumerated() {
             let key = "migrations[\(index)]"
             guard case .object(let fields) = item else {
                 throw .wrongType(key, expected: "an object with version, name and sql", found: item.typeName)
             }
             if let unknown = fields.keys.sorted().first(where: { !["version", "name", "sql"].contains($0) }) {
+                // A secret option's keys are its text too: not quoted.
+                guard !isSecret else {
+                    throw .invalid(key, "has a key other than version, name and sql (not shown: migrations is secret)")
+                }
                 let hint =
                     NameSuggestion.closest(to: unknown, among: ["version", "name", "sql"])
                     .map { "; did you mean '\($0)'?" } ?? "; the keys are version, name and sql"
@@ -85,7 +90,6 @@ public struct Migration: Sendable, Hashable {
             guard versions.insert(version).inserted else {
                 throw .invalid("\(key).version", "version \(version) is listed twice; each version must be unique")
             }
-            let isSecret = options.secretKeys.contains("migrations")
             result.append(Migration(version: version, name: name, sql: sql, isSecret: isSecret))
         }
         return result.sorted { $0.version < $1.version }

@@ -29,6 +29,30 @@ struct RedactorTests {
         #expect(redactor.redact("") == "")
     }
 
+    @Test("a short secret of word characters is hidden as a whole word, not inside longer words")
+    func shortSecrets() {
+        let redactor = Redactor(secrets: ["m", "ok", "e1"])
+        #expect(redactor.redact("migration m failed: ok") == "migration <redacted> failed: <redacted>")
+        #expect(redactor.redact("tokens, name, e10, (e1)") == "tokens, name, e10, (<redacted>)")
+        #expect(redactor.redact("k-1 m_2") == "k-1 m_2", "'m_2' is one word")
+    }
+
+    @Test("a secret as messages quote it: control characters escaped, cut after 64 characters")
+    func quotedForms() {
+        let long = "cmpl" + String(repeating: "QZXWVUTSRQPONMLK", count: 10)
+        let redactor = Redactor(secrets: ["tok-9f3-a1c\n", long])
+        #expect(redactor.redact("unknown type 'tok-9f3-a1c\\u{A}'") == "unknown type '<redacted>'")
+        #expect(redactor.redact("unknown '\(NameRules.visible(long))'") == "unknown '<redacted>…'")
+    }
+
+    @Test("placeholders in the text are left alone: redacting twice changes nothing")
+    func idempotent() {
+        let redactor = Redactor(secrets: ["e", "red", "acted>", "hunter22"])
+        let once = redactor.redact("the key hunter22 was e")
+        #expect(once == "the key <redacted> was <redacted>")
+        #expect(redactor.redact(once) == once)
+    }
+
     @Test("numbers, non-ASCII secrets and a secret registered after the first redaction")
     func registrationAndUnicode() {
         let redactor = Redactor()
@@ -148,11 +172,30 @@ struct RedactorTests {
     static func naiveRedaction(of text: String, secrets: [String]) -> String {
         let bytes = Array(text.utf8)
         var patterns = Set<[UInt8]>()
+        var shortWords = Set<String>()
         for secret in secrets where !secret.isEmpty {
+            if secret.unicodeScalars.count < 4 && secret.unicodeScalars.allSatisfy(isWord) {
+                shortWords.insert(secret)
+                continue
+            }
             patterns.insert(Array(secret.utf8))
             for fragment in Redactor.fragments(of: secret) { patterns.insert(Array(fragment.utf8)) }
         }
         var marked = [Bool](repeating: false, count: bytes.count)
+        // A short secret of word characters: only where a whole run of them is that secret.
+        var offset = 0
+        var run = ""
+        var runStart = 0
+        for scalar in text.unicodeScalars + [" "] {
+            if isWord(scalar) {
+                if run.isEmpty { runStart = offset }
+                run.unicodeScalars.append(scalar)
+            } else {
+                if shortWords.contains(run) { for index in runStart..<offset { marked[index] = true } }
+                run = ""
+            }
+            offset += scalar.utf8.count
+        }
         for pattern in patterns where pattern.count <= bytes.count {
             for start in 0...(bytes.count - pattern.count) where Array(bytes[start..<start + pattern.count]) == pattern
             {
@@ -171,5 +214,10 @@ struct RedactorTests {
             }
         }
         return String(decoding: result, as: UTF8.self)
+    }
+
+    /// Letters, digits and `_`.
+    static func isWord(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.isAlphabetic || scalar.properties.numericType != nil || scalar == "_"
     }
 }

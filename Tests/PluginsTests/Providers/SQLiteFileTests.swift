@@ -116,4 +116,24 @@ struct SQLiteFileTests {
         #expect(
             plainError?.message == "migration 2 'zq_backfill' failed: statement failed: no such column: MIGSECRET_col")
     }
+
+    @Test func anUnknownKeyInSecretMigrationsIsNotQuoted() throws {
+        let text = """
+            { "version": 1, "services": [
+              { "name": "database", "provider": "sqlite", "secretOptions": %@,
+                "options": { "path": ":memory:", "migrations": [
+                  { "version": 1, "name": "m", "sql": "CREATE TABLE t (a);", "sk_live_QZXWVUTSRQ": 1 }
+                ] } }
+            ] }
+            """
+        let secret = try #require(loadError(text.replacingOccurrences(of: "%@", with: #"["migrations"]"#)))
+        #expect(secret.issues.map(\.location.keyPath) == ["services[0].options.migrations[0]"])
+        #expect(
+            secret.description.contains("has a key other than version, name and sql (not shown: migrations is secret)"))
+        #expect(!secret.description.contains("QZXWVUTSRQ"))
+        #expect(secret.description.contains("migrations"), "the short secret 'm' is hidden as a word only")
+        // Not secret: the key is named, with the known ones.
+        let plain = try #require(loadError(text.replacingOccurrences(of: "%@", with: "[]")))
+        #expect(plain.description.contains("unknown key 'sk_live_QZXWVUTSRQ'; the keys are version, name and sql"))
+    }
 }
