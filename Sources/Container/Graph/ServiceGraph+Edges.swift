@@ -25,6 +25,7 @@ extension ServiceGraph {
         var result = [[String: [Int]]](repeating: [:], count: accepted.count)
         for (slot, position) in accepted.enumerated() {
             let spec = specs[position]
+            var positionOf: [Int: Int] = [:]
             for (index, dependency) in spec.dependsOn.enumerated() {
                 guard let (group, optional) = ServiceGroups.parse(dependency) else { continue }
                 let groupMembers = members[group] ?? []
@@ -40,11 +41,26 @@ extension ServiceGraph {
                             code: .missingDependency, message: message, service: spec.name,
                             location: spec.location?.appending("dependsOn").appending("[\(index)]")))
                 }
+                if spec.group == group {
+                    issues.append(
+                        .init(
+                            code: .cycle,
+                            message: "service '\(spec.name)' depends on group '\(group)', which it belongs to: it "
+                                + "would depend on itself; remove \"group\": \"\(group)\" from it or the dependency",
+                            service: spec.name, location: spec.location?.appending("dependsOn").appending("[\(index)]"))
+                    )
+                }
+                // Where each dependency is already: one pass, however large the group.
+                if positionOf.isEmpty {
+                    positionOf = Dictionary(dependencies[slot].enumerated().map { ($1, $0) }) { first, _ in first }
+                }
                 var positions: [Int] = []
+                positions.reserveCapacity(groupMembers.count)
                 for member in groupMembers where member != slot {
-                    if let existing = dependencies[slot].firstIndex(of: member) {
+                    if let existing = positionOf[member] {
                         positions.append(existing)
                     } else {
+                        positionOf[member] = dependencies[slot].count
                         positions.append(dependencies[slot].count)
                         dependencies[slot].append(member)
                     }

@@ -44,14 +44,15 @@ public struct DOTRenderer: Sendable {
             lines.append("    label=\(TraceText.dotQuoted(label));")
             lines.append("    labelloc=t;")
         }
+        let reported = report?.nodesByName() ?? [:]
         for name in appNames {
             let style = OutcomeStyle(
-                report?.node(name), policy: graph.startPolicy(of: name), optional: graph.isOptional(name) == true)
+                reported[name], policy: graph.startPolicy(of: name), optional: graph.isOptional(name) == true)
             lines.append(node(name, label: report == nil ? name : name + "\n" + style.label, style, indent: "    "))
         }
         for name in appNames {
             for dependency in graph.dependencies(of: name) ?? [] {
-                let upstream = OutcomeStyle(report?.node(dependency)).name
+                let upstream = OutcomeStyle(reported[dependency]).name
                 // A dependency without a value never fed its dependent: dashed.
                 lines.append(edge(dependency, name, dashed: report != nil && !Self.hasValue(upstream)))
             }

@@ -37,10 +37,11 @@ public struct MermaidFlowchartRenderer: Sendable {
         for (index, name) in names.enumerated() { ids[name] = "n\(index)" }
         var lines = ["flowchart \(direction)"]
         var classes: [String: [String]] = [:]
+        let reported = report?.nodesByName() ?? [:]
         for name in names {
             let id = ids[name] ?? name
             let style = OutcomeStyle(
-                report?.node(name), policy: graph.startPolicy(of: name), optional: graph.isOptional(name) == true)
+                reported[name], policy: graph.startPolicy(of: name), optional: graph.isOptional(name) == true)
             let label =
                 TraceText.mermaidEscaped(name) + (report == nil ? "" : "<br/>" + TraceText.mermaidEscaped(style.label))
             lines.append("    \(id)[\"\(label)\"]")

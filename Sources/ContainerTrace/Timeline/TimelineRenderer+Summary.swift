@@ -42,6 +42,8 @@ extension TimelineRenderer {
         var joined: [(caller: String, state: TraceEvent.CallerState)] = []
         var cancelled: [String] = []
         var nodes: [String] = []
+        /// ``nodes`` as a set, to note each once in constant time.
+        var noted: Set<String> = []
         var nodeStart: [String: Duration] = [:]
         var nodeEnd: [String: Duration] = [:]
         var outcome: [String: (text: String, tone: Tone)] = [:]
@@ -180,7 +182,7 @@ extension TimelineRenderer.Attempt {
     }
 
     private mutating func note(_ node: String) {
-        if !nodes.contains(node) { nodes.append(node) }
+        if noted.insert(node).inserted { nodes.append(node) }
     }
 
     private mutating func finish(

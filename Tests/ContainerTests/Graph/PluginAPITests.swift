@@ -171,6 +171,26 @@ struct PluginAPITests {
         #expect(empty?.issues.first?.message.contains("has no members; did you mean 'sinks'?") == true)
         // Allowed when optional: the dependent gets an empty list.
         _ = try ServiceGraph([ServiceSpec(ServiceKey<Int>("y"), dependsOn: ["group:sinks?"]) { _ in 1 }])
+        // A member depending on its own group would depend on itself.
+        let own = #expect(throws: GraphError.self) {
+            try ServiceGraph([
+                ServiceSpec(ServiceKey<Int>("x"), group: "sinks") { _ in 1 },
+                ServiceSpec(ServiceKey<Int>("y"), dependsOn: ["group:sinks?"], group: "sinks") { _ in 2 },
+            ])
+        }
+        #expect(own?.issues.map(\.code) == [.cycle])
+        #expect(own?.issues.first?.message.contains("depends on group 'sinks', which it belongs to") == true)
+    }
+
+    @Test("Groups: each dependent of a large group lists every member once, also one it names itself")
+    func largeGroups() throws {
+        let members = (0..<300).map { index in ServiceSpec(ServiceKey<Int>("m\(index)"), group: "g") { _ in index } }
+        let dependents = (0..<300).map { index in
+            ServiceSpec(ServiceKey<Int>("d\(index)"), dependsOn: ["m0", "group:g"]) { _ in index }
+        }
+        let graph = try ServiceGraph(members + dependents)
+        #expect(graph.dependencies(of: "d7")?.count == 300, "m0 listed once, by name and through the group")
+        #expect(graph.dependencies(of: "d7")?.prefix(2) == ["m0", "m1"])
     }
 
     fileprivate struct Greeter: EntryPoint {
