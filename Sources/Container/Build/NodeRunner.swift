@@ -133,6 +133,13 @@ enum NodeRunner {
                 slot: slot, status: .succeeded, box: box, failure: nil, runs: 1, startedAt: startedAt,
                 endedAt: ticket.tracer.now, executor: executor, priority: launch.priority)
         } catch {
+            // Cancellation is never a failure, nor an error thrown because of it: the build was
+            // cancelled while the provider held the thread.
+            if ticket.isCancelled {
+                return NodeResult(
+                    slot: slot, status: .cancelledWhileRunning, box: nil, failure: nil, runs: 1, startedAt: startedAt,
+                    endedAt: ticket.tracer.now, executor: executor, priority: launch.priority)
+            }
             let failure = NodeOutcome.Failure(
                 kind: classify(error, node: node, policy: ticket.policy),
                 message: ticket.info.redactor.redact(String(describing: error)), error: error)

@@ -51,6 +51,26 @@ enum ConfigRun {
         return report
     }
 
+    /// The inputs the race's callers wait for, in declaration order: in the closure of what
+    /// they ask for (the generic callers' `start()`: the eager services; an entry point: its
+    /// needs, or the eager services when no start policy is declared).
+    static func awaitedInputs(_ config: LoadedConfig, genericCallers: Int?) -> [String] {
+        let graph = config.graph
+        guard !graph.inputNames.isEmpty else { return [] }
+        let generic = genericCallers ?? (config.entryPoints.isEmpty ? DemoOptions.defaultGenericCallers : 0)
+        let eager = graph.serviceNames.filter { name in
+            graph.startPolicy(of: name) == .eager && graph.lifetime(of: name)?.scope == nil
+        }
+        var roots = generic > 0 || !graph.declaresStartPolicies ? eager : []
+        if graph.declaresStartPolicies { roots += config.entryPoints.flatMap { $0.requirements.map(\.name) } }
+        var seen = Set<String>()
+        while let name = roots.popLast() {
+            guard seen.insert(name).inserted else { continue }
+            roots += graph.dependencies(of: name) ?? []
+        }
+        return graph.inputNames.filter(seen.contains)
+    }
+
     /// The entry points' lines, and a count of the generic callers by outcome.
     private static func summarize(_ results: [RaceResult]) -> [String] {
         let named = results.filter { !$0.name.hasPrefix("caller-") }

@@ -120,6 +120,14 @@ private func run(
         case .success(let loaded): config = loaded.config
         case .failure(let problem): return .failure(problem)
         }
+        let inputs = ConfigRun.awaitedInputs(config, genericCallers: options.callers)
+        if !inputs.isEmpty {
+            note(
+                "note: the callers need the input\(inputs.count == 1 ? "" : "s") "
+                    + inputs.map { "'\($0)'" }.joined(separator: ", ")
+                    + ", which only an app supplies (ServiceContainer.supply); a config run supplies none, so they "
+                    + "wait until a signal stops the run (Ctrl-C)\n")
+        }
         return .success(
             await ConfigRun.run(
                 config, callers: options.callers, retries: options.retries, interrupt: interrupt, live: live))

@@ -65,8 +65,9 @@ public struct SimulatedProvider: ServiceProvider {
 /// The `simulatedNow` provider: a synchronous ``SimulatedProvider`` (a
 /// ``/Container/SynchronousServiceProvider``), for the synchronous tier of a simulated start-up
 /// (`resolveNow`). Its options are `simulated`'s; a run blocks its thread for `durationMs` (keep
-/// it to a few milliseconds: a synchronous provider may run on the main thread), and the `hang`
-/// outcome is refused (a synchronous provider cannot be cancelled).
+/// it to a few milliseconds: a synchronous provider may run on the main thread; run by a build,
+/// it stops soon after the build is cancelled), and the `hang` outcome is refused (nothing
+/// could cancel it on a thread that is not a task's).
 public struct SynchronousSimulatedProvider: SynchronousServiceProvider {
     /// `simulatedNow`.
     public let id = "simulatedNow"
@@ -85,14 +86,28 @@ public struct SynchronousSimulatedProvider: SynchronousServiceProvider {
         return settings
     }
 
-    /// Blocks for `durationMs`, then does what this run's outcome says.
+    /// Blocks the thread for `duration`, in slices of at most 10 ms: run by a build, it stops
+    /// with `CancellationError` soon after the build's task is cancelled (a shutdown's grace
+    /// period ends); run on a thread that is not a task's (`resolveNow`), it blocks throughout.
+    static func block(for duration: Duration) throws(CancellationError) {
+        guard duration > .zero else { return }
+        let clock = ContinuousClock()
+        let deadline = clock.now + duration
+        while true {
+            if Task.isCancelled { throw CancellationError() }
+            let left = deadline - clock.now
+            guard left > .zero else { return }
+            let slice = min(left, .milliseconds(10))
+            let (seconds, attoseconds) = slice.components
+            Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) / 1e18)
+        }
+    }
+
+    /// Blocks for `durationMs` (see ``block(for:)``), then does what this run's outcome says.
     public func makeNow(_ context: ProviderContext) throws -> SimulatedValue {
         let settings = try context.settings(for: self)
         let run = context.runInGeneration
-        if settings.duration > .zero {
-            let (seconds, attoseconds) = settings.duration.components
-            Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) / 1e18)
-        }
+        try Self.block(for: settings.duration)
         switch settings.outcomes[min(run, settings.outcomes.count) - 1] {
         case .transient: throw SimulatedFailure(node: context.serviceName, run: run, failureKind: .transient)
         case .permanent: throw SimulatedFailure(node: context.serviceName, run: run, failureKind: .permanent)

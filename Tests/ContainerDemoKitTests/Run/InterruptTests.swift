@@ -110,4 +110,27 @@ struct InterruptTests {
         #expect(DemoInterrupt().received(signal: SIGINT) == .exitNow(130))
         #expect(DemoInterrupt().exitStatus == nil)
     }
+
+    @Test("a config run names the inputs its callers would wait for; none when nobody needs one")
+    func awaitedInputs() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = try folder.write(
+            "inputs.json",
+            """
+            { "version": 1, "services": [
+              { "name": "token", "provider": "input", "options": { "type": "string" } },
+              { "name": "unused", "provider": "input", "options": { "type": "string" } },
+              { "name": "push", "provider": "simulated", "dependsOn": ["token"] },
+              { "name": "later", "provider": "simulated", "dependsOn": ["unused"], "start": "lazy" }
+            ] }
+            """)
+        let config = try ConfigSource.load(path: path, pathRoots: [:]).get()
+        #expect(ConfigRun.awaitedInputs(config, genericCallers: 1) == ["token"])
+        #expect(ConfigRun.awaitedInputs(config, genericCallers: nil) == ["token"], "4 generic callers by default")
+        let none = try ConfigSource.load(
+            path: try folder.write("none.json", SimulatedConfigs.config([("a", [], ["ok"])])), pathRoots: [:]
+        ).get()
+        #expect(ConfigRun.awaitedInputs(none, genericCallers: 1) == [])
+    }
 }

@@ -241,4 +241,21 @@ struct SimulatedProviderTests {
             error.description.contains(
                 "option 'accessGroup': unknown option; so are 'baseURL', 'zzz' (simulated reads durationMs, outcomes,"))
     }
+
+    @Test func aBlockingSynchronousRunStopsWhenItsBuildIsCancelled() async throws {
+        let config = try ConfigLoader.load(
+            text: """
+                { "version": 1, "services": [
+                  { "name": "slow", "provider": "simulatedNow", "options": { "durationMs": 3600000 } }
+                ] }
+                """, file: "slow.json")
+        let watcher = TraceWatcher()
+        let container = ServiceContainer(graph: config.graph, trace: [watcher])
+        let caller = Task { try await container.start() }
+        try await watcher.wait(for: "the hour-long node to start") { $0.contains { $0.kind.name == "node.started" } }
+        // The shutdown cancels the build: the node stops blocking its thread (it would block an hour).
+        try await withTimeout(.seconds(30), "the shutdown") { try await container.shutdown() }
+        #expect(watcher.count("node.cancelled") == 1, "\(watcher.events.map(\.kind))")
+        _ = await caller.result
+    }
 }
