@@ -6,6 +6,8 @@ extension ServiceGraph {
         requirements: [ServiceGraph.Requirement],
         scopes: [Scope]
     ) throws(GraphError) {
+        // Past the limit nothing else is checked: redacting any message would cost what it avoids.
+        if let issue = Self.secretLimitIssue(specs) { throw GraphError(issues: [issue]) }
         var issues: [GraphError.Issue] = []
         var slotOfName: [String: Int] = [:]
         slotOfName.reserveCapacity(specs.count)
@@ -169,6 +171,31 @@ extension ServiceGraph {
                     underlying: underlying))
             return (provider, nil)
         }
+    }
+
+    /// The most bytes of secret text (the values of options marked secret, ``ServiceOptions/secretStrings``)
+    /// a graph may hold: the redactor keeps an automaton of them, some tens of bytes per byte.
+    public static let maximumSecretBytes = 1 << 20
+
+    /// The issue of `specs` whose secret options hold more than ``maximumSecretBytes`` in all,
+    /// placed at the service where the total passes it; `nil` within the limit.
+    package static func secretLimitIssue(_ specs: [ServiceSpec]) -> GraphError.Issue? {
+        var total = 0
+        for spec in specs where !spec.options.secretKeys.isEmpty {
+            total += spec.options.secretStrings.reduce(0) { $0 + $1.utf8.count }
+            guard total > maximumSecretBytes else { continue }
+            let all = specs.reduce(0) { sum, spec in
+                sum + spec.options.secretStrings.reduce(0) { $0 + $1.utf8.count }
+            }
+            return .init(
+                code: .invalidOptions,
+                message: "the options marked secret hold \(all) bytes of text, over the limit of "
+                    + "\(maximumSecretBytes) (1 MiB, ServiceGraph.maximumSecretBytes), passed at service "
+                    + "'\(spec.name)'; keep large secret data (a long SQL script, a key file) in a file the "
+                    + "provider reads, and mark its path secret",
+                service: spec.name, location: spec.location?.appending("secretOptions"))
+        }
+        return nil
     }
 
     /// The slots of `spec`'s dependencies; an edge to an optional service is written

@@ -88,6 +88,13 @@ struct ConfigDecoder {
             if let declaration { specs.append(decodeService(declaration)) }
         }
 
+        if let limit = ServiceGraph.secretLimitIssue(specs) {
+            // Too much secret text to redact the other messages at a bounded cost: this one alone
+            // (it quotes no secret).
+            issues.removeAll()
+            add(graphIssue: limit, redactor: Redactor())
+            throw error()
+        }
         let graph: ServiceGraph
         do {
             graph = try ServiceGraph(specs, registry: registry, requirements: requirements, scopes: scopes)

@@ -123,6 +123,19 @@ struct ProviderSettingsTests {
         let redacted = try #require(secret?.issues.first)
         #expect(redacted.message == "service 'api' (provider 'token'): option 'token': '<redacted>' is expired")
         #expect((redacted.underlying as? OptionError)?.message == "option 'token': '<redacted>' is expired")
+
+        // Past the limit of secret text, that is the only issue: nothing else is checked.
+        let big = ServiceOptions(
+            ["token": .string(String(repeating: "t0k_", count: ServiceGraph.maximumSecretBytes / 4 + 1))],
+            secretKeys: ["token"])
+        let tooMuch = #expect(throws: GraphError.self) {
+            try ServiceGraph(
+                [ServiceSpec(name: "api", provider: "token", options: big), ServiceSpec(name: "x", provider: "none")],
+                registry: registry)
+        }
+        #expect(tooMuch?.issues.map(\.code) == [.invalidOptions])
+        #expect(tooMuch?.issues.first?.message.contains("over the limit of 1048576") == true)
+        #expect(tooMuch?.issues.first?.service == "api")
     }
 
     @Test("A provider of the first API: validate(options:) runs at validation; its settings are the options")

@@ -258,4 +258,27 @@ struct SimulatedProviderTests {
         #expect(watcher.count("node.cancelled") == 1, "\(watcher.events.map(\.kind))")
         _ = await caller.result
     }
+
+    @Test func secretTextPastItsLimitIsTheOnlyError() throws {
+        let half = String(repeating: "k9_", count: ServiceGraph.maximumSecretBytes / 6)
+        let service = { (name: String) in
+            #"{ "name": "\#(name)", "provider": "simulated", "options": { "key": "\#(half)x" }, "secretOptions": ["key"] }"#
+        }
+        let text = """
+            { "version": 1, "services": [ \(service("a")), \(service("b")), \(service("c")),
+              { "name": "d", "provider": "nope" } ] }
+            """
+        let error = try #require(loadError(text))
+        #expect(
+            error.issues.count == 1,
+            "the unknown provider is not reported: redacting it would cost what the limit avoids")
+        #expect(error.issues.first?.location.keyPath == "services[2].secretOptions")
+        #expect(error.description.contains("over the limit of 1048576 (1 MiB, ServiceGraph.maximumSecretBytes)"))
+        #expect(!error.description.contains("k9_k9"))
+        // Within the limit: loads.
+        let two = """
+            { "version": 1, "services": [ \(service("a")), \(service("b")) ] }
+            """
+        _ = try ConfigLoader.load(text: two, file: "two.json")
+    }
 }
