@@ -26,8 +26,18 @@ extension ServiceGraph {
         for (slot, position) in accepted.enumerated() {
             let spec = specs[position]
             var positionOf: [Int: Int] = [:]
+            var groupsSeen: Set<String> = []
             for (index, dependency) in spec.dependsOn.enumerated() {
                 guard let (group, optional) = ServiceGroups.parse(dependency) else { continue }
+                guard groupsSeen.insert(group).inserted else {
+                    issues.append(
+                        .init(
+                            code: .duplicateDependency,
+                            message: "service '\(spec.name)' lists group '\(group)' twice in dependsOn; remove one",
+                            service: spec.name, location: spec.location?.appending("dependsOn").appending("[\(index)]"))
+                    )
+                    continue
+                }
                 let groupMembers = members[group] ?? []
                 if groupMembers.isEmpty && !optional {
                     var message = "service '\(spec.name)' depends on group '\(group)', which has no members"

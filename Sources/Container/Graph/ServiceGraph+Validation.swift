@@ -30,6 +30,23 @@ extension ServiceGraph {
                         location: spec.location?.appending("name")))
                 continue
             }
+            if let problem = Self.edgeSyntaxProblem(service: spec.name) {
+                issues.append(
+                    .init(
+                        code: .invalidName, message: problem, service: spec.name,
+                        location: spec.location?.appending("name")))
+                continue
+            }
+            if let group = spec.group, group.hasSuffix("?") {
+                issues.append(
+                    .init(
+                        code: .invalidName,
+                        message:
+                            "group name '\(NameRules.visible(group))' ends with '?', which \"group:\(NameRules.visible(group))\" "
+                            + "would read as an optional dependency on group '\(NameRules.visible(String(group.dropLast())))'; "
+                            + "rename the group",
+                        service: spec.name, location: spec.location?.appending("group")))
+            }
             if let first = slotOfName[spec.name] {
                 let firstPlace = specs[accepted[first]].location.map { " (first declared at \($0))" } ?? ""
                 issues.append(
@@ -173,6 +190,20 @@ extension ServiceGraph {
         }
     }
 
+    /// Why a service called `name` could not be depended on, as `dependsOn` reads `"name?"` (an
+    /// optional edge) and `"group:name"` (a group); `nil` when it can.
+    static func edgeSyntaxProblem(service name: String) -> String? {
+        if name.hasSuffix("?") {
+            return "service name '\(NameRules.visible(name))' ends with '?', which dependsOn reads as an optional "
+                + "edge to '\(NameRules.visible(String(name.dropLast())))'; rename the service"
+        }
+        if name.hasPrefix(ServiceGroups.prefix) {
+            return "service name '\(NameRules.visible(name))' starts with '\(ServiceGroups.prefix)', which dependsOn "
+                + "reads as a group; rename the service"
+        }
+        return nil
+    }
+
     /// The most bytes of secret text (the values of options marked secret, ``ServiceOptions/secretStrings``)
     /// a graph may hold: the redactor keeps an automaton of them, some tens of bytes per byte.
     public static let maximumSecretBytes = 1 << 20
@@ -220,7 +251,7 @@ extension ServiceGraph {
                 if seen != nil {
                     seen?.insert(dependency).inserted == false
                 } else {
-                    spec.dependsOn[..<index].contains(dependency)
+                    spec.dependsOn[..<index].contains { $0 == dependency || $0 == dependency + "?" }
                 }
             guard !isDuplicate else {
                 issues.append(
@@ -330,7 +361,11 @@ extension ServiceGraph {
                     guard let pivot = cycle.indices.min(by: { cycle[$0] < cycle[$1] }) else { break }
                     let canonical = Array(cycle[pivot...] + cycle[..<pivot])
                     guard reported.insert(canonical).inserted else { break }
-                    let path = (canonical + [canonical[0]]).map { names[$0] }.joined(separator: " -> ")
+                    // A long cycle is shown by its ends: its message stays a line, whatever its length.
+                    let ring = (canonical + [canonical[0]]).map { names[$0] }
+                    let shown =
+                        ring.count <= 12 ? ring : ring.prefix(6) + ["… (\(ring.count - 9) more)"] + ring.suffix(3)
+                    let path = shown.joined(separator: " -> ")
                     issues.append(
                         .init(
                             code: .cycle,

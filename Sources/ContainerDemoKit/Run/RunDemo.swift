@@ -85,7 +85,7 @@ public func runDemo(_ options: DemoOptions, output: DemoOutput, interrupt: DemoI
     }
     if let path = options.outputPath {
         guard FileManager.default.createFile(atPath: path, contents: Data(trace.utf8)) else {
-            output.writeError("container-demo: cannot write the trace to '\(path)'; check that its folder exists\n")
+            output.writeError("container-demo: cannot write the trace to '\(path)': \(outputProblem(path))\n")
             return 2
         }
         output.write("trace (\(options.trace.name)) written to \(path)\n")
@@ -97,6 +97,19 @@ public func runDemo(_ options: DemoOptions, output: DemoOutput, interrupt: DemoI
         return signalled
     }
     return status
+}
+
+/// Why `--output path` could not be written, with the fix.
+private func outputProblem(_ path: String) -> String {
+    var isFolder: ObjCBool = false
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+        return "it is a folder; give a file's path, e.g. \((path as NSString).appendingPathComponent("trace.txt"))"
+    }
+    let folder = (path as NSString).deletingLastPathComponent
+    if !folder.isEmpty && !FileManager.default.fileExists(atPath: folder) {
+        return "its folder '\(folder)' does not exist; create it or choose another path"
+    }
+    return "check that the file and its folder are writable"
 }
 
 /// Runs one scenario: the config run for cold start when a config is given or the default

@@ -159,6 +159,10 @@ struct ExitCodeTests {
 
         let unwritable = await run(["--config", config, "--output", folder.path + "/no/such/dir/t.txt"])
         #expect(unwritable.status == 2)
+        #expect(unwritable.err.contains("its folder '\(folder.path)/no/such/dir' does not exist"))
+        let intoAFolder = await run(["--config", config, "--output", folder.path])
+        #expect(intoAFolder.status == 2)
+        #expect(intoAFolder.err.contains("it is a folder; give a file's path, e.g. \(folder.path)/trace.txt"))
     }
 
     @Test("dot, mermaid and gantt of a config run keep standard output to the diagram")

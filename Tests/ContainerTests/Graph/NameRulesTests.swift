@@ -16,6 +16,36 @@ struct NameRulesTests {
         #expect(NameRules.visible("a\u{0}b\u{1B}[2J") == "a\\u{0}b\\u{1B}[2J")
     }
 
+    @Test("Names dependsOn would read as edge syntax are invalidName; written twice, an edge is a duplicate")
+    func edgeSyntax() {
+        let names = #expect(throws: GraphError.self) {
+            try ServiceGraph([
+                ServiceSpec(ServiceKey<Int>("t?")) { _ in 1 },
+                ServiceSpec(ServiceKey<Int>("group:g")) { _ in 1 },
+                ServiceSpec(ServiceKey<Int>("member"), group: "g?") { _ in 1 },
+            ])
+        }
+        #expect(names?.issues.map(\.code) == [.invalidName, .invalidName, .invalidName])
+        let text = names?.description ?? ""
+        #expect(text.contains("service name 't?' ends with '?', which dependsOn reads as an optional edge to 't'"))
+        #expect(text.contains("service name 'group:g' starts with 'group:', which dependsOn reads as a group"))
+        #expect(text.contains("group name 'g?' ends with '?'"))
+
+        var optional = ServiceSpec(ServiceKey<Int>("t")) { _ in 1 }
+        optional.isOptional = true
+        let twice = #expect(throws: GraphError.self) {
+            try ServiceGraph([
+                optional,
+                ServiceSpec(ServiceKey<Int>("m"), group: "g") { _ in 1 },
+                ServiceSpec(ServiceKey<Int>("a"), dependsOn: ["t?", "t?"]) { _ in 1 },
+                ServiceSpec(ServiceKey<Int>("b"), dependsOn: ["group:g", "group:g?"]) { _ in 1 },
+            ])
+        }
+        #expect(twice?.issues.map(\.code) == [.duplicateDependency, .duplicateDependency])
+        #expect(twice?.description.contains("service 'a' lists 't' twice in dependsOn") == true)
+        #expect(twice?.description.contains("service 'b' lists group 'g' twice in dependsOn") == true)
+    }
+
     @Test("A name longer than 256 bytes is rejected; 256 is fine")
     func length() {
         #expect(NameRules.problem(with: String(repeating: "a", count: 256)) == nil)

@@ -78,6 +78,19 @@ struct ValidationTests {
         #expect(paths.contains("dependency cycle x -> y -> x; remove one of these dependencies"))
     }
 
+    @Test("A long cycle is shown by its ends, in one short line")
+    func longCycle() throws {
+        let count = 1_000
+        let error = #expect(throws: GraphError.self) {
+            try ServiceGraph((0..<count).map { spec("n\($0)", ["n\(($0 + 1) % count)"]) }, registry: registry)
+        }
+        #expect(
+            error?.issues.map(\.message) == [
+                "dependency cycle n0 -> n1 -> n2 -> n3 -> n4 -> n5 -> … (992 more) -> n998 -> n999 -> n0; "
+                    + "remove one of these dependencies"
+            ])
+    }
+
     @Test("Requirements of entry points are checked by name and type")
     func requirements() throws {
         let error = #expect(throws: GraphError.self) {
