@@ -57,6 +57,9 @@ public struct ServiceOptions: Sendable, Hashable, CustomStringConvertible {
         switch values[key] {
         case .int(let value): return value
         case .double(let value) where value.rounded() == value && abs(value) < 1e15: return Int(value)
+        case .double(let value) where !value.isFinite || (value.rounded() == value && abs(value) >= 0x1p63):
+            // Written as an integer, too large for one (JSON has no limit; Int has).
+            throw .invalid(key, "is too large for an integer (at most \(Int.max), Int.max); use a smaller value")
         case nil, .null?:
             if let defaultValue { return defaultValue }
             throw .missing(key)

@@ -234,4 +234,18 @@ struct ProviderSettingsTests {
         try await push.close()
         try await container.shutdown()
     }
+
+    @Test("An integer option: too large for Int (or infinite) says so; a fraction is the wrong type")
+    func integerOptions() throws {
+        let huge = #expect(throws: OptionError.self) { try ServiceOptions(["n": .double(0x1p63)]).int("n") }
+        #expect(
+            huge?.message
+                == "option 'n': is too large for an integer (at most 9223372036854775807, Int.max); use a smaller value"
+        )
+        let infinite = #expect(throws: OptionError.self) { try ServiceOptions(["n": .double(.infinity)]).int("n") }
+        #expect(infinite?.message.contains("is too large for an integer") == true)
+        let fraction = #expect(throws: OptionError.self) { try ServiceOptions(["n": .double(1.5)]).int("n") }
+        #expect(fraction == .wrongType("n", expected: "an integer", found: "a number"))
+        #expect(try ServiceOptions(["n": .double(12)]).int("n") == 12)
+    }
 }
