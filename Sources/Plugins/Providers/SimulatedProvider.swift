@@ -103,7 +103,8 @@ public struct SynchronousSimulatedProvider: SynchronousServiceProvider {
         }
     }
 
-    /// Blocks for `durationMs` (see ``block(for:)``), then does what this run's outcome says.
+    /// Blocks for `durationMs` (in slices: it stops soon after its build is cancelled), then does
+    /// what this run's outcome says.
     public func makeNow(_ context: ProviderContext) throws -> SimulatedValue {
         let settings = try context.settings(for: self)
         let run = context.runInGeneration
