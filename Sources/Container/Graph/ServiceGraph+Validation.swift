@@ -37,15 +37,11 @@ extension ServiceGraph {
                         location: spec.location?.appending("name")))
                 continue
             }
-            if let group = spec.group, group.hasSuffix("?") {
+            if let group = spec.group, let problem = Self.edgeSyntaxProblem(group: group) {
                 issues.append(
                     .init(
-                        code: .invalidName,
-                        message:
-                            "group name '\(NameRules.visible(group))' ends with '?', which \"group:\(NameRules.visible(group))\" "
-                            + "would read as an optional dependency on group '\(NameRules.visible(String(group.dropLast())))'; "
-                            + "rename the group",
-                        service: spec.name, location: spec.location?.appending("group")))
+                        code: .invalidName, message: problem, service: spec.name,
+                        location: spec.location?.appending("group")))
             }
             if let first = slotOfName[spec.name] {
                 let firstPlace = specs[accepted[first]].location.map { " (first declared at \($0))" } ?? ""
@@ -190,45 +186,6 @@ extension ServiceGraph {
         }
     }
 
-    /// Why a service called `name` could not be depended on, as `dependsOn` reads `"name?"` (an
-    /// optional edge) and `"group:name"` (a group); `nil` when it can.
-    static func edgeSyntaxProblem(service name: String) -> String? {
-        if name.hasSuffix("?") {
-            return "service name '\(NameRules.visible(name))' ends with '?', which dependsOn reads as an optional "
-                + "edge to '\(NameRules.visible(String(name.dropLast())))'; rename the service"
-        }
-        if name.hasPrefix(ServiceGroups.prefix) {
-            return "service name '\(NameRules.visible(name))' starts with '\(ServiceGroups.prefix)', which dependsOn "
-                + "reads as a group; rename the service"
-        }
-        return nil
-    }
-
-    /// The most bytes of secret text (the values of options marked secret, ``ServiceOptions/secretStrings``)
-    /// a graph may hold: the redactor keeps an automaton of them, some tens of bytes per byte.
-    public static let maximumSecretBytes = 1 << 20
-
-    /// The issue of `specs` whose secret options hold more than ``maximumSecretBytes`` in all,
-    /// placed at the service where the total passes it; `nil` within the limit.
-    package static func secretLimitIssue(_ specs: [ServiceSpec]) -> GraphError.Issue? {
-        var total = 0
-        for spec in specs where !spec.options.secretKeys.isEmpty {
-            total += spec.options.secretStrings.reduce(0) { $0 + $1.utf8.count }
-            guard total > maximumSecretBytes else { continue }
-            let all = specs.reduce(0) { sum, spec in
-                sum + spec.options.secretStrings.reduce(0) { $0 + $1.utf8.count }
-            }
-            return .init(
-                code: .invalidOptions,
-                message: "the options marked secret hold \(all) bytes of text, over the limit of "
-                    + "\(maximumSecretBytes) (1 MiB, ServiceGraph.maximumSecretBytes), passed at service "
-                    + "'\(spec.name)'; keep large secret data (a long SQL script, a key file) in a file the "
-                    + "provider reads, and mark its path secret",
-                service: spec.name, location: spec.location?.appending("secretOptions"))
-        }
-        return nil
-    }
-
     /// The slots of `spec`'s dependencies; an edge to an optional service is written
     /// `"<name>?"`, and only such an edge.
     private static func resolveDependencies(
@@ -251,7 +208,7 @@ extension ServiceGraph {
                 if seen != nil {
                     seen?.insert(dependency).inserted == false
                 } else {
-                    spec.dependsOn[..<index].contains { $0 == dependency || $0 == dependency + "?" }
+                    spec.dependsOn[..<index].contains { ($0.hasSuffix("?") ? $0.dropLast() : $0[...]) == dependency }
                 }
             guard !isDuplicate else {
                 issues.append(
@@ -325,58 +282,6 @@ extension ServiceGraph {
             : "service '\(spec.name)' depends on '\(dependency)?', but '\(dependency)' is not optional; depend on "
                 + "\"\(dependency)\", or declare '\(dependency)' optional (\"optional\": true)"
         return .init(code: .optionalEdge, message: message, service: spec.name, location: location)
-    }
-
-    /// Every elementary cycle met by a depth-first search, each once, as `a -> b -> a`.
-    static func findCycles(
-        names: [String], dependencies: [[Int]], location: (Int) -> ConfigLocation?
-    ) -> [GraphError.Issue] {
-        enum Mark { case unvisited, onStack, done }
-        var marks = [Mark](repeating: .unvisited, count: names.count)
-        var issues: [GraphError.Issue] = []
-        var reported = Set<[Int]>()
-        // Iterative DFS: (node, index of the next dependency to visit).
-        var stack: [(node: Int, next: Int)] = []
-        for root in names.indices where marks[root] == .unvisited {
-            stack.append((root, 0))
-            marks[root] = .onStack
-            while let top = stack.last {
-                let edges = dependencies[top.node]
-                if top.next == edges.count {
-                    marks[top.node] = .done
-                    stack.removeLast()
-                    continue
-                }
-                stack[stack.count - 1].next += 1
-                let target = edges[top.next]
-                switch marks[target] {
-                case .unvisited:
-                    marks[target] = .onStack
-                    stack.append((target, 0))
-                case .onStack:
-                    // A node marked on the stack is on it, so the cycle is never empty.
-                    guard let start = stack.lastIndex(where: { $0.node == target }) else { break }
-                    let cycle = stack[start...].map(\.node)
-                    // Rotate to start at the smallest slot so a cycle is reported once.
-                    guard let pivot = cycle.indices.min(by: { cycle[$0] < cycle[$1] }) else { break }
-                    let canonical = Array(cycle[pivot...] + cycle[..<pivot])
-                    guard reported.insert(canonical).inserted else { break }
-                    // A long cycle is shown by its ends: its message stays a line, whatever its length.
-                    let ring = (canonical + [canonical[0]]).map { names[$0] }
-                    let shown =
-                        ring.count <= 12 ? ring : ring.prefix(6) + ["… (\(ring.count - 9) more)"] + ring.suffix(3)
-                    let path = shown.joined(separator: " -> ")
-                    issues.append(
-                        .init(
-                            code: .cycle,
-                            message: "dependency cycle \(path); remove one of these dependencies",
-                            service: names[canonical[0]], location: location(canonical[0])?.appending("dependsOn")))
-                case .done:
-                    break
-                }
-            }
-        }
-        return issues
     }
 
     private static func check(

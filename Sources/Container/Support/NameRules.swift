@@ -37,9 +37,12 @@ package enum NameRules {
         return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
     }
 
+    /// How many characters of a value a message quotes (``visible(_:limit:)``).
+    package static let visibleLength = 64
+
     /// `text` safe to print in a message: control characters as `\u{…}` escapes, and at most
     /// `limit` characters (then `…`).
-    package static func visible(_ text: String, limit: Int = 64) -> String {
+    package static func visible(_ text: String, limit: Int = visibleLength) -> String {
         var result = ""
         var count = 0
         for scalar in text.unicodeScalars {

@@ -217,10 +217,10 @@ public final class Redactor: Sendable {
                 continue
             }
             patterns.insert(secret)
-            // As a message quotes a value (`NameRules.visible`): escaped, and cut after 64 characters.
+            // As a message quotes a value (`NameRules.visible`): escaped, and cut.
             let escaped = NameRules.escapingControlCharacters(secret)
             if escaped != secret { patterns.insert(escaped) }
-            if length > 64 { patterns.insert(String(NameRules.visible(secret).dropLast())) }
+            if length > NameRules.visibleLength { patterns.insert(String(NameRules.visible(secret).dropLast())) }
             patterns.formUnion(fragments(of: secret))
         }
         return Compiled(automaton: SecretMatcher(patterns: patterns.map { Array($0.utf8) }), shortWords: shortWords)
