@@ -167,6 +167,17 @@ let profileKinds: [ProfileKind] = [
         for _ in 0..<repeats { count &+= try ServiceGraph(specs).serviceNames.count }
         if count == -1 { print(count) }
     },
+    ProfileKind(id: "config-load") { size, repeats, setupOnly in
+        // Scenario 6's `ConfigLoader.load` (read, parse, decode, validate), the file written once.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = try writeSimulatedConfig(count: size, directory: directory)
+        guard !setupOnly else { return }
+        var count = 0
+        for _ in 0..<repeats { count &+= try ConfigLoader.load(path: path).specs.count }
+        if count == -1 { print(count) }
+    },
     ProfileKind(id: "scope-floor") { size, repeats, setupOnly in
         let fixture = try await ScopeFixture.make()
         guard !setupOnly else { return }

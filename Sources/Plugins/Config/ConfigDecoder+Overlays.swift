@@ -6,7 +6,7 @@ internal import Container
 extension ConfigDecoder {
     /// Applies one overlay's `services` list. `false` when the list is over its limit.
     mutating func applyOverlay(_ field: Field) -> Bool {
-        guard case .array = field.node.value else {
+        guard field.node.isArray else {
             report(
                 .wrongType, "must be a list of services to change, add or remove, found \(field.node.typeName)",
                 at: field.path, in: field.document, field.node.position)

@@ -21,7 +21,7 @@ extension ConfigDecoder {
     /// Reads the base config's `services`: each service's keys and name. `false` when the list
     /// is over its limit and loading stops.
     mutating func declareServices(_ field: Field) -> Bool {
-        guard case .array = field.node.value else {
+        guard field.node.isArray else {
             report(
                 .wrongType, "must be a list of services, found \(field.node.typeName)", at: field.path,
                 in: field.document, field.node.position)
@@ -88,10 +88,10 @@ extension ConfigDecoder {
 
         var dependsOn: [String] = []
         if let field = declaration.value("dependsOn") {
-            if case .array(let items) = field.node.value, items.count > ConfigLimits.maxDependencies {
+            if field.node.elements.count > ConfigLimits.maxDependencies {
                 report(
                     .limitExceeded,
-                    "\(items.count) dependencies are over the limit of \(ConfigLimits.maxDependencies) per service "
+                    "\(field.node.elements.count) dependencies are over the limit of \(ConfigLimits.maxDependencies) per service "
                         + "(ConfigLimits.maxDependencies); depend on a service that groups them",
                     at: field.path, in: field.document, field.node.position)
             } else {
@@ -177,7 +177,7 @@ extension ConfigDecoder {
         var options = ServiceOptions(baseDirectory: folder, pathRoots: pathRoots)
         if let field = optionsField {
             let values = read(field) { node, problems -> [String: ServiceOptions.Value]? in
-                guard case .object(let values) = node.value else {
+                guard node.isObject, case .object(let values) = node.value else {
                     problems.append(
                         ReadProblem(
                             code: .wrongType, message: "must be an object, found \(node.typeName)",

@@ -58,7 +58,7 @@ extension ConfigDecoder {
     /// Adds the scopes of one `scopes` list: names (top-level scopes) or objects with a `name`
     /// and a `parent`. A scope already declared is kept once; an overlay may give it a parent.
     mutating func decodeScopes(_ field: Field, into scopes: inout [ServiceGraph.Scope]) {
-        guard case .array = field.node.value else {
+        guard field.node.isArray else {
             report(
                 .wrongType, "must be a list of scopes: names, or {\"name\": ..., \"parent\": ...} objects",
                 at: field.path, in: field.document, field.node.position)

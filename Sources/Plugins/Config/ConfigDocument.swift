@@ -62,11 +62,11 @@ struct Fields {
 
     subscript(key: String) -> Field? {
         get {
-            guard let slot = allowed.firstIndex(of: key) else { return nil }
+            guard let slot = allowed.slot(of: key) else { return nil }
             return values[slot]
         }
         set {
-            guard let slot = allowed.firstIndex(of: key) else { return }
+            guard let slot = allowed.slot(of: key) else { return }
             values[slot] = newValue
         }
     }
@@ -81,5 +81,14 @@ enum KeyPath {
         let component = child.hasPrefix(".") ? String(child.dropFirst()) : child
         if base.isEmpty { return component }
         return isIndex ? base + component : base + "." + component
+    }
+}
+
+extension [String] {
+    /// The index of `key` in a list of allowed keys. Keys of different lengths are told apart by
+    /// their UTF-8 counts, which a small string keeps inline: most compares never look at bytes.
+    func slot(of key: String) -> Int? {
+        let length = key.utf8.count
+        return firstIndex { $0.utf8.count == length && $0 == key }
     }
 }

@@ -21,7 +21,7 @@ extension PositionedValue {
     func members(
         allowed: [String], expected: String, misplaced: [String: String] = [:], _ problems: inout [ReadProblem]
     ) -> [PositionedValue?]? {
-        guard case .object = value else {
+        guard isObject else {
             problems.append(
                 ReadProblem(code: .wrongType, message: "must be \(expected), found \(typeName)", position: position))
             return nil
@@ -29,7 +29,7 @@ extension PositionedValue {
         Self.duplicateKeys(members, &problems)
         var result = [PositionedValue?](repeating: nil, count: allowed.count)
         for member in members {
-            guard let slot = allowed.firstIndex(of: member.key) else {
+            guard let slot = allowed.slot(of: member.key) else {
                 // A key of the input may be long or hold control characters: quote it shortened.
                 let key = NameRules.visible(member.key)
                 var message = "unknown key '\(key)'"
@@ -96,7 +96,7 @@ extension PositionedValue {
 
     /// A list of strings; `what` names it in a message (`a list of service names`).
     func strings(what: String, _ problems: inout [ReadProblem]) -> [String]? {
-        guard case .array = value else {
+        guard isArray else {
             var message = "must be \(what) (an array of strings), found \(typeName)"
             if case .string(let single) = value { message += "; write [\"\(single)\"]" }
             problems.append(ReadProblem(code: .wrongType, message: message, position: position))

@@ -3,10 +3,10 @@ internal import Container
 /// A parsed JSON value with where it, and each value inside it, was written, so that errors
 /// about it (types, unknown keys, graph problems) can name the line and column.
 ///
-/// The value is a ``/Container/ServiceOptions/Value``, the runtime's one JSON value type; the positions
-/// are kept beside it, as a tree of the same shape: an array's elements by index, an object's
-/// members in the order written, duplicate keys included (the value's dictionary keeps the last
-/// of them, as service options do; the loader reports duplicates and reads the first).
+/// Its ``value`` is a ``/Container/ServiceOptions/Value``, the runtime's one JSON value type; the
+/// tree keeps each scalar with its position, an array's elements by index and an object's members
+/// in the order written, duplicate keys included (the value's dictionary keeps the last of them,
+/// as service options do; the loader reports duplicates and reads the first).
 struct PositionedValue: Sendable {
     /// One `"key": value` member of an object, in source order.
     struct Member: Sendable {
@@ -15,41 +15,59 @@ struct PositionedValue: Sendable {
         let value: PositionedValue
     }
 
-    let value: ServiceOptions.Value
+    /// A scalar's value; `nil` for an array or an object, whose ``value`` is made when asked
+    /// (most of a config's containers are read member by member, never as one value).
+    private let scalar: ServiceOptions.Value?
     /// Where the value starts.
     let position: SourcePosition
     /// An array's elements, by index; empty for any other value.
     let elements: [PositionedValue]
     /// An object's members in the order written; empty for any other value.
     let members: [Member]
+    /// Whether this is an array, or an object (neither for a scalar).
+    let isArray: Bool
+    var isObject: Bool { !isArray && scalar == nil }
 
     /// A value that holds no other value (not an array or an object).
     init(scalar value: ServiceOptions.Value, at position: SourcePosition) {
-        self.value = value
+        self.scalar = value
         self.position = position
         self.elements = []
         self.members = []
+        self.isArray = false
     }
 
     /// An array of `elements`.
     init(elements: [PositionedValue], at position: SourcePosition) {
-        self.value = .array(elements.map(\.value))
+        self.scalar = nil
         self.position = position
         self.elements = elements
         self.members = []
+        self.isArray = true
     }
 
-    /// An object of `members`; a later duplicate key wins in ``value``.
+    /// An object of `members`.
     init(members: [Member], at position: SourcePosition) {
-        var fields: [String: ServiceOptions.Value] = [:]
-        fields.reserveCapacity(members.count)
-        for member in members { fields[member.key] = member.value.value }
-        self.value = .object(fields)
+        self.scalar = nil
         self.position = position
         self.elements = []
         self.members = members
+        self.isArray = false
+    }
+
+    /// The JSON value; an object's later duplicate key wins, as in service options. Made anew
+    /// for an array or an object at each call: test ``isArray`` and ``isObject`` instead.
+    var value: ServiceOptions.Value {
+        if let scalar { return scalar }
+        if isArray { return .array(elements.map(\.value)) }
+        var fields: [String: ServiceOptions.Value] = [:]
+        fields.reserveCapacity(members.count)
+        for member in members { fields[member.key] = member.value.value }
+        return .object(fields)
     }
 
     /// A short name of the value's JSON type, for error messages.
-    var typeName: String { value.typeName }
+    var typeName: String {
+        scalar?.typeName ?? (isArray ? ServiceOptions.Value.array([]) : ServiceOptions.Value.object([:])).typeName
+    }
 }
