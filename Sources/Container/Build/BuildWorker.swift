@@ -27,7 +27,7 @@ protocol NodeReporter: AnyObject, Sendable {
 ///
 /// The coordinator decides *which* nodes start and when, and at what priority; a worker decides
 /// only *where*: in a child task, or in its own task when that loses no parallelism (the one
-/// node able to run, or the last of the build to start) or when the node was quick the last
+/// node able to run while none of its children runs) or when the node was quick the last
 /// time it ran (a child task would cost more than its provider; see ``SchedulerTuning``). A node
 /// of another priority goes to a worker of that priority (a child task cannot run below its
 /// parent), and a main-actor node to the build's ``MainActorLane``, which runs the ready ones
@@ -67,7 +67,13 @@ enum BuildWorker {
     @inline(__always)
     private static func runHere(_ launch: NodeLaunch, of ticket: BuildTicket) async -> NodeResult {
         if Task.isCancelled { return .cancelledBeforeStart(launch.slot, at: ticket.tracer.now) }
-        return await NodeRunner.run(launch, of: ticket)
+        #if DEBUG
+            return await RunningNode.$current.withValue(RunningNode(ticket: ticket, slot: launch.slot)) {
+                await NodeRunner.run(launch, of: ticket)
+            }
+        #else
+            return await NodeRunner.run(launch, of: ticket)
+        #endif
     }
 
     /// Starts `launch` in a child task.
@@ -126,7 +132,14 @@ enum BuildWorker {
             if Task.isCancelled {
                 result = .cancelledBeforeStart(launch.slot, at: ticket.tracer.now)
             } else {
-                result = await NodeRunner.run(launch, of: ticket, on: .main)
+                #if DEBUG
+                    let node = RunningNode(ticket: ticket, slot: launch.slot)
+                    result = await RunningNode.$current.withValue(node) {
+                        await NodeRunner.run(launch, of: ticket, on: .main)
+                    }
+                #else
+                    result = await NodeRunner.run(launch, of: ticket, on: .main)
+                #endif
             }
             result.opensBatch = first
             first = false
@@ -151,9 +164,6 @@ private struct WorkerQueue<Reporter: NodeReporter> {
     /// The priority of the worker's task: nodes of another priority go to other workers.
     let priority: UInt8
     let reporter: Reporter
-    /// Whether the last node of the build to start may run inline beside running children: only
-    /// when a failure stops nothing (a fail-fast build must see each result as it comes).
-    let lastRunsInline: Bool
     /// Whether the graph has main-actor nodes (only then is a launch's isolation looked at).
     let hasMainActorNodes: Bool
     /// Nodes started and not finished (children, and the one running inline).
@@ -168,7 +178,6 @@ private struct WorkerQueue<Reporter: NodeReporter> {
         self.ticket = ticket
         self.priority = priority
         self.reporter = reporter
-        lastRunsInline = ticket.policy.failureMode == .continueIndependent
         hasMainActorNodes = ticket.mainLane != nil
     }
 
@@ -213,9 +222,10 @@ private struct WorkerQueue<Reporter: NodeReporter> {
                 main: main ?? [], others: others ?? [], unstarted: orders.unstarted, of: ticket, reporter: reporter)
         }
         if let held {
-            // Inline when nothing else can run meanwhile (a chain, a scope's first service) or
-            // when it is the build's last node to start: a child task would buy nothing.
-            if head == queued.count && (running == 0 || (lastRunsInline && orders.unstarted == 0)) {
+            // Inline only when none of this worker's children runs (a chain, a scope's first
+            // service): a child's result waits in the group until the inline node returns, and
+            // a request may be waiting for that child alone, or a node a request added for it.
+            if head == queued.count && running == 0 {
                 running += 1
                 return held
             }

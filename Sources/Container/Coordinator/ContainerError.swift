@@ -5,6 +5,7 @@ public struct ContainerError: Error, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case buildFailed, superseded, shutDown, unknownService, notReady, attemptsExhausted
             case closed, unknownScope, scopeAlreadyOpen, invalidScope, invalidInput, notSynchronous
+            case circularRequest
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -39,6 +40,10 @@ public struct ContainerError: Error, Sendable, CustomStringConvertible {
         /// wait for another worker's node where it never waits: in a task, inside a provider, or
         /// on the main actor for a main-actor node (see <doc:LaunchTiers>).
         public static let notSynchronous = Code(.notSynchronous)
+        /// A provider asked its own container for services whose answer needs the service it is
+        /// making: it would have waited for itself forever. Refused in a debug build (see
+        /// <doc:CoordinatorRules>); declare what the provider reads in its `dependsOn` instead.
+        public static let circularRequest = Code(.circularRequest)
 
         public var description: String { base.rawValue }
     }
@@ -192,6 +197,17 @@ public struct ContainerError: Error, Sendable, CustomStringConvertible {
             message: "cannot resolve '\(name)' now: another worker is making a service it needs, and this caller "
                 + "does not wait (a task, a provider, or the main actor for a main-actor service); await service(_:) "
                 + "instead (or, inside a provider, declare '\(name)' in its dependsOn and read it from its context)",
+            generation: generation, report: nil)
+    }
+
+    /// A request made by `node`'s provider whose answer would wait for `node` itself.
+    static func circularRequest(from node: ServiceGraph.Node, generation: Int) -> ContainerError {
+        ContainerError(
+            code: .circularRequest,
+            message: "the provider of '\(node.name)' asked its own container for services that need '\(node.name)' "
+                + "itself (start(), service(_:) or start(needs:) inside a provider): the answer would wait for the "
+                + "provider forever; declare what '\(node.name)' reads in its dependsOn and read it from its "
+                + "ProviderContext (context[key]) instead",
             generation: generation, report: nil)
     }
 }

@@ -148,9 +148,17 @@ extension CoordinatorCore {
         }
     }
 
+    /// Gives app values leased for an earlier generation of this instance back to the app at
+    /// once (its teardown of them waits for that).
+    func release(_ stale: Machine.AppValues) {
+        if let link { link.parent.released(child: link.child, boxes: stale.values.map(\.box)) }
+    }
+
     /// For a scope instance whose app has a published snapshot holding every app service of its
     /// part: those values, leased; `nil` otherwise (the build fetches them).
     func readyAppValues() -> Machine.AppValues? {
+        // Read before the lease: a supersession after it makes the values this one's no more.
+        let ownGeneration = generation
         guard let link, let app = link.parent.current else { return nil }
         let part = declared
         // By the part's slots in the app's layout when it was made for this layout; by name otherwise.
@@ -170,7 +178,7 @@ extension CoordinatorCore {
         guard !values.isEmpty,
             link.parent.lease(child: link.child, values: zip(appSlots, values).map { ($0, $1.box) }) == .leased
         else { return nil }
-        return Machine.AppValues(values: values, generation: app.generation)
+        return Machine.AppValues(values: values, generation: app.generation, forGeneration: ownGeneration)
     }
 
     // MARK: Operations and jobs

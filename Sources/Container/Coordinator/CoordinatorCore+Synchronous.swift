@@ -24,12 +24,15 @@ extension CoordinatorCore {
             try link == nil ? nil : appValuesNow(for: graph.closure(of: [slot]), of: graph, onMainActor: onMainActor)
         let caller = callerIDs.add(1, ordering: .relaxed).newValue
         let blocked = BlockedCaller()
+        var stale: Machine.AppValues?
         let action = transition { machine, now in
-            machine.requested(
+            if let given, !machine.isForThisGeneration(given) { stale = given }
+            return machine.requested(
                 .names([name]), caller: caller, label: label ?? (tracer.isEnabled ? "resolveNow-\(caller)" : ""),
                 waiter: .thread(blocked), priority: Task.currentPriority.rawValue, isCancelled: false, now: now,
-                given: given)
+                given: stale == nil ? given : nil)
         }
+        if let stale { release(stale) }
         switch action {
         case .answer(let waiter, let outcome): resume(waiter, with: outcome)
         case .park(let raise, let start):
@@ -142,6 +145,8 @@ extension CoordinatorCore {
         for closure: SlotSet, of graph: ServiceGraph, onMainActor: Bool
     ) throws -> Machine.AppValues? {
         guard let link else { return nil }
+        // Read before the lease: a supersession after it makes the values this one's no more.
+        let ownGeneration = generation
         let external = closure.slots.filter { $0 >= graph.builtCount }.sorted()
         guard !external.isEmpty else { return nil }
         var app: AppServices?
@@ -162,6 +167,6 @@ extension CoordinatorCore {
         }
         // Retired meanwhile (a reset of the parent): the build fetches them itself.
         guard link.parent.lease(child: link.child, values: leased) == .leased else { return nil }
-        return Machine.AppValues(values: values, generation: app.generation)
+        return Machine.AppValues(values: values, generation: app.generation, forGeneration: ownGeneration)
     }
 }

@@ -175,12 +175,22 @@ final class CoordinatorCore: NodeReporter {
         // state machine, so its `caller.joined` is stamped in the same critical section as the
         // state it found (never after a reset it raced with).
         if published.answersReadyInline, let snapshot = current, snapshot.holds(key) { return snapshot }
-        let caller = callerIDs.add(1, ordering: .relaxed).newValue
-        // A caller's name is only ever read by the trace: untraced, none is made.
-        let name = label ?? (tracer.isEnabled ? "caller-\(caller)" : "")
         // A scope instance whose app is ready takes (and leases) the app values now: its build
         // then needs no fetch (untraced only: a traced fetch joins the app as a caller).
         let given = published.answersReadyInline && current == nil ? readyAppValues() : nil
+        return try await request(key, label: label, priorityLimit: priorityLimit, given: given)
+    }
+
+    /// The request of ``start(_:label:priorityLimit:)``, with the app values it leased (`given`),
+    /// which may have been retired since.
+    func request(
+        _ key: Machine.Demands.Key, label: String?, priorityLimit: TaskPriority?, given: Machine.AppValues?
+    ) async throws -> AppServices {
+        let caller = callerIDs.add(1, ordering: .relaxed).newValue
+        // A caller's name is only ever read by the trace: untraced, none is made.
+        let name = label ?? (tracer.isEnabled ? "caller-\(caller)" : "")
+        // The provider making this request, if one does (debug builds only; see RunningNode).
+        let provider = RunningNode.current
         return try await TaskFeatures.withEscalationHandler {
             try await withTaskCancellationHandler {
                 defer { tookOverFromResumer() }
@@ -188,13 +198,16 @@ final class CoordinatorCore: NodeReporter {
                     (continuation: UnsafeContinuation<AppServices, any Error>) in
                     let waiter = Waiter.task(continuation)
                     let priority = min(Task.currentPriority.rawValue, priorityLimit?.rawValue ?? .max)
+                    var stale: Machine.AppValues?
                     let action = transition { machine, now in
+                        if let given, !machine.isForThisGeneration(given) { stale = given }
                         // Read in the critical section: a cancellation that comes later finds
                         // the caller parked (its handler runs after the flag is set).
-                        machine.requested(
+                        return machine.requested(
                             key, caller: caller, label: name, waiter: waiter, priority: priority,
-                            isCancelled: Task.isCancelled, now: now, given: given)
+                            isCancelled: Task.isCancelled, now: now, given: stale == nil ? given : nil, from: provider)
                     }
+                    if let stale { release(stale) }
                     switch action {
                     case .answer(let waiter, let outcome): resume(waiter, with: outcome)
                     case .park(let raise, let start):

@@ -208,4 +208,13 @@ extension CoordinatorStateMachine {
         if missing.isEmpty && unsettled.isEmpty && !failed { return .built }
         return .needed(missing: missing, unsettled: unsettled, failed: failed, absent: absent)
     }
+
+    /// The node whose provider makes a request for `key`, when the answer would wait for that
+    /// node itself: a running member of the build in flight, in the request's closure.
+    func waitedForBy(_ key: Demands.Key, from provider: RunningNode) -> ServiceGraph.Node? {
+        guard let ticket = build?.ticket, provider.belongs(to: ticket), build?.isMember(provider.slot) == true,
+            build?.isSettled(provider.slot) == false, closure(of: key).contains(provider.slot)
+        else { return nil }
+        return graph.nodes[provider.slot]
+    }
 }

@@ -151,13 +151,17 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
     ///   missing, so the build needs no fetch; otherwise released.
     mutating func requested(
         _ key: Demands.Key, caller: Int, label: String, waiter: Waiter, priority: UInt8, isCancelled: Bool,
-        now: Duration, given: AppValues? = nil
+        now: Duration, given: AppValues? = nil, from provider: RunningNode = .none
     ) -> RequestAction {
         let key = resolved(key)
         if let given { take(given) }
         if let refusal = refusal() {
             traceAnswer(label, key, found: .shutDown, result: .failure)
             return .answer(waiter, .failure(refusal))
+        }
+        if provider.ticket != nil, let node = waitedForBy(key, from: provider) {
+            traceAnswer(label, key, found: .running, result: .failure)
+            return .answer(waiter, .failure(.circularRequest(from: node, generation: generation)))
         }
         let entry = CallerRegistry<Waiter>.Entry(id: caller, label: label, waiter: waiter)
         if let index = demands.index(of: key) {
@@ -234,7 +238,16 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
         let generation: Int
         /// Optional app services the app snapshot lacks, with the reason it gives.
         var absent: [(slot: Int, reason: String)] = []
+        /// For values a request leased before its own step: the instance's generation when it
+        /// began (the values are for that generation only).
+        var forGeneration: Int?
     }
+
+    /// Whether app values a request leased before its step are still for this generation. Those
+    /// that are not must go back to the app at once: the parent retired one of them (or reloaded
+    /// this instance's part) after the lease and superseded this instance, and its teardown
+    /// waits for them.
+    func isForThisGeneration(_ given: AppValues) -> Bool { given.forGeneration ?? generation == generation }
 
     /// Stores `given` app values where the generation lacks them and no build is in flight (which
     /// fetches its own); the others go back to the app with the next lifecycle.

@@ -61,8 +61,8 @@ struct QuickNodeTests {
     func quickLeavesRunInline() async throws {
         let ranIn = Locked<[String: Int]>([:])
         let graph = try graph(Self.fanOut, ranIn: ranIn)
-        // Never ran: as before, only the last leaf to start runs beside the others' child tasks.
-        #expect(try await leavesInline(graph, ranIn) == 1)
+        // Never ran: each gets a child task.
+        #expect(try await leavesInline(graph, ranIn) == 0)
         let quick: [String: Duration] = ["a": .microseconds(1), "b": .microseconds(1), "c": .microseconds(1)]
         #expect(try await leavesInline(graph, ranIn, times: quick) == 3)
     }
@@ -89,8 +89,8 @@ struct QuickNodeTests {
         let ranIn = Locked<[String: Int]>([:])
         let graph = try graph(Self.fanOut, ranIn: ranIn)
         let quick: [String: Duration] = ["a": .microseconds(1), "b": .microseconds(1), "c": .microseconds(1)]
-        // Zero budget: the last leaf to start still runs inline (the rule that loses nothing).
-        #expect(try await leavesInline(graph, ranIn, times: quick, tuning: .off) == 1)
+        // Zero budget: each leaf gets a child task.
+        #expect(try await leavesInline(graph, ranIn, times: quick, tuning: .off) == 0)
         #expect(try await leavesInline(graph, ranIn, times: quick, policy: .failFast) == 0)
         // The schedule is the same whether anyone traces it.
         #expect(try await leavesInline(graph, ranIn, times: quick, traced: true) == 3)
