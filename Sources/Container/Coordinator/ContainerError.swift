@@ -63,8 +63,50 @@ public struct ContainerError: Error, Sendable, CustomStringConvertible {
 
     public var description: String { message }
 
-    /// `isOptional` marks the failures of optional services, which fail no request.
-    static func buildFailed(_ report: BuildReport, isOptional: (String) -> Bool = { _ in false }) -> ContainerError {
+    /// Who meets a failure again, and what clears it: the advice a build's error ends with.
+    enum Advice {
+        /// A graph without start policies: every `start()` needs every service.
+        case everyStart
+        /// A graph with start policies: the requests that need a failed service.
+        case requestsNeedingIt
+        /// A scope instance: its own requests (it has no reset; the app's supersedes it).
+        case instance
+
+        func afterFailure(_ kind: FailureKind) -> String {
+            switch (self, kind) {
+            case (.everyStart, .permanent):
+                "the failure is permanent: every start() fails at once until reset()"
+            case (.requestsNeedingIt, .permanent):
+                "the failure is permanent: every request that needs it fails at once until reset(invalidating:) "
+                    + "names it; requests that do not need it go on"
+            case (.instance, .permanent):
+                "the failure is permanent: every request of this instance that needs it fails at once; close the "
+                    + "instance and open it again (a reset of what it uses up the chain supersedes it too)"
+            case (.everyStart, .transient), (.instance, .transient):
+                "the failure is transient: the next start() tries again, keeping the services that succeeded"
+            case (.requestsNeedingIt, .transient):
+                "the failure is transient: the next request that needs it tries again, keeping the services that "
+                    + "succeeded"
+            }
+        }
+
+        var afterExhaustion: String {
+            switch self {
+            case .everyStart: "every start() fails at once until reset() starts a new generation"
+            case .requestsNeedingIt:
+                "every request that needs it fails at once until reset(invalidating:) names it; requests that do "
+                    + "not need it go on"
+            case .instance:
+                "every request of this instance that needs it fails at once; close the instance and open it again"
+            }
+        }
+    }
+
+    /// `isOptional` marks the failures of optional services, which fail no request; `advice`
+    /// says who meets the failure again.
+    static func buildFailed(
+        _ report: BuildReport, advice: Advice = .everyStart, isOptional: (String) -> Bool = { _ in false }
+    ) -> ContainerError {
         let kind = report.failure ?? .transient
         let roots = report.failedNodes
         let cause =
@@ -75,23 +117,22 @@ public struct ContainerError: Error, Sendable, CustomStringConvertible {
                 if case .failed(let failure)? = report.outcome(of: name) { return "\(label): \(failure.message)" }
                 return label
             }.joined(separator: "; ")
-        let advice =
-            kind == .permanent
-            ? "the failure is permanent: every start() fails at once until reset()"
-            : "the failure is transient: the next start() tries again, keeping the services that succeeded"
         return ContainerError(
             code: .buildFailed,
-            message: "generation \(report.generation), attempt \(report.attempt) failed (\(kind)): \(cause); \(advice)",
+            message: "generation \(report.generation), attempt \(report.attempt) failed (\(kind)): \(cause); "
+                + advice.afterFailure(kind),
             generation: report.generation, report: report)
     }
 
-    static func attemptsExhausted(_ report: BuildReport, maxAttempts: Int) -> ContainerError {
+    static func attemptsExhausted(
+        _ report: BuildReport, maxAttempts: Int, advice: Advice = .everyStart
+    ) -> ContainerError {
         let roots = report.failedNodes.map { "'\($0)'" }.joined(separator: ", ")
         let cause = roots.isEmpty ? "" : " (last failed: \(roots))"
         return ContainerError(
             code: .attemptsExhausted,
             message: "generation \(report.generation) failed all \(maxAttempts) attempts its policy allows\(cause); "
-                + "every start() fails at once until reset() starts a new generation",
+                + advice.afterExhaustion,
             generation: report.generation, report: report)
     }
 

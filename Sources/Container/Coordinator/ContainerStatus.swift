@@ -10,9 +10,10 @@ public struct ContainerStatus: Sendable {
 
         /// Nothing runs; the next `start()` builds.
         public static let idle = State(.idle)
-        /// A build runs (or waits for a teardown to finish).
+        /// A build of the eager services runs (or waits for a teardown to finish).
         public static let running = State(.running)
-        /// A snapshot is published.
+        /// The eager services are built: `start()` returns at once. A request may be building
+        /// lazy services meanwhile (``ContainerStatus/services`` says which).
         public static let ready = State(.ready)
         /// The last attempt failed and the next is not allowed before ``ContainerStatus/nextAttemptAt``.
         public static let waiting = State(.waiting)

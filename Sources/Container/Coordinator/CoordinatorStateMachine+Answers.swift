@@ -52,8 +52,13 @@ extension CoordinatorStateMachine {
 
     /// The error of a failed build, its optional services' failures marked as failing no request.
     func buildFailed(_ report: BuildReport) -> ContainerError {
-        guard graph.hasOptionalServices else { return .buildFailed(report) }
-        return .buildFailed(report) { [graph] name in graph.isOptional(name) == true }
+        guard graph.hasOptionalServices else { return .buildFailed(report, advice: failureAdvice) }
+        return .buildFailed(report, advice: failureAdvice) { [graph] name in graph.isOptional(name) == true }
+    }
+
+    /// Who meets a failure of this coordinator's build again.
+    var failureAdvice: ContainerError.Advice {
+        scopeInstance != nil ? .instance : declared.declaresStartPolicies ? .requestsNeedingIt : .everyStart
     }
 
     /// Whether `required` holds an input without a value of its type.

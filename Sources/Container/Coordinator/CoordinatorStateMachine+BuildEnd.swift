@@ -94,7 +94,8 @@ extension CoordinatorStateMachine {
             }
             if !permanent, let maxAttempts = policy.maxAttempts, attempts >= maxAttempts {
                 exhausted = true
-                let error = exhaustedError ?? .attemptsExhausted(report, maxAttempts: maxAttempts)
+                let error =
+                    exhaustedError ?? .attemptsExhausted(report, maxAttempts: maxAttempts, advice: failureAdvice)
                 exhaustedError = error
                 state.block(slot, .init(error: error, sticky: true, allowedAt: .zero))
                 continue

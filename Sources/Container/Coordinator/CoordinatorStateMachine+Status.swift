@@ -13,10 +13,11 @@ extension CoordinatorStateMachine {
         case .draining: state = .shuttingDown
         case .shutDown: state = .shutDown
         case .open:
-            if build != nil {
-                state = .running
-            } else if eagerIsBuilt {
+            // Ready once the eager services are built, also while a request builds lazy ones.
+            if eagerIsBuilt {
                 state = .ready
+            } else if build != nil {
+                state = .running
             } else if blocks.contains(where: \.sticky) {
                 state = .failed
                 lastFailure = failure(of: graph.eagerRequired, report: lastReport ?? report(now: .zero))

@@ -186,4 +186,26 @@ struct StartPolicyTests {
         #expect(log.count(of: "configuration") == 0)
         #expect(container.current == nil)
     }
+
+    @Test("status stays ready while a request builds a lazy service: start() finds what it needs")
+    func readyWhileLazyBuilds() async throws {
+        let log = OrderLog()
+        let gate = Gate()
+        let started = Gate()
+        let container = try ServiceContainer([
+            countedSpec("configuration", log: log),
+            countedSpec("search", log: log, start: .lazy) { _ in
+                started.open()
+                try await gate.wait(timeout: .seconds(30), "the test to open search")
+            },
+        ])
+        _ = try await withTimeout(.seconds(30), "start()") { try await container.start() }
+        let search = Task { try await container.service(.made("search")) }
+        try await started.wait(timeout: .seconds(30), "search to start")
+        #expect(container.status.state == .ready)
+        #expect(container.status.services.first { $0.name == "search" }?.state == .building)
+        gate.open()
+        _ = try await withTimeout(.seconds(30), "service(search)") { try await search.value }
+        #expect(container.status.state == .ready)
+    }
 }
