@@ -17,6 +17,18 @@ extension CoordinatorCore {
         /// The app's coordinator, at the top of the parent chain.
         var root: CoordinatorCore { parent.link?.root ?? parent }
 
+        /// Whether a coordinator up the chain is shutting down or shut down (or closing, for an
+        /// instance): from that step on the instance refuses new callers with `closed`, also
+        /// before the close order reaches it.
+        var isClosingAbove: Bool {
+            var above: CoordinatorCore? = parent
+            while let core = above {
+                if core.published.isShutDown { return true }
+                above = core.link?.parent
+            }
+            return false
+        }
+
         /// The scope's name (`push`).
         var scope: String { String(decoding: scopeUTF8, as: UTF8.self) }
         /// The scope's name in `label`, to compare without making a string.
@@ -38,4 +50,9 @@ extension CoordinatorCore {
             self.parameters = parameters
         }
     }
+}
+
+extension CoordinatorCore {
+    /// Whether a coordinator up this instance's chain began to shut down (``Link/isClosingAbove``).
+    @usableFromInline var isClosingAbove: Bool { link?.isClosingAbove ?? false }
 }

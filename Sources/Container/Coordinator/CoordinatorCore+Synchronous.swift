@@ -13,6 +13,7 @@ extension CoordinatorCore {
     ///   making a node it needs; from the main actor, when a main-actor node it needs is made
     ///   elsewhere), or what the build's failure or a shutdown gives its callers.
     func resolveNow(_ name: String, label: String?, onMainActor: Bool) throws -> AppServices {
+        let closingAbove = isClosingAbove
         let graph = self.graph
         guard let slot = graph.layout.slots[name] else {
             throw AppServices.LookupError.notFound(name, known: graph.serviceNames)
@@ -21,7 +22,8 @@ extension CoordinatorCore {
             throw ContainerError.notSynchronous(name, because: graph.nodes[found], generation: generation)
         }
         let given =
-            try link == nil ? nil : appValuesNow(for: graph.closure(of: [slot]), of: graph, onMainActor: onMainActor)
+            try link == nil || closingAbove
+            ? nil : appValuesNow(for: graph.closure(of: [slot]), of: graph, onMainActor: onMainActor)
         let caller = callerIDs.add(1, ordering: .relaxed).newValue
         let blocked = BlockedCaller()
         var stale: Machine.AppValues?
@@ -30,7 +32,7 @@ extension CoordinatorCore {
             return machine.requested(
                 .names([name]), caller: caller, label: label ?? (tracer.isEnabled ? "resolveNow-\(caller)" : ""),
                 waiter: .thread(blocked), priority: Task.currentPriority.rawValue, isCancelled: false, now: now,
-                given: stale == nil ? given : nil)
+                given: stale == nil ? given : nil, closingAbove: closingAbove)
         }
         if let stale { release(stale) }
         switch action {

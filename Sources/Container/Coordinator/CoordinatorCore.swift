@@ -174,7 +174,12 @@ final class CoordinatorCore: NodeReporter {
         // Untraced, a ready snapshot is returned at once. Traced, every caller goes through the
         // state machine, so its `caller.joined` is stamped in the same critical section as the
         // state it found (never after a reset it raced with).
-        if published.answersReadyInline, let snapshot = current, snapshot.holds(key) { return snapshot }
+        // Shutting down, here or up the chain: the machine refuses the caller.
+        if published.answersReadyInline, !published.isShutDown, !isClosingAbove, let snapshot = current,
+            snapshot.holds(key)
+        {
+            return snapshot
+        }
         // A scope instance whose app is ready takes (and leases) the app values now: its build
         // then needs no fetch (untraced only: a traced fetch joins the app as a caller).
         let given = published.answersReadyInline && current == nil ? readyAppValues() : nil
@@ -191,6 +196,7 @@ final class CoordinatorCore: NodeReporter {
         let name = label ?? (tracer.isEnabled ? "caller-\(caller)" : "")
         // The provider making this request, if one does (debug builds only; see RunningNode).
         let provider = RunningNode.current
+        let closingAbove = isClosingAbove
         return try await TaskFeatures.withEscalationHandler {
             try await withTaskCancellationHandler {
                 defer { tookOverFromResumer() }
@@ -205,7 +211,8 @@ final class CoordinatorCore: NodeReporter {
                         // the caller parked (its handler runs after the flag is set).
                         return machine.requested(
                             key, caller: caller, label: name, waiter: waiter, priority: priority,
-                            isCancelled: Task.isCancelled, now: now, given: stale == nil ? given : nil, from: provider)
+                            isCancelled: Task.isCancelled, now: now, given: stale == nil ? given : nil, from: provider,
+                            closingAbove: closingAbove)
                     }
                     if let stale { release(stale) }
                     switch action {

@@ -151,11 +151,13 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
     ///   missing, so the build needs no fetch; otherwise released.
     mutating func requested(
         _ key: Demands.Key, caller: Int, label: String, waiter: Waiter, priority: UInt8, isCancelled: Bool,
-        now: Duration, given: AppValues? = nil, from provider: RunningNode = .none
+        now: Duration, given: AppValues? = nil, from provider: RunningNode = .none, closingAbove: Bool = false
     ) -> RequestAction {
         let key = resolved(key)
         if let given { take(given) }
-        if let refusal = refusal() {
+        // A scope instance refuses too once a coordinator up its chain began to shut down,
+        // before its own close order reaches it.
+        if let refusal = refusal() ?? (closingAbove ? .closed(scopeInstance ?? "") : nil) {
             traceAnswer(label, key, found: .shutDown, result: .failure)
             return .answer(waiter, .failure(refusal))
         }
@@ -224,6 +226,7 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
             let start = add(missing, reusing: reused, for: label, priority: priority, fromCaller: true, now: now)
             if missing.isEmpty && unsettled.isEmpty {
                 // Every node it needs has settled in the build in flight, not all with a value.
+                record(.callerResumed(caller: label, result: .failure))
                 return .answer(waiter, .failure(failure(of: requiredSlots(of: demand), report: report(now: now))))
             }
             _ = demands.add(demand, waitingFor: missing, unsettled)

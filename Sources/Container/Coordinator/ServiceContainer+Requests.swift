@@ -21,7 +21,9 @@ extension ServiceContainer {
     ///   before anything is built; otherwise what ``start(as:)`` throws.
     public func start(needs keys: [AnyServiceKey], as label: String? = nil) async throws -> AppServices {
         let key = try requestKey(for: keys, reader: label.map { "start(needs:) of '\($0)'" } ?? "start(needs:)")
-        if published.answersReadyInline, let snapshot = published.load(), snapshot.holds(key) { return snapshot }
+        if published.answersReadyInline, !published.isShutDown, let snapshot = published.load(), snapshot.holds(key) {
+            return snapshot
+        }
         return try await core.start(key, label: label)
     }
 
@@ -50,7 +52,9 @@ extension ServiceContainer {
     /// - Throws: what ``start(needs:as:)-([AnyServiceKey],_)`` throws.
     public func service<Value>(_ key: ServiceKey<Value>, as label: String? = nil) async throws -> Value {
         // Held already: one lookup (a miss, or a wrong type, takes the request, which says why).
-        if published.answersReadyInline, let value = try? published.load()?.resolve(key) { return value }
+        if published.answersReadyInline, !published.isShutDown, let value = try? published.load()?.resolve(key) {
+            return value
+        }
         return try await start(needs: [key.erased], as: label).resolve(key)
     }
 

@@ -105,7 +105,9 @@ public final class ServiceContainer: Sendable {
     @inlinable
     public func start(as label: String? = nil) async throws -> AppServices {
         // Ready (the common case): answered inline in the caller, without an async call.
-        if published.answersReadyInline, let snapshot = published.load(), snapshot.holdsEager { return snapshot }
+        if published.answersReadyInline, !published.isShutDown, let snapshot = published.load(), snapshot.holdsEager {
+            return snapshot
+        }
         return try await core.start(label: label)
     }
 

@@ -43,6 +43,7 @@ extension ServiceGraph {
         }
 
         /// The service of `key` is `value`, made by no provider (and never torn down: the caller owns it).
+        /// It is synchronous: a service that `resolveNow` reads, or one declared `sync`, stays so.
         ///
         /// - Parameters:
         ///   - key: the service, with the type its readers expect.
@@ -55,7 +56,7 @@ extension ServiceGraph {
             line: Int = #line
         ) -> ServiceGraph.Override {
             ServiceGraph.Override(
-                key.name, provider: AnyServiceProvider(closure: ClosureProvider(id: "override") { _ in value }),
+                key.name, provider: AnyServiceProvider(SynchronousClosureProvider(id: "override") { _ in value }),
                 dependsOn: dependsOn, lifetime: nil, fileID: fileID, line: line)
         }
 
@@ -77,6 +78,35 @@ extension ServiceGraph {
             ServiceGraph.Override(
                 key.name, provider: AnyServiceProvider(provider), dependsOn: dependsOn, options: options,
                 lifetime: lifetime, fileID: fileID, line: line)
+        }
+
+        /// The service of `key` is made by the synchronous `make`, like a service declared with
+        /// ``ServiceSpec/synchronous(_:dependsOn:options:lifetime:group:start:sync:tearDown:fileID:line:make:)``:
+        /// the replacement of a service that `resolveNow` reads, or that is declared `sync`, must
+        /// be synchronous too.
+        ///
+        /// ```swift
+        /// .synchronous(.settings) { _ in Settings(theme: .dark) }
+        /// ```
+        ///
+        /// - Parameters:
+        ///   - key: the service, with the type its readers expect.
+        ///   - dependsOn: the services `make` reads; `nil` (default) keeps the service's.
+        ///   - lifetime: its lifetime; `nil` (default) keeps the service's.
+        ///   - tearDown: releases the value when its generation is retired.
+        ///   - fileID: the caller's file, for the location of errors about the override (default: the call site).
+        ///   - line: the caller's line (default: the call site).
+        ///   - make: makes the value, without suspending.
+        public static func synchronous<Value: Sendable>(
+            _ key: ServiceKey<Value>, dependsOn: [String]? = nil, lifetime: ServiceSpec.Lifetime? = nil,
+            tearDown: (@Sendable (Value) async throws -> Void)? = nil, fileID: String = #fileID, line: Int = #line,
+            _ make: @escaping @Sendable (ProviderContext) throws -> Value
+        ) -> ServiceGraph.Override {
+            ServiceGraph.Override(
+                key.name,
+                provider: AnyServiceProvider(
+                    SynchronousClosureProvider(id: "override", tearDown: tearDown, make: make)),
+                dependsOn: dependsOn, lifetime: lifetime, fileID: fileID, line: line)
         }
 
         /// The service of `key` is made by `make`, like a service declared in code.

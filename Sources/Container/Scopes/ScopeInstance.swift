@@ -77,7 +77,12 @@ public final class ScopeInstance: Sendable {
     ///   or `CancellationError`.
     @inlinable
     public func start(as label: String? = nil) async throws -> AppServices {
-        if published.answersReadyInline, let snapshot = published.load(), snapshot.holdsEager { return snapshot }
+        // Not once a coordinator up the chain began to shut down (the core refuses the caller).
+        if published.answersReadyInline, !published.isShutDown, !core.isClosingAbove,
+            let snapshot = published.load(), snapshot.holdsEager
+        {
+            return snapshot
+        }
         return try await core.start(label: label)
     }
 

@@ -260,7 +260,7 @@ final class SnapshotSlot: @unchecked Sendable {
     /// Whether the coordinator refuses every call (shut down, shutting down, or a closed scope
     /// instance): the hot path's error then says so instead of "not ready". Kept in the sign of
     /// ``generationValue`` (generations start at 1), so it costs a slot no memory.
-    var isShutDown: Bool { generationValue.load(ordering: .relaxed) < 0 }
+    @inlinable var isShutDown: Bool { generationValue.load(ordering: .relaxed) < 0 }
 
     /// Sets the generation the hot path reports, and whether the coordinator shut down (for
     /// good: a shut-down slot stays so); called under the coordinator's state lock.

@@ -12,8 +12,25 @@ public import Container
 /// build is expected to end the scope's own services (the app services it uses are never built there).
 public enum TraceInvariants {
     /// Checks `events` of a container built from `graph`: one result per rule.
+    /// A scope instance closed and opened again under the same id starts from generation 1
+    /// again: its events after each later `scope.opened` are told apart as `label (opened 2)`.
     public static func check(_ events: [TraceEvent], graph: ServiceGraph) -> [CheckResult] {
-        events.check(expectations(for: graph))
+        separatingReopenedInstances(events).check(expectations(for: graph))
+    }
+
+    /// `events`, the scope of each reopened instance's events named by its opening.
+    static func separatingReopenedInstances(_ events: [TraceEvent]) -> [TraceEvent] {
+        var openings: [String: Int] = [:]
+        var renamed = false
+        let separated = events.map { event -> TraceEvent in
+            guard let scope = event.scope else { return event }
+            if event.kind == .scopeOpened { openings[scope, default: 0] += 1 }
+            guard let opening = openings[scope], opening > 1 else { return event }
+            renamed = true
+            return TraceEvent(
+                time: event.time, build: event.build, scope: "\(scope) (opened \(opening))", kind: event.kind)
+        }
+        return renamed ? separated : events
     }
 
     /// Every rule, as expectations on a trace of a container built from `graph`.

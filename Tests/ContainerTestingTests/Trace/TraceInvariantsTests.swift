@@ -202,4 +202,26 @@ struct TraceInvariantsTests {
     func scriptKeepsRules() {
         #expect(failing(TraceScript.retried).isEmpty)
     }
+
+    @Test("an instance closed and opened again under the same id is checked as two instances")
+    func reopenedInstance() async throws {
+        let recorder = TraceRecorder()
+        let graph = try ServiceGraph(
+            [
+                ServiceSpec(ServiceKey<Int>("a")) { _ in 1 },
+                ServiceSpec(ServiceKey<Int>("s"), dependsOn: ["a"], lifetime: .scope("push")) { _ in 2 },
+            ], scopes: ["push"])
+        let container = ServiceContainer(graph: graph, trace: [recorder])
+        _ = try await container.start()
+        for _ in 0..<2 {
+            let instance = try container.openScope("push", id: "x")
+            _ = try await instance.start()
+            try await instance.close()
+        }
+        try await container.shutdown()
+        let failed = TraceInvariants.check(recorder.events, graph: graph).filter { !$0.passed }
+        #expect(failed.isEmpty, "\(failed.map(\.description))")
+        // Unseparated, the second instance's build looks like a second build of the first's attempt.
+        #expect(recorder.events.check([TraceInvariants.oneBuildPerAttempt]).contains { !$0.passed })
+    }
 }

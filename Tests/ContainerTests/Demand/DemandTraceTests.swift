@@ -154,4 +154,38 @@ struct DemandTraceTests {
         #expect(!"\(events)".contains("secret-token"), "the value is never traced")
         try events.expect(TraceInvariants.expectations(for: container.graph))
     }
+
+    @Test("a request for a node that failed in the build still running is answered, and its answer traced")
+    func joinAfterFailureIsResumedInTheTrace() async throws {
+        let log = OrderLog()
+        let gate = Gate()
+        let started = Gate()
+        let trace = TraceWatcher()
+        let container = try ServiceContainer(
+            [
+                countedSpec("slow", log: log, start: .lazy) { _ in
+                    started.open()
+                    try await gate.wait(timeout: .seconds(30), "the test to open slow")
+                },
+                countedSpec("broken", log: log, defaultFailure: .permanent, start: .lazy) { _ in throw TestError() },
+            ], trace: [trace])
+        let slow = Task { try await container.service(.made("slow"), as: "slow") }
+        try await started.wait(timeout: .seconds(30), "slow to start")
+        for caller in ["first", "second"] {
+            let error = await #expect(throws: ContainerError.self) {
+                try await container.service(.made("broken"), as: caller)
+            }
+            #expect(error?.code == .buildFailed, "\(caller)")
+        }
+        gate.open()
+        _ = try await withTimeout(.seconds(30), "slow") { try await slow.value }
+        #expect(log.count(of: "broken") == 1, "the second request found its failure in the build")
+        let resumed = trace.events.compactMap { event -> String? in
+            if case .callerResumed(let caller, _) = event.kind { return caller }
+            return nil
+        }
+        #expect(resumed.filter { $0 == "second" }.count == 1)
+        let failed = TraceInvariants.check(trace.events, graph: container.core.graph).filter { !$0.passed }
+        #expect(failed.isEmpty, "\(failed.map(\.claim))")
+    }
 }
