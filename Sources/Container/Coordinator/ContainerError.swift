@@ -208,13 +208,23 @@ public struct ContainerError: Error, Sendable, CustomStringConvertible {
             generation: generation, report: nil)
     }
 
-    static func unknownServices(_ names: [String], known: [String], generation: Int) -> ContainerError {
+    /// A reset naming services this coordinator does not build: unknown ones, or `scoped` ones
+    /// (by name, their scope), which its scope instances build.
+    static func unknownServices(
+        _ names: [String], known: [String], scoped: [String: String] = [:], generation: Int
+    ) -> ContainerError {
         let described = names.map { name in
-            NameSuggestion.closest(to: name, among: known).map { "'\(name)' (did you mean '\($0)'?)" } ?? "'\(name)'"
+            if let scope = scoped[name] {
+                return "'\(name)' (it lives in the instances of scope '\(scope)': close an instance and open it "
+                    + "again, or reset what it reads here)"
+            }
+            return NameSuggestion.closest(to: name, among: known).map { "'\(name)' (did you mean '\($0)'?)" }
+                ?? "'\(name)'"
         }
+        let what = scoped.count == names.count ? "services not built here" : "unknown services"
         return ContainerError(
             code: .unknownService,
-            message: "cannot reset unknown services \(described.joined(separator: ", ")); "
+            message: "cannot reset \(what) \(described.joined(separator: ", ")); "
                 + "the services are: \(known.joined(separator: ", "))",
             generation: generation, report: nil)
     }

@@ -19,7 +19,15 @@ extension CoordinatorCore {
                 }
                 guard unknown.isEmpty else {
                     let known = Array(graph.serviceNames[..<graph.builtCount])
-                    return .refuse(done, .unknownServices(unknown, known: known, generation: machine.generation))
+                    // A scoped service is declared, but lives in scope instances, not here.
+                    let scoped = unknown.compactMap { name -> (String, String)? in
+                        machine.declared.lifetime(of: name)?.scope.map { (name, $0) }
+                    }
+                    return .refuse(
+                        done,
+                        .unknownServices(
+                            unknown, known: known, scoped: Dictionary(scoped) { first, _ in first },
+                            generation: machine.generation))
                 }
                 slots = Set(names.compactMap { graph.layout.slots[$0] })
             }

@@ -226,4 +226,25 @@ struct ResetTests {
         #expect(services.generation == 2)
         #expect(order.entries == ["build g1", "teardown started", "teardown finished", "build g2"])
     }
+
+    @Test("reset(invalidating:) of a scoped service says where it lives, not that it is unknown")
+    func resetOfScopedService() async throws {
+        let container = ServiceContainer(
+            graph: try ServiceGraph(
+                [
+                    ServiceSpec(ServiceKey<Int>("session")) { _ in 1 },
+                    ServiceSpec(ServiceKey<Int>("accountStore"), dependsOn: ["session"], lifetime: .scope("account")) {
+                        _ in 2
+                    },
+                ], scopes: ["account"]))
+        _ = try await container.start()
+        let error = await #expect(throws: ContainerError.self) {
+            try await container.reset(invalidating: ["accountStore"])
+        }
+        #expect(error?.code == .unknownService)
+        #expect(error?.message.contains("services not built here 'accountStore'") == true)
+        #expect(error?.message.contains("instances of scope 'account'") == true)
+        let typo = await #expect(throws: ContainerError.self) { try await container.reset(invalidating: ["sesion"]) }
+        #expect(typo?.message.contains("unknown services 'sesion' (did you mean 'session'?)") == true)
+    }
 }
