@@ -15,7 +15,8 @@ extension ServiceKey where Value == String {
 struct SynchronousOverrideTests {
     private static let specs: [ServiceSpec] = [
         .synchronous(.settings) { _ in "production" },
-        .synchronous(.delegate, dependsOn: ["settings"], sync: true) { context in "delegate(\(try context[.settings]))" },
+        .synchronous(.delegate, dependsOn: ["settings"], sync: true) { context in "delegate(\(try context[.settings]))"
+        },
     ]
 
     @Test("a fixed value keeps a sync service valid, and resolveNow reads through it")
