@@ -178,6 +178,15 @@ let profileKinds: [ProfileKind] = [
         for _ in 0..<repeats { count &+= try ConfigLoader.load(path: path).specs.count }
         if count == -1 { print(count) }
     },
+    ProfileKind(id: "start-ready") { size, repeats, setupOnly in
+        // Scenario 2: `await container.start()` on a ready container, `size * repeats` times.
+        let container = try ServiceContainer([ServiceSpec(ServiceKey<Int>("a")) { _ in 1 }])
+        _ = try await container.start()
+        guard !setupOnly else { return }
+        var count = 0
+        for _ in 0..<size * repeats { count &+= try await container.start().generation }
+        if count == -1 { print(count) }
+    },
     ProfileKind(id: "scope-floor") { size, repeats, setupOnly in
         let fixture = try await ScopeFixture.make()
         guard !setupOnly else { return }
