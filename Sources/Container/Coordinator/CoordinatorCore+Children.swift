@@ -4,7 +4,7 @@ extension CoordinatorCore {
     /// Opens a scope instance of `scope` on this coordinator, on the scope's part of the graph
     /// as it is at this very transition.
     func openChild(scope: String, id: String, parameters: ScopeParameters) throws(ContainerError) -> CoordinatorCore {
-        if let link, link.isClosingAbove { throw ContainerError.closed(link.label) }
+        if isClosingAbove { throw ContainerError.closed(self.label ?? "") }
         // A nested instance is named by its chain, and its providers read its parents' parameters too.
         let label = Self.label(of: scope, id: id, under: self.label)
         let parameters = link.map { parameters.inheriting($0.parameters) } ?? parameters

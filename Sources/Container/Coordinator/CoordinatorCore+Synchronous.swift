@@ -28,11 +28,10 @@ extension CoordinatorCore {
         let blocked = BlockedCaller()
         var stale: Machine.AppValues?
         let action = transition { machine, now in
-            if let given, !machine.isForThisGeneration(given) { stale = given }
-            return machine.requested(
+            machine.requested(
                 .names([name]), caller: caller, label: label ?? (tracer.isEnabled ? "resolveNow-\(caller)" : ""),
                 waiter: .thread(blocked), priority: Task.currentPriority.rawValue, isCancelled: false, now: now,
-                given: stale == nil ? given : nil, closingAbove: closingAbove)
+                given: machine.current(given, stale: &stale), closingAbove: closingAbove)
         }
         if let stale { release(stale) }
         switch action {

@@ -206,13 +206,12 @@ final class CoordinatorCore: NodeReporter {
                     let priority = min(Task.currentPriority.rawValue, priorityLimit?.rawValue ?? .max)
                     var stale: Machine.AppValues?
                     let action = transition { machine, now in
-                        if let given, !machine.isForThisGeneration(given) { stale = given }
                         // Read in the critical section: a cancellation that comes later finds
                         // the caller parked (its handler runs after the flag is set).
-                        return machine.requested(
+                        machine.requested(
                             key, caller: caller, label: name, waiter: waiter, priority: priority,
-                            isCancelled: Task.isCancelled, now: now, given: stale == nil ? given : nil, from: provider,
-                            closingAbove: closingAbove)
+                            isCancelled: Task.isCancelled, now: now, given: machine.current(given, stale: &stale),
+                            from: provider, closingAbove: closingAbove)
                     }
                     if let stale { release(stale) }
                     switch action {

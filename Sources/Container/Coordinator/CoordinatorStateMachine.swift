@@ -246,11 +246,15 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
         var forGeneration: Int?
     }
 
-    /// Whether app values a request leased before its step are still for this generation. Those
-    /// that are not must go back to the app at once: the parent retired one of them (or reloaded
-    /// this instance's part) after the lease and superseded this instance, and its teardown
-    /// waits for them.
-    func isForThisGeneration(_ given: AppValues) -> Bool { given.forGeneration ?? generation == generation }
+    /// `given`, when app values a request leased before its step are still for this generation;
+    /// otherwise `nil`, the values in `stale`. Those must go back to the app at once: the parent
+    /// retired one of them (or reloaded this instance's part) after the lease and superseded this
+    /// instance, and its teardown waits for them.
+    func current(_ given: AppValues?, stale: inout AppValues?) -> AppValues? {
+        guard let given, given.forGeneration ?? generation != generation else { return given }
+        stale = given
+        return nil
+    }
 
     /// Stores `given` app values where the generation lacks them and no build is in flight (which
     /// fetches its own); the others go back to the app with the next lifecycle.

@@ -137,7 +137,7 @@ extension ServiceGraph {
         if node.isInput { return "'\(node.provider.id)' waits for the value the app supplies (an input)" }
         if node.provider.makeNow == nil {
             // An override's provider: the test's replacement, not the app's declaration, is the one to change.
-            guard node.provider.id == "override" else { return "'\(node.provider.id)' is asynchronous" }
+            guard node.provider.id == Override.providerID else { return "'\(node.provider.id)' is asynchronous" }
             return "'override' is asynchronous (replace it with .value or .synchronous to keep it synchronous)"
         }
         if node.timeout != nil { return "'\(node.provider.id)' is run with a timeout" }

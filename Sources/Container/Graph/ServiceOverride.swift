@@ -17,6 +17,9 @@ extension ServiceGraph {
     /// (`dependsOn: []` drops the dependencies of a fixed value). The trace marks the `node.started`
     /// of a replaced service as an override.
     public struct Override: Sendable {
+        /// The id of the providers an override makes from a value or a closure.
+        static let providerID = "override"
+
         /// The service replaced.
         public let service: String
         /// The replacement provider.
@@ -56,7 +59,7 @@ extension ServiceGraph {
             line: Int = #line
         ) -> ServiceGraph.Override {
             ServiceGraph.Override(
-                key.name, provider: AnyServiceProvider(SynchronousClosureProvider(id: "override") { _ in value }),
+                key.name, provider: AnyServiceProvider(SynchronousClosureProvider(id: Self.providerID) { _ in value }),
                 dependsOn: dependsOn, lifetime: nil, fileID: fileID, line: line)
         }
 
@@ -105,7 +108,7 @@ extension ServiceGraph {
             ServiceGraph.Override(
                 key.name,
                 provider: AnyServiceProvider(
-                    SynchronousClosureProvider(id: "override", tearDown: tearDown, make: make)),
+                    SynchronousClosureProvider(id: Self.providerID, tearDown: tearDown, make: make)),
                 dependsOn: dependsOn, lifetime: lifetime, fileID: fileID, line: line)
         }
 
@@ -126,7 +129,8 @@ extension ServiceGraph {
         ) -> ServiceGraph.Override {
             ServiceGraph.Override(
                 key.name,
-                provider: AnyServiceProvider(closure: ClosureProvider(id: "override", tearDown: tearDown, make: make)),
+                provider: AnyServiceProvider(
+                    closure: ClosureProvider(id: Self.providerID, tearDown: tearDown, make: make)),
                 dependsOn: dependsOn, lifetime: lifetime, fileID: fileID, line: line)
         }
     }

@@ -15,59 +15,69 @@ struct PositionedValue: Sendable {
         let value: PositionedValue
     }
 
-    /// A scalar's value; `nil` for an array or an object, whose ``value`` is made when asked
-    /// (most of a config's containers are read member by member, never as one value).
-    private let scalar: ServiceOptions.Value?
+    /// What the value is: a scalar holds its value; an array's or an object's ``value`` is made
+    /// when asked (most of a config's containers are read member by member, never as one value).
+    private enum Shape: Sendable {
+        case scalar(ServiceOptions.Value)
+        case array
+        case object
+    }
+
+    private let shape: Shape
     /// Where the value starts.
     let position: SourcePosition
     /// An array's elements, by index; empty for any other value.
     let elements: [PositionedValue]
     /// An object's members in the order written; empty for any other value.
     let members: [Member]
-    /// Whether this is an array, or an object (neither for a scalar).
-    let isArray: Bool
-    var isObject: Bool { !isArray && scalar == nil }
 
     /// A value that holds no other value (not an array or an object).
     init(scalar value: ServiceOptions.Value, at position: SourcePosition) {
-        self.scalar = value
+        self.shape = .scalar(value)
         self.position = position
         self.elements = []
         self.members = []
-        self.isArray = false
     }
 
     /// An array of `elements`.
     init(elements: [PositionedValue], at position: SourcePosition) {
-        self.scalar = nil
+        self.shape = .array
         self.position = position
         self.elements = elements
         self.members = []
-        self.isArray = true
     }
 
     /// An object of `members`.
     init(members: [Member], at position: SourcePosition) {
-        self.scalar = nil
+        self.shape = .object
         self.position = position
         self.elements = []
         self.members = members
-        self.isArray = false
     }
+
+    var isArray: Bool { if case .array = shape { true } else { false } }
+    var isObject: Bool { if case .object = shape { true } else { false } }
 
     /// The JSON value; an object's later duplicate key wins, as in service options. Made anew
     /// for an array or an object at each call: test ``isArray`` and ``isObject`` instead.
     var value: ServiceOptions.Value {
-        if let scalar { return scalar }
-        if isArray { return .array(elements.map(\.value)) }
-        var fields: [String: ServiceOptions.Value] = [:]
-        fields.reserveCapacity(members.count)
-        for member in members { fields[member.key] = member.value.value }
-        return .object(fields)
+        switch shape {
+        case .scalar(let value): return value
+        case .array: return .array(elements.map(\.value))
+        case .object:
+            var fields: [String: ServiceOptions.Value] = [:]
+            fields.reserveCapacity(members.count)
+            for member in members { fields[member.key] = member.value.value }
+            return .object(fields)
+        }
     }
 
     /// A short name of the value's JSON type, for error messages.
     var typeName: String {
-        scalar?.typeName ?? (isArray ? ServiceOptions.Value.array([]) : ServiceOptions.Value.object([:])).typeName
+        switch shape {
+        case .scalar(let value): value.typeName
+        case .array: ServiceOptions.Value.array([]).typeName
+        case .object: ServiceOptions.Value.object([:]).typeName
+        }
     }
 }
