@@ -138,12 +138,13 @@ public struct JSONLinesTraceSink: TraceSink {
         return object.finished
     }
 
-    /// Every field name the format itself may write; extra fields cannot shadow them.
+    /// Every field name the format itself may write; extra fields cannot shadow them (a test
+    /// checks that every name written for any event kind is here).
     static let reservedNames: Set<String> = [
         "v", "t", "gen", "attempt", "event", "node", "durationMs", "failure", "error", "retry", "delayMs",
         "because", "phase", "services", "roots", "caller", "state", "result", "from", "to", "invalidated",
         "exhausted", "reason", "added", "removed", "changed", "scope", "optional", "request", "needs", "nodes",
-        "replaced",
+        "replaced", "override", "executor", "priority",
     ]
 }
 

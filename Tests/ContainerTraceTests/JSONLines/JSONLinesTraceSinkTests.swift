@@ -166,6 +166,24 @@ struct JSONLinesTraceSinkTests {
             fields: [("scenario", "log\"out"), ("event", "spoofed")])
         #expect(line == #"{"v":1,"t":0,"gen":1,"attempt":1,"event":"build.started","scenario":"log\"out"}"#)
     }
+
+    @Test("no name the format writes, for any event kind, can be taken by an extra field on any event")
+    func everyWrittenNameIsReserved() throws {
+        let events = Self.everyKind.map { kind in
+            TraceEvent(
+                time: .zero, build: BuildAttempt(generation: 1, attempt: 1),
+                scope: kind.name.hasPrefix("scope.") ? "push#1" : nil, kind: kind)
+        }
+        var written = Set<String>()
+        for event in events {
+            written.formUnion(try #require(JSONLines.parse(JSONLinesTraceSink.line(for: event)).first).keys)
+        }
+        #expect(written.isSuperset(of: ["override", "executor", "priority", "scope", "needs"]))
+        for event in events {
+            let line = JSONLinesTraceSink.line(for: event, fields: written.sorted().map { ($0, "spoofed-value") })
+            #expect(line == JSONLinesTraceSink.line(for: event), "an extra field shadowed or joined: \(line)")
+        }
+    }
 }
 
 extension JSONLinesTraceSinkTests {
