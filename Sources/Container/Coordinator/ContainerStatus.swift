@@ -35,7 +35,8 @@ public struct ContainerStatus: Sendable {
     public let attempt: Int
     /// The last build that finished, with every node's outcome.
     public let lastBuild: BuildReport?
-    /// The failure the last build ended with (or the sticky one), if any.
+    /// The failure the last build ended with (or the sticky one), if any. A build whose only
+    /// failures are optional services' failed no request: it leaves none.
     public let lastFailure: ContainerError?
     /// When the next attempt is allowed (time since the container was created), while waiting.
     public let nextAttemptAt: Duration?

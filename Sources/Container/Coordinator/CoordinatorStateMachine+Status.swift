@@ -2,6 +2,14 @@
 extension CoordinatorStateMachine {
     // MARK: Status
 
+    /// Whether the nodes that failed in `report` are all optional services: the build failed
+    /// no request (its trace has no `build.failed`, the status no last failure).
+    func failedOnlyOptional(_ report: BuildReport) -> Bool {
+        guard graph.hasOptionalServices else { return false }
+        let roots = report.failedNodes
+        return !roots.isEmpty && roots.allSatisfy { graph.isOptional($0) == true }
+    }
+
     /// The machine's part of ``ContainerStatus``: the state as `start()` (the eager services)
     /// sees it.
     func status(openScopes: [String]) -> ContainerStatus {
@@ -31,7 +39,9 @@ extension CoordinatorStateMachine {
                 state = .idle
             }
         }
-        if lastFailure == nil, let lastReport, !lastReport.succeeded, !lastReport.wasCancelled {
+        if lastFailure == nil, let lastReport, !lastReport.succeeded, !lastReport.wasCancelled,
+            !failedOnlyOptional(lastReport)
+        {
             lastFailure = buildFailed(lastReport)
         }
         return ContainerStatus(

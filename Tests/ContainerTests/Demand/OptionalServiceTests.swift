@@ -114,6 +114,28 @@ struct OptionalServiceTests {
         #expect(log.count(of: "keychain") == 1, "a permanent failure is not retried")
     }
 
+    @Test("a build whose only failure is an optional service's leaves no last failure in the status")
+    func optionalFailureIsNoLastFailure() async throws {
+        let log = OrderLog()
+        let container = try ServiceContainer([
+            countedSpec("configuration", log: log),
+            optional(
+                countedSpec("telemetry", log: log, defaultFailure: .permanent) { _ in throw TestError("no SDK key") }),
+        ])
+        _ = try await withTimeout(.seconds(30), "start()") { try await container.start() }
+        let status = container.status
+        #expect(status.state == .ready)
+        #expect(status.lastBuild?.failedNodes == ["telemetry"])
+        #expect(status.lastFailure == nil, "\(status.lastFailure?.message ?? "")")
+        // Even a request naming it gets a snapshot, which says why it is absent.
+        let named = try await withTimeout(.seconds(30), "telemetry") {
+            try await container.start(needs: [ServiceKey<Made>.telemetry.erased])
+        }
+        #expect(named.absence(of: "telemetry")?.contains("no SDK key") == true)
+        #expect(log.count(of: "telemetry") == 1, "a permanent failure is not tried again")
+        #expect(container.status.lastFailure == nil)
+    }
+
     @Test("an optional service that succeeds is held, and its dependent reads it")
     func succeedingOptionalService() async throws {
         let log = OrderLog()
