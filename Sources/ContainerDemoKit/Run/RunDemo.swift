@@ -37,6 +37,14 @@ public func runDemo(_ options: DemoOptions, output: DemoOutput, interrupt: DemoI
         output.write("container-demo \(ServiceContainer.Version.current)\n")
         return 0
     }
+    // Opened first: a path that cannot be written stops the demo before anything runs.
+    let traceFile: TraceFile?
+    do {
+        traceFile = try options.outputPath.map { path throws(TraceFileProblem) in try TraceFile.open(path) }
+    } catch {
+        output.writeError(error.description + "\n")
+        return 2
+    }
     let scenarios = options.scenario == .all ? DemoScenario.stories : [options.scenario]
     let printer = ReportPrinter(
         format: options.trace, colors: output.colors && !options.noColor && options.outputPath == nil,
@@ -56,6 +64,7 @@ public func runDemo(_ options: DemoOptions, output: DemoOutput, interrupt: DemoI
         switch await run(scenario, options, output: output, note: note, interrupt: interrupt, live: live) {
         case .success(let made): report = made
         case .failure(let problem):
+            traceFile?.discard()
             output.writeError(problem.description + (problem.description.hasSuffix("\n") ? "" : "\n"))
             return 2
         }
@@ -83,12 +92,12 @@ public func runDemo(_ options: DemoOptions, output: DemoOutput, interrupt: DemoI
         let document = printer.perfetto(reports)
         if options.outputPath == nil { output.write(document) } else { trace = document }
     }
-    if let path = options.outputPath {
-        guard FileManager.default.createFile(atPath: path, contents: Data(trace.utf8)) else {
-            output.writeError("container-demo: cannot write the trace to '\(path)': \(outputProblem(path))\n")
+    if let traceFile {
+        guard traceFile.write(trace) else {
+            output.writeError("\(TraceFileProblem(path: traceFile.path))\n")
             return 2
         }
-        output.write("trace (\(options.trace.name)) written to \(path)\n")
+        output.write("trace (\(options.trace.name)) written to \(traceFile.path)\n")
     }
     if let signalled = interrupt.exitStatus {
         output.writeError(
@@ -97,19 +106,6 @@ public func runDemo(_ options: DemoOptions, output: DemoOutput, interrupt: DemoI
         return signalled
     }
     return status
-}
-
-/// Why `--output path` could not be written, with the fix.
-private func outputProblem(_ path: String) -> String {
-    var isFolder: ObjCBool = false
-    if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
-        return "it is a folder; give a file's path, e.g. \((path as NSString).appendingPathComponent("trace.txt"))"
-    }
-    let folder = (path as NSString).deletingLastPathComponent
-    if !folder.isEmpty && !FileManager.default.fileExists(atPath: folder) {
-        return "its folder '\(folder)' does not exist; create it or choose another path"
-    }
-    return "check that the file and its folder are writable"
 }
 
 /// Runs one scenario: the config run for cold start when a config is given or the default

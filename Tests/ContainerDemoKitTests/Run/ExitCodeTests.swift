@@ -165,6 +165,49 @@ struct ExitCodeTests {
         #expect(intoAFolder.err.contains("it is a folder; give a file's path, e.g. \(folder.path)/trace.txt"))
     }
 
+    @Test("an --output that cannot be written stops the demo before anything runs")
+    func unwritableOutputStopsFirst() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        // A failing build would exit with 1 after its run: the refusal (2) comes first, alone.
+        let config = try folder.write("fail.json", SimulatedConfigs.config([("a", [], ["permanent"])]))
+        let result = await run(["--config", config, "--trace", "jsonl", "--output", folder.path + "/no/such/dir/t.txt"])
+        #expect(result.status == 2)
+        #expect(!result.out.contains("What the callers did"), "the run happened before the refusal")
+        #expect(!result.err.contains("What the callers did"), "the run happened before the refusal")
+    }
+
+    @Test("--output writes through a symbolic link to its target, and keeps the link")
+    func outputThroughASymbolicLink() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let config = try folder.write("ok.json", SimulatedConfigs.config([("a", [], ["ok"])]))
+        let target = try folder.write("target.jsonl", "an older trace, longer than nothing\n")
+        let link = folder.path + "/link.jsonl"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+        let result = await run(["--config", config, "--trace", "jsonl", "--output", link])
+        #expect(result.status == 0, "\(result.err)")
+        let kind = try FileManager.default.attributesOfItem(atPath: link)[.type] as? FileAttributeType
+        #expect(kind == .typeSymbolicLink)
+        let written = try String(contentsOfFile: target, encoding: .utf8)
+        #expect(written.contains("snapshot.published") && !written.contains("an older trace"))
+    }
+
+    @Test("a config error keeps an existing --output file as it was, and leaves no new one")
+    func configErrorLosesNothing() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let broken = try folder.write("broken.json", "{ not json")
+        let kept = try folder.write("kept.jsonl", "the last good trace\n")
+        let keptResult = await run(["--config", broken, "--output", kept])
+        #expect(keptResult.status == 2)
+        #expect(try String(contentsOfFile: kept, encoding: .utf8) == "the last good trace\n")
+        let fresh = folder.path + "/fresh.jsonl"
+        let freshResult = await run(["--config", broken, "--output", fresh])
+        #expect(freshResult.status == 2)
+        #expect(!FileManager.default.fileExists(atPath: fresh))
+    }
+
     @Test("dot, mermaid and gantt of a config run keep standard output to the diagram")
     func diagramFormats() async throws {
         let folder = try TemporaryFolder()
