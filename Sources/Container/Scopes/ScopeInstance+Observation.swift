@@ -1,7 +1,8 @@
 extension ScopeInstance {
     /// The snapshots the instance publishes, as it publishes them (each generation and each
-    /// growth; newest first for a slow consumer); it ends when the instance is closed or
-    /// superseded (see <doc:ObservingTheServices>).
+    /// growth; newest first for a slow consumer); it ends when the instance is closed, and goes
+    /// on after a supersession with the snapshots built on the app's new generation (see
+    /// <doc:ObservingTheServices>).
     public var snapshots: AppServices.Updates { AppServices.Updates(feed: core.feeds.snapshots) }
 
     /// The successive values of the service of `key` in the instance's snapshots (see

@@ -288,4 +288,22 @@ struct SnapshotUpdatesTests {
         #expect(try await nextElement(&details, "the end of the values") == nil)
         withExtendedLifetime(container) {}
     }
+
+    @Test(
+        "a scope instance's snapshots go on after a supersession, with the snapshot built on the app's new generation")
+    func instanceSnapshotsOutliveSupersession() async throws {
+        let (container, instance) = try pushInstance()
+        _ = try await withTimeout(.seconds(30), "start") { try await instance.start() }
+        var snapshots = instance.snapshots.makeAsyncIterator()
+        let first = try await nextElement(&snapshots, "the instance's first snapshot")
+        #expect(first?.appGeneration == 1)
+        _ = try await withTimeout(.seconds(30), "reset") { try await container.reset(invalidating: ["database"]) }
+        #expect(instance.current == nil, "the reset retired the database the instance used: superseded")
+        let rebuilt = try await withTimeout(.seconds(30), "the instance's rebuild") { try await instance.start() }
+        let next = try await nextElement(&snapshots, "the snapshot after the supersession")
+        #expect(next != nil && next?.generation == rebuilt.generation && next?.appGeneration == 2)
+        _ = try await instance.close()
+        #expect(try await nextElement(&snapshots, "the end at the close") == nil)
+        withExtendedLifetime(container) {}
+    }
 }
