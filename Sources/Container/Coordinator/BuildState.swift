@@ -25,7 +25,7 @@ struct BuildState {
     /// When the build was launched (time since the container was created).
     var launchedAt: Duration?
     /// For a scope instance: the app values of the members are being fetched (its ready members
-    /// wait for them, so a failed app build fails this one before any node ran).
+    /// wait for the fetch to end).
     var awaitingApp = false
     /// App values the members need that are not fetched yet (asked for once the fetch in
     /// flight ends).
@@ -43,13 +43,19 @@ struct BuildState {
     }
     /// What only a traced build keeps, out of line: an untraced one keeps a word for it.
     private var traced = OutOfLine<Traced>(nil)
-    /// The operation whose report lists the late values of a build a reset or reload superseded
-    /// (`.some(nil)`: none, the build failed while nodes ran, see ``endedByAppFailure``).
+    /// The operation whose report lists the late values of a build a reset or reload superseded.
     var supersededBy: Int??
-    /// The build failed when its app values could not be fetched, while nodes it had started
-    /// still ran (no operation superseded it): its `build.failed` is traced, so its end traces
-    /// no `build.cancelled`.
-    var endedByAppFailure: Bool { supersededBy == .some(nil) }
+    /// For a scope instance: the app values the fetch in flight asks for.
+    var fetching: [Int] = []
+    /// App values a fetch of this build could not get, and why (the app's failure).
+    var failedFetch: FailedFetch?
+
+    /// App values a scope instance's build could not fetch: they settle like failed nodes.
+    struct FailedFetch {
+        var slots: Set<Int>
+        /// The app's error, which the requests that need one of them get.
+        var error: ContainerError
+    }
 
     /// A build of a graph of `nodeCount` nodes, with room for `members` members.
     init(id: Int, build: BuildAttempt, nodeCount: Int, priority: UInt8, members: Int = 0) {

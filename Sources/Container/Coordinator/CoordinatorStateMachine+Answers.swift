@@ -3,9 +3,13 @@
 extension CoordinatorStateMachine {
     /// The answers of demands whose closures settled: the snapshot (published first) when every
     /// node has a value, the failure otherwise.
+    /// `failedFetch`: the app values the ended build could not fetch (the build in flight's
+    /// when `nil`); a request that needs one of them gets the app's error.
     mutating func answer(
-        _ completed: [Demands.Demand], now: Duration, publishing: Bool = true, of ended: BuildAttempt? = nil
+        _ completed: [Demands.Demand], now: Duration, publishing: Bool = true, of ended: BuildAttempt? = nil,
+        failedFetch: BuildState.FailedFetch? = nil
     ) -> [Resumption] {
+        let failedFetch = failedFetch ?? build?.failedFetch
         var resume: [Resumption] = []
         resume.reserveCapacity(completed.count)
         for demand in completed {
@@ -23,6 +27,9 @@ extension CoordinatorStateMachine {
             } else {
                 let required = requiredSlots(of: demand)
                 var error = failure(of: required, report: lastReport ?? report(now: now))
+                if let failedFetch, failedFetch.slots.contains(where: required.contains) {
+                    error = failedFetch.error
+                }
                 // Draining, an input never supplied failed because the shutdown ended its wait.
                 if case .draining = phase, needsUnsuppliedInput(required) {
                     error = .shutDown(generation: generation)

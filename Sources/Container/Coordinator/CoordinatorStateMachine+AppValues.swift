@@ -18,12 +18,21 @@ extension CoordinatorStateMachine {
             return AppValuesAction(launch: nil, fetch: nil, resume: [], release: unused, then: lifecycle)
         }
         current.awaitingApp = false
+        let fetched = current.fetching
+        current.fetching = []
+        var completed: [Demands.Demand] = []
+        var ready = current.ready
+        current.ready = []
+        /// `slot` settled (with a value or without): the demands it completes, the members it frees.
+        func settled(_ slot: Int, failed: Bool) {
+            completed += demands.settled(slot, failed: failed)
+            for dependent in graph.dependents[slot] where current.isMember(dependent) {
+                if current.dependencyArrived(for: dependent) { ready.append(dependent) }
+            }
+        }
         switch result {
         case .success(let arrived):
             appGeneration = arrived.generation
-            var completed: [Demands.Demand] = []
-            var ready = current.ready
-            current.ready = []
             for (slot, box) in arrived.values {
                 // A value stored meanwhile (given with a request) leaves this one unused: it goes back.
                 guard !state.hasValue(slot) else {
@@ -32,62 +41,43 @@ extension CoordinatorStateMachine {
                 }
                 state.store(box, at: slot)
                 current.ticket?.info.values.add(box, at: slot)
-                completed += demands.settled(slot, failed: false)
-                for dependent in graph.dependents[slot] where current.isMember(dependent) {
-                    if current.dependencyArrived(for: dependent) { ready.append(dependent) }
-                }
+                settled(slot, failed: false)
             }
             for (slot, reason) in arrived.absent where !state.hasValue(slot) {
                 // Settled without a value; the members that read it start without it.
                 state.noteAbsence(of: slot, reason)
-                completed += demands.settled(slot, failed: true)
-                for dependent in graph.dependents[slot] where current.isMember(dependent) {
-                    if current.dependencyArrived(for: dependent) { ready.append(dependent) }
-                }
+                settled(slot, failed: true)
             }
-            var fetch: Fetch?
-            if !current.toFetch.isEmpty, let ticket = current.ticket {
-                current.awaitingApp = true
-                fetch = Fetch(ticket: ticket, slots: current.toFetch, startsHere: false)
-                current.toFetch = []
-            }
-            var launch: Launch?
-            if let ticket = current.ticket, !current.stopped, !ready.isEmpty {
-                launch = Launch(ticket: ticket, orders: orders(starting: ready, in: &current))
-            }
-            let isOver = current.isOver
-            build = current
-            let resume = completed.isEmpty ? [] : answer(completed, now: now)
-            guard isOver else {
-                return AppValuesAction(
-                    launch: launch, fetch: fetch, resume: resume, release: [], then: nil)
-            }
-            let (more, lifecycle) = endBuild(answering: [], now: now)
-            return AppValuesAction(
-                launch: launch, fetch: fetch, resume: resume + more, release: [], then: lifecycle)
         case .failure(let error):
-            // The app's build failed (or the app shut down): this build's callers get the app's
-            // error, and the next request starts the next attempt.
-            record(.buildFailed(failure: error.failure ?? .transient, roots: [], exhausted: false), current.build)
-            let ended = demands.removeAll()
-            attempt = current.build.attempt + 1
-            let resume = resumptions(ended, .failure(error), result: .failure, build: current.build)
-            guard current.running > 0 else {
-                build = nil
-                return AppValuesAction(
-                    launch: nil, fetch: nil, resume: resume, release: [], then: continueLifecycle(now: now))
-            }
-            // Nodes that values fetched earlier unblocked still run: the build stops, its tasks
-            // are cancelled, and it ends once they all returned (what they return goes to the
-            // teardown); no teardown and no other build starts before (Coordinator rules 8).
-            current.stopped = true
-            current.ready = []
-            current.toFetch = []
-            current.supersededBy = .some(nil)
-            stopping = current
-            build = nil
-            return AppValuesAction(
-                launch: nil, fetch: nil, resume: resume, release: [], then: nil, cancel: current.ticket)
+            // The app could not give them (its build failed, or it shut down): they settle like
+            // failed nodes. The requests that need one get the app's error, the members that read
+            // one end skipped, and the rest of the build goes on (what succeeded stays built).
+            let failed = fetched.filter { !state.hasValue($0) }
+            var failedFetch = current.failedFetch ?? BuildState.FailedFetch(slots: [], error: error)
+            failedFetch.slots.formUnion(failed)
+            failedFetch.error = error
+            current.failedFetch = failedFetch
+            // Their members wait for no value now: those that read one never start.
+            for slot in failed { completed += demands.settled(slot, failed: true) }
         }
+        var fetch: Fetch?
+        if !current.toFetch.isEmpty, let ticket = current.ticket {
+            current.awaitingApp = true
+            current.fetching = current.toFetch
+            fetch = Fetch(ticket: ticket, slots: current.toFetch, startsHere: false)
+            current.toFetch = []
+        }
+        var launch: Launch?
+        if let ticket = current.ticket, !current.stopped, !ready.isEmpty {
+            launch = Launch(ticket: ticket, orders: orders(starting: ready, in: &current))
+        }
+        let isOver = current.isOver
+        build = current
+        let resume = completed.isEmpty ? [] : answer(completed, now: now)
+        guard isOver else {
+            return AppValuesAction(launch: launch, fetch: fetch, resume: resume, release: [], then: nil)
+        }
+        let (more, lifecycle) = endBuild(answering: [], now: now)
+        return AppValuesAction(launch: launch, fetch: fetch, resume: resume + more, release: [], then: lifecycle)
     }
 }

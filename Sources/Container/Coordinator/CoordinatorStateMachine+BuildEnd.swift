@@ -16,8 +16,12 @@ extension CoordinatorStateMachine {
         let pending = current.unstarted > 0 ? current.members.filter { current.records[$0].status == .pending } : []
         for slot in pending.isEmpty ? [] : pending.sorted(by: { rank[$0] < rank[$1] }) {
             var roots = Set<Int>()
-            for dependency in graph.dependencies[slot]
-            where current.isMember(dependency) && !graph.nodes[dependency].isOptional {
+            for dependency in graph.dependencies[slot] where !graph.nodes[dependency].isOptional {
+                guard current.isMember(dependency) else {
+                    // An app value the build could not fetch fails its readers like a failed node.
+                    if current.failedFetch?.slots.contains(dependency) == true { roots.insert(dependency) }
+                    continue
+                }
                 switch current.records[dependency].status {
                 case .failed: roots.insert(dependency)
                 case .skipped: roots.formUnion(failedUpstream[dependency, default: []])
@@ -59,31 +63,39 @@ extension CoordinatorStateMachine {
             teardowns.enqueue(state.retireBuiltInThisGeneration(), owner: nil)
         }
         // A build whose only failures are optional services' failed no request: no `build.failed`.
-        let roots = report.failedNodes
-        let onlyOptional =
-            graph.hasOptionalServices && !roots.isEmpty && roots.allSatisfy { graph.isOptional($0) == true }
-        if let failure = report.failure, !onlyOptional {
-            record(.buildFailed(failure: failure, roots: roots, exhausted: exhausted), current.build)
+        if let failure = report.failure, !failedOnlyOptional(report) {
+            record(.buildFailed(failure: failure, roots: report.failedNodes, exhausted: exhausted), current.build)
         }
         attempt = eagerIsBuilt || eagerIsSticky ? current.build.attempt : current.build.attempt + 1
         if case .draining(let shutdown) = phase {
             // A graceful shutdown let the build finish: its callers get its outcome (nothing is
             // published), then it all goes.
-            let resume = answer(completed + demands.removeAll(), now: now, publishing: false, of: current.build)
+            let resume = answer(
+                completed + demands.removeAll(), now: now, publishing: false, of: current.build,
+                failedFetch: current.failedFetch)
             let supersession = shutDown(operation: shutdown, error: .shutDown(generation: generation))
             return (resume + supersession.resume, continueLifecycle(now: now))
         }
-        return (answer(completed, now: now, of: current.build), continueLifecycle(now: now))
+        return (
+            answer(completed, now: now, of: current.build, failedFetch: current.failedFetch),
+            continueLifecycle(now: now)
+        )
     }
 
-    /// Blocks every member left without a value: for good when its attempts are used up (or it
-    /// failed permanently), otherwise until its next attempt is allowed. Returns whether the
+    /// Blocks every member left without a value that was not cancelled: for good when its
+    /// attempts are used up (or it failed permanently), otherwise until its next attempt is allowed. Returns whether the
     /// build used a node's last allowed attempt.
     private mutating func blockFailed(_ ended: BuildState, report: BuildReport, now: Duration) -> Bool {
         var exhausted = false
         var failedError: ContainerError?
         var exhaustedError: ContainerError?
         for slot in ended.members where !state.hasValue(slot) {
+            // A member cancelled (by fail-fast, or because its callers left) did not fail, nor
+            // one skipped in a build that could not fetch app values (the app's failure is
+            // counted in the app): the budget counts failed attempts, and nothing blocks them.
+            let status = ended.records[slot].status
+            if status == .cancelledWhileRunning || status == .cancelledBeforeStart { continue }
+            if status == .skipped && ended.failedFetch != nil { continue }
             state.countAttempt(of: slot)
             let attempts = state.attempts(of: slot)
             var permanent = false

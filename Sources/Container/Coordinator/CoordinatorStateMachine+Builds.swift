@@ -71,6 +71,7 @@ extension CoordinatorStateMachine {
                 current.toFetch += fetch
             } else {
                 current.awaitingApp = true
+                current.fetching = fetch
                 start.fetch = Fetch(ticket: current.ticket!, slots: fetch, startsHere: false)
             }
         }
@@ -111,6 +112,7 @@ extension CoordinatorStateMachine {
         var start = Start()
         if !current.toFetch.isEmpty {
             current.awaitingApp = true
+            current.fetching = current.toFetch
             start.fetch = Fetch(ticket: ticket, slots: current.toFetch, startsHere: startsHere)
             current.toFetch = []
         } else {
@@ -361,15 +363,15 @@ extension CoordinatorStateMachine {
         old.ticket?.graph.nodes[slot].name ?? graph.nodes[slot].name
     }
 
-    /// The superseded (or failed) build's last node ended: its members that never ran end
-    /// cancelled before they started, `build.cancelled` (unless it failed), and the next job.
+    /// The superseded build's last node ended: its members that never ran end cancelled before
+    /// they started, `build.cancelled`, and the next job.
     mutating func endStopping(now: Duration) -> Lifecycle {
         guard let old = stopping else { return continueLifecycle(now: now) }
         for slot in old.members where old.records[slot].status == .pending {
             let name = nodeName(slot, of: old)
             record(.nodeCancelled(node: name, phase: .beforeStart), old.build)
         }
-        if !old.endedByAppFailure { record(.buildCancelled, old.build) }
+        record(.buildCancelled, old.build)
         stopping = nil
         return continueLifecycle(now: now)
     }

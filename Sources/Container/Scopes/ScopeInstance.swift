@@ -10,8 +10,8 @@
 /// Inside an instance every rule of the app holds: one shared build per attempt, a snapshot
 /// only when every scoped service succeeded (it also holds the app services they use, from the
 /// app generation it was built against), per-node outcomes, transient and permanent failures,
-/// cancellation, exactly-once resumption, teardown in reverse order. A failed app build fails
-/// the instance's callers with the same failure. A reset of the app that retires a service the
+/// cancellation, exactly-once resumption, teardown in reverse order. An app service the app
+/// failed to build fails the instance's callers that need it with the same failure. A reset of the app that retires a service the
 /// instance uses supersedes it: its build is cancelled and never publishes, its values are torn
 /// down, and its next ``start(as:)`` builds on the new app generation.
 public final class ScopeInstance: Sendable {
