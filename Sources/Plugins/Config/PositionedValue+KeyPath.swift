@@ -35,8 +35,7 @@ extension PositionedValue {
             best = (self, consumed)
             return true
         }
-        switch value {
-        case .array:
+        if isArray {
             let items = elements
             guard first == UInt8(ascii: "["), let close = rest.firstIndex(of: UInt8(ascii: "]")) else { return false }
             var index = 0
@@ -48,7 +47,8 @@ extension PositionedValue {
             let after = rest[(close + 1)...]
             return items[index].search(
                 after, consumed: consumed + (close + 1 - rest.startIndex), isRoot: false, best: &best)
-        case .object:
+        } else if isObject {
+            // `isArray` and `isObject`, not `value`: `value` builds the whole subtree at each call.
             var keyPart = rest
             if !isRoot {
                 guard first == UInt8(ascii: ".") else { return false }
@@ -66,7 +66,7 @@ extension PositionedValue {
                 if member.value.search(after, consumed: consumed + step, isRoot: false, best: &best) { return true }
             }
             return false
-        default:
+        } else {
             return false
         }
     }

@@ -1,4 +1,5 @@
 internal import Container
+import Synchronization
 
 /// A parsed JSON value with where it, and each value inside it, was written, so that errors
 /// about it (types, unknown keys, graph problems) can name the line and column.
@@ -61,6 +62,9 @@ struct PositionedValue: Sendable {
     /// The JSON value; an object's later duplicate key wins, as in service options. Made anew
     /// for an array or an object at each call: test ``isArray`` and ``isObject`` instead.
     var value: ServiceOptions.Value {
+        #if DEBUG
+            if case .scalar = shape {} else { Self.containersMade?.add() }
+        #endif
         switch shape {
         case .scalar(let value): return value
         case .array: return .array(elements.map(\.value))
@@ -71,6 +75,19 @@ struct PositionedValue: Sendable {
             return .object(fields)
         }
     }
+
+    #if DEBUG
+        /// Counts the arrays and objects ``value`` makes, in a debug build, where a test binds it:
+        /// what loading costs, counted, not timed.
+        @TaskLocal static var containersMade: MadeCount?
+
+        /// A count ``containersMade`` adds to.
+        final class MadeCount: Sendable {
+            private let count = Mutex(0)
+            var value: Int { count.withLock { $0 } }
+            func add() { count.withLock { $0 += 1 } }
+        }
+    #endif
 
     /// A short name of the value's JSON type, for error messages.
     var typeName: String {

@@ -9,11 +9,11 @@ import Testing
 /// found by walking the key path, not from a map of every value built on the first error.
 struct ConfigErrorPathTests {
     /// `count` services in a chain, each with an option holding `values` small numbers;
-    /// `broken` makes the middle one depend on an undeclared service.
-    static func bigConfig(services count: Int, values: Int, broken: Bool) -> String {
+    /// `broken`: which services depend on an undeclared service instead.
+    static func bigConfig(services count: Int, values: Int, broken: (Int) -> Bool) -> String {
         let numbers = Array(repeating: "0", count: values).joined(separator: ",")
         let services = (0..<count).map { index in
-            let dependency = broken && index == count / 2 ? "nosuchservice" : "s\(index - 1)"
+            let dependency = broken(index) ? "nosuch\(index)" : "s\(index - 1)"
             let dependsOn = index == 0 ? "" : ", \"dependsOn\": [\"\(dependency)\"]"
             return "{\"name\": \"s\(index)\", \"provider\": \"simulated\"\(dependsOn), "
                 + "\"options\": {\"description\": [\(numbers)]}}"
@@ -21,37 +21,40 @@ struct ConfigErrorPathTests {
         return "{\"version\": 1, \"services\": [\n" + services.joined(separator: ",\n") + "\n]}"
     }
 
-    @Test("One graph error in a config of 50,000 values costs about what the valid config costs")
-    func errorPathCostsAboutTheHappyPath() async throws {
-        let valid = Self.bigConfig(services: 100, values: 500, broken: false)
-        let broken = Self.bigConfig(services: 100, values: 500, broken: true)
-        let (happy, failing, message) = try await offThePool {
-            let clock = ContinuousClock()
-            var happy = Duration.seconds(1_000)
-            var failing = Duration.seconds(1_000)
-            var message = ""
-            // The best of five runs each, interleaved, so that a busy machine does not decide.
-            for _ in 0..<5 {
-                var start = clock.now
-                _ = try ConfigLoader.load(text: valid, file: "big.json")
-                happy = min(happy, clock.now - start)
-                start = clock.now
-                do {
-                    _ = try ConfigLoader.load(text: broken, file: "big.json")
-                } catch let error as ConfigError {
-                    message = error.description
-                }
-                failing = min(failing, clock.now - start)
+    /// Loads `text`; the arrays and objects made as JSON values meanwhile, and the error.
+    private func load(_ text: String) -> (made: Int, error: ConfigError?) {
+        let made = PositionedValue.MadeCount()
+        let error = PositionedValue.$containersMade.withValue(made) { () -> ConfigError? in
+            do {
+                _ = try ConfigLoader.load(text: text, file: "big.json")
+                return nil
+            } catch {
+                return error as? ConfigError
             }
-            return (happy, failing, message)
         }
+        return (made.value, error)
+    }
+
+    @Test("One graph error in a config of 50,000 values costs what the valid config costs, counted")
+    func errorPathCostsAboutTheHappyPath() throws {
+        let valid = load(Self.bigConfig(services: 100, values: 500) { _ in false })
+        let broken = load(Self.bigConfig(services: 100, values: 500) { $0 == 50 })
+        #expect(valid.error == nil)
         #expect(
-            message
-                == "big.json:52:56: services[50].dependsOn[0]: service 's50' depends on 'nosuchservice', "
+            broken.error?.description
+                == "big.json:52:56: services[50].dependsOn[0]: service 's50' depends on 'nosuch50', "
                 + "which is not declared; declare it or remove it from dependsOn")
-        // The first version built a key path for each of the 50,000 values on the first error: its
-        // error path took 2.5 times as long as the valid config (a debug build; 16 times optimized).
-        #expect(failing < happy * 1.5 + .milliseconds(200), "error path \(failing), valid config \(happy)")
+        // Positions are found by walking the key path: the error makes no JSON value the valid
+        // load does not (a walk that read each step's value made the whole file at each step).
+        #expect(broken.made <= valid.made + 2, "error path made \(broken.made), the valid load \(valid.made)")
+    }
+
+    @Test("A graph error in every service costs what the valid config costs, counted (not quadratic)")
+    func manyErrorsCostAboutTheHappyPath() throws {
+        let valid = load(Self.bigConfig(services: 400, values: 50) { _ in false })
+        let broken = load(Self.bigConfig(services: 400, values: 50) { $0 > 0 })
+        #expect(broken.error?.issues.count == 399)
+        #expect(broken.made <= valid.made + 2 * 399, "error path made \(broken.made), the valid load \(valid.made)")
     }
 
     @Test("Positions: the value at a key path, else its deepest enclosing value; the first of duplicates")
