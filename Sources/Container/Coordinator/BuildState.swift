@@ -49,6 +49,8 @@ struct BuildState {
     var fetching: [Int] = []
     /// App values a fetch of this build could not get, and why (the app's failure).
     var failedFetch: FailedFetch?
+    /// Whether a failure in this build failed a request (its end then traces `build.failed`).
+    var failedARequest = false
 
     /// App values a scope instance's build could not fetch: they settle like failed nodes.
     struct FailedFetch {

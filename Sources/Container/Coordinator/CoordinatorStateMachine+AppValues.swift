@@ -58,6 +58,10 @@ extension CoordinatorStateMachine {
             failedFetch.error = error
             current.failedFetch = failedFetch
             // Their members wait for no value now: those that read one never start.
+            if demands.demands.contains(where: { demand in failed.contains(where: requiredSlots(of: demand).contains) })
+            {
+                current.failedARequest = true
+            }
             for slot in failed { completed += demands.settled(slot, failed: true) }
         }
         var fetch: Fetch?

@@ -62,24 +62,37 @@ extension CoordinatorStateMachine {
             // lists it). A request that needs only what succeeded keeps it instead.
             teardowns.enqueue(state.retireBuiltInThisGeneration(), owner: nil)
         }
-        // A build whose only failures are optional services' failed no request: no `build.failed`.
-        if let failure = report.failure, !failedOnlyOptional(report) {
-            record(.buildFailed(failure: failure, roots: report.failedNodes, exhausted: exhausted), current.build)
-        }
         attempt = eagerIsBuilt || eagerIsSticky ? current.build.attempt : current.build.attempt + 1
         if case .draining(let shutdown) = phase {
             // A graceful shutdown let the build finish: its callers get its outcome (nothing is
             // published), then it all goes.
+            recordFailure(of: current, report: report, exhausted: exhausted, publishing: false)
             let resume = answer(
                 completed + demands.removeAll(), now: now, publishing: false, of: current.build,
                 failedFetch: current.failedFetch)
             let supersession = shutDown(operation: shutdown, error: .shutDown(generation: generation))
             return (resume + supersession.resume, continueLifecycle(now: now))
         }
-        return (
-            answer(completed, now: now, of: current.build, failedFetch: current.failedFetch),
-            continueLifecycle(now: now)
-        )
+        // The snapshots first, then `build.failed`, then the failures: the build's last
+        // publication comes before the event that ends it.
+        let succeeded = completed.filter { !$0.failed }
+        var resume = answer(succeeded, now: now, of: current.build, failedFetch: current.failedFetch)
+        recordFailure(of: current, report: report, exhausted: exhausted, publishing: !succeeded.isEmpty)
+        if succeeded.count < completed.count {
+            resume += answer(
+                completed.filter(\.failed), now: now, of: current.build, failedFetch: current.failedFetch)
+        }
+        return (resume, continueLifecycle(now: now))
+    }
+
+    /// `build.failed` for `ended`, when a node failed and that failure failed a request, or the
+    /// build published nothing (`publishing`: its end publishes): a build whose failures only
+    /// optional services needed published, and failed no request.
+    private mutating func recordFailure(of ended: BuildState, report: BuildReport, exhausted: Bool, publishing: Bool) {
+        guard let failure = report.failure, !failedOnlyOptional(report) else { return }
+        let publishedBefore = published.map { $0.generation == generation && $0.report.attempt == ended.build.attempt }
+        guard ended.failedARequest || !(publishing || publishedBefore == true) else { return }
+        record(.buildFailed(failure: failure, roots: report.failedNodes, exhausted: exhausted), ended.build)
     }
 
     /// Blocks every member left without a value that was not cancelled: for good when its

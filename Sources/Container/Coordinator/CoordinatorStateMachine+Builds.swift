@@ -311,6 +311,7 @@ extension CoordinatorStateMachine {
                 !graph.hasOptionalServices
                 || completed.contains { $0.requires(slot) }
                 || demands.demands.contains { $0.requires(slot) }
+            if failsARequest { current.failedARequest = true }
             if policy.failureMode == .failFast && !current.stopped && failsARequest {
                 current.stopped = true
                 cancel = current.ticket

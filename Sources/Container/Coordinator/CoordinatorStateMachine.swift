@@ -220,6 +220,7 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
                 build: build?.build ?? BuildAttempt(generation: generation, attempt: state.builds + 1))
             var demand = Demands.Demand(key: key, required: required, priority: priority)
             demand.failed = failed
+            if failed { build?.failedARequest = true }
             demand.callers.park(entry)
             // Traced, the build reports the closure's nodes it reuses: the whole closure's.
             let reused = trace.isEnabled ? closure ?? self.closure(of: key) : nil

@@ -136,6 +136,62 @@ struct OptionalServiceTests {
         #expect(container.status.lastFailure == nil)
     }
 
+    @Test("a failure only an optional service needs fails no request: the build writes no build.failed, one span")
+    func failureOnlyAnOptionalServiceNeedsIsNoBuildFailure() async throws {
+        let log = OrderLog()
+        let recorder = TraceRecorder()
+        let container = try ServiceContainer(
+            [
+                countedSpec("x", log: log, defaultFailure: .permanent, start: .lazy) { _ in throw TestError("x failed")
+                },
+                optional(countedSpec("telemetry", dependsOn: ["x"], log: log)),
+                countedSpec("feed", log: log),
+            ], trace: [recorder])
+        let services = try await withTimeout(.seconds(30), "start()") { try await container.start() }
+        #expect(services.serviceNames == ["feed"])
+        let names = recorder.events.map(\.kind.name)
+        #expect(names.contains("snapshot.published") && names.contains("node.failed"))
+        #expect(!names.contains("build.failed"), "\(names)")
+        // A request that needs x itself fails, and its build says so, last.
+        await #expect(throws: ContainerError.self) {
+            try await withTimeout(.seconds(30), "x") {
+                try await container.start(needs: [ServiceKey<Made>.made("x").erased])
+            }
+        }
+        #expect(log.count(of: "x") == 1)
+    }
+
+    @Test("a build that publishes for one request and fails another ends with build.failed, after its snapshot")
+    func publishedAndFailedBuildEndsWithItsFailure() async throws {
+        let log = OrderLog()
+        let recorder = TraceWatcher()
+        let gate = Gate()
+        let container = try ServiceContainer(
+            [
+                countedSpec("feed", log: log) { _ in await gate.wait() },
+                countedSpec("broken", log: log, defaultFailure: .permanent, start: .lazy) { _ in
+                    throw TestError("broken")
+                },
+            ], trace: [recorder])
+        let both = Task { try await container.start(needs: [ServiceKey<Made>.made("broken").erased]) }
+        let feed = Task { try await container.start(needs: [ServiceKey<Made>.made("feed").erased]) }
+        try await recorder.wait(for: "broken to fail") { $0.contains { $0.kind.name == "node.failed" } }
+        try await recorder.wait(for: "both callers to join") {
+            $0.filter { $0.kind.name == "caller.joined" }.count == 2
+        }
+        gate.open()
+        _ = try await withTimeout(.seconds(30), "feed") { try await feed.value }
+        await #expect(throws: ContainerError.self) {
+            try await withTimeout(.seconds(30), "broken") { try await both.value }
+        }
+        // The events that end a build: build.failed is the last of them, once.
+        let ends = recorder.events.filter { event in
+            event.build == BuildAttempt(generation: 1, attempt: 1)
+                && ["snapshot.published", "build.failed", "build.cancelled"].contains(event.kind.name)
+        }
+        #expect(ends.map(\.kind.name) == ["snapshot.published", "build.failed"])
+    }
+
     @Test("an optional service that succeeds is held, and its dependent reads it")
     func succeedingOptionalService() async throws {
         let log = OrderLog()
