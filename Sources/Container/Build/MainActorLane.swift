@@ -45,6 +45,15 @@ final class MainActorLane: Sendable {
         }
     }
 
+    /// The nodes still waiting for the main actor, taken out (their build was cancelled: they
+    /// end without waiting for the main actor). A batch on its way then finds none and ends.
+    func takeWaiting() -> [NodeLaunch] {
+        state.withLock { state in
+            defer { state.queue = [] }
+            return state.queue.map(\.launch)
+        }
+    }
+
     /// Each node's remaining path in `ticket`'s graph, made once per build.
     private func ranks(of ticket: BuildTicket) -> [UInt64] {
         if let ranks = state.withLock({ $0.ranks }) { return ranks }

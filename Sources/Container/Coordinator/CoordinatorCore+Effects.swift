@@ -54,6 +54,21 @@ extension CoordinatorCore {
         await BuildWorker.run(orders, of: ticket, at: priority, reporter: self)
     }
 
+    /// Cancels the tasks of `ticket`'s build, and ends its main-actor nodes still waiting for the
+    /// main actor now, cancelled before they started: a reset or shutdown never waits for a
+    /// busy main thread (see <doc:LaunchTiers>).
+    func cancel(_ ticket: BuildTicket?) {
+        guard let ticket else { return }
+        ticket.cancel()
+        guard let lane = ticket.mainLane else { return }
+        for launch in lane.takeWaiting() {
+            var next = WorkerOrders(launches: [], unstarted: 0)
+            nodeFinished(.cancelledBeforeStart(launch.slot, at: ticket.tracer.now), of: ticket, into: &next)
+            // A cancelled build starts nothing more; whatever it hands on still goes to a worker.
+            spawnWorker(Machine.Launch(ticket: ticket, orders: next))
+        }
+    }
+
     /// A node of `ticket`'s build ended: the transition, then what it asks; `next` gets what the
     /// node's worker starts next.
     func nodeFinished(_ result: NodeResult, of ticket: BuildTicket, into next: inout WorkerOrders) {
@@ -61,7 +76,7 @@ extension CoordinatorCore {
             machine.nodeFinished(build: ticket.id, result, launching: &next, now: now)
         }
         if !action.resume.isEmpty { resume(action.resume) }
-        action.cancel?.cancel()
+        cancel(action.cancel)
         if let lifecycle = action.then.take() { perform(lifecycle) }
     }
 
@@ -78,7 +93,7 @@ extension CoordinatorCore {
             let action = transition { machine, now in machine.appValuesArrived(build: ticket.id, result, now: now) }
             if !action.release.isEmpty, let link { link.parent.released(child: link.child, boxes: action.release) }
             resume(action.resume)
-            action.cancel?.cancel()
+            cancel(action.cancel)
             if let more = action.fetch { spawnFetch(more) }
             if let lifecycle = action.then { perform(lifecycle) }
             // The nodes the values unblocked run in this task: a scope instance of quick services
@@ -203,7 +218,7 @@ extension CoordinatorCore {
         rebuilt: (@Sendable (CoordinatorCore) -> Void)? = nil
     ) {
         resume(supersession.resume)
-        supersession.cancel?.cancel()
+        cancel(supersession.cancel)
         perform(supersession.children, rebuilt: rebuilt)
         perform(lifecycle)
     }

@@ -151,7 +151,7 @@ extension CoordinatorCore {
             }
         case .proceed(let supersession, let lifecycle):
             resume(supersession.resume)
-            supersession.cancel?.cancel()
+            cancel(supersession.cancel)
             perform(supersession.children)
             traceShutdown()
             perform(lifecycle)
