@@ -233,6 +233,9 @@ extension ConfigDecoder {
         if let multiplier = fields["multiplier"], let value = number(multiplier, limit: .multiplier) {
             policy.multiplier = value
         }
+        // Without a cap of its own, a first delay longer than the default cap is not cut short
+        // (as `policy.retryAfterMaxMs` defaults to `retryAfterMs` when that is longer).
+        if fields["maxDelayMs"] == nil && policy.initialDelay > policy.maxDelay { policy.maxDelay = policy.initialDelay }
         return policy
     }
 }

@@ -166,4 +166,22 @@ struct ConfigLoadingTests {
         #expect(config.redactor === config.graph.redactor)
         #expect(config.redactor.redact("apiKey key_5a5a5a, description open") == "apiKey <redacted>, description open")
     }
+
+    @Test("retry: without maxDelayMs, a first delay longer than 30 s is kept; with one, it caps the delay")
+    func retryDelayCap() throws {
+        func retry(_ fields: String) throws -> RetryPolicy {
+            let text = """
+                {"version": 1, "services": [
+                  {"name": "a", "provider": "simulated", "retry": {"maxAttempts": 3, \(fields)}}
+                ]}
+                """
+            return try #require(try ConfigLoader.load(text: text, file: "retry.json").specs.first?.retry)
+        }
+        let long = try retry(#""initialDelayMs": 60000"#)
+        #expect(long.delay(beforeRetry: 1) == .seconds(60) && long.delay(beforeRetry: 2) == .seconds(60))
+        let short = try retry(#""initialDelayMs": 20000"#)
+        #expect(short.delay(beforeRetry: 1) == .seconds(20) && short.delay(beforeRetry: 2) == .seconds(30))
+        let capped = try retry(#""initialDelayMs": 60000, "maxDelayMs": 10000"#)
+        #expect(capped.delay(beforeRetry: 1) == .seconds(10))
+    }
 }
