@@ -235,7 +235,9 @@ extension ConfigDecoder {
         }
         // Without a cap of its own, a first delay longer than the default cap is not cut short
         // (as `policy.retryAfterMaxMs` defaults to `retryAfterMs` when that is longer).
-        if fields["maxDelayMs"] == nil && policy.initialDelay > policy.maxDelay { policy.maxDelay = policy.initialDelay }
+        if fields["maxDelayMs"] == nil && policy.initialDelay > policy.maxDelay {
+            policy.maxDelay = policy.initialDelay
+        }
         return policy
     }
 }
