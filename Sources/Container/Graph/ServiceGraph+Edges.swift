@@ -29,6 +29,16 @@ extension ServiceGraph {
             var groupsSeen: Set<String> = []
             for (index, dependency) in spec.dependsOn.enumerated() {
                 guard let (group, optional) = ServiceGroups.parse(dependency) else { continue }
+                guard !group.isEmpty else {
+                    issues.append(
+                        .init(
+                            code: .invalidName,
+                            message: "service '\(spec.name)' depends on \"\(dependency)\", which names no group; "
+                                + "write \"group:<name>\" with the name its members give in \"group\"",
+                            service: spec.name, location: spec.location?.appending("dependsOn").appending("[\(index)]"))
+                    )
+                    continue
+                }
                 guard groupsSeen.insert(group).inserted else {
                     issues.append(
                         .init(

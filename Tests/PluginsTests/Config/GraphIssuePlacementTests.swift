@@ -163,6 +163,24 @@ struct GraphIssuePlacementTests {
         #expect(error.issues.first?.location.line == 6 && error.issues.first?.location.column == 61)
     }
 
+    @Test("\"group:\" and \"group:?\" name no group: each is an error at its entry, with a fix that can be followed")
+    func emptyGroupNameDependency() throws {
+        let text = """
+            {
+              "version": 1,
+              "services": [
+                { "name": "s1", "provider": "simulated", "group": "sinks" },
+                { "name": "user", "provider": "simulated", "dependsOn": ["group:", "group:?"] }
+              ]
+            }
+            """
+        let error = try #require(loadError(text))
+        #expect(error.codes == [.graph(.invalidName), .graph(.invalidName)])
+        #expect(error.issues.map(\.location.keyPath) == ["services[1].dependsOn[0]", "services[1].dependsOn[1]"])
+        #expect(error.issues.allSatisfy { $0.message.contains("names no group; write \"group:<name>\"") })
+        #expect(!error.issues.contains { $0.message.contains("add \"group\": \"\"") })
+    }
+
     @Test("group errors point at the member's group and at the dependsOn entry of an empty group")
     func groupErrorsPointAtTheirKeys() throws {
         let text = """
