@@ -27,6 +27,7 @@ public enum DemoCommand {
                              Configs/overlays/test.json (an in-memory database with a known
                              session: the data folder is not written) and
                              Configs/overlays/offline.json (offline settings, no waiting).
+                             With --scenario all, only the cold start's config gets them.
           --data-dir PATH    The folder for the files a config run writes: the config's
                              "$data" path root, where Configs/app.json keeps its SQLite
                              database (it counts the launches). Created when missing;

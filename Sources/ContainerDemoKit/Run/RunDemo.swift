@@ -125,7 +125,7 @@ private func run(
             return .success(await ColdStartStory.run(callers: callers, retries: retries))
         }
         let config: LoadedConfig
-        switch prepare(path, options, note: note) {
+        switch prepare(path, options, for: scenario, note: note) {
         case .success(let loaded): config = loaded.config
         case .failure(let problem): return .failure(problem)
         }
@@ -147,7 +147,7 @@ private func run(
             ? options.configPath ?? DemoOptions.defaultConfigPath
             : DemoOptions.defaultConfigPath
         if let skipped = skipped(scenario, missing: path, options, output: output) { return .success(skipped) }
-        switch prepare(path, options, note: note) {
+        switch prepare(path, options, for: scenario, note: note) {
         case .success(let loaded):
             return await ScopesStory.run(loaded.config, retries: options.retries, interrupt: interrupt, live: live)
         case .failure(let problem): return .failure(problem)
@@ -158,7 +158,7 @@ private func run(
         let new = explicit ? options.reloadPath ?? "" : ReloadStory.paths.new
         if let skipped = skipped(scenario, missing: old, options, output: output) { return .success(skipped) }
         let loaded: (config: LoadedConfig, roots: [String: String])
-        switch prepare(old, options, note: note) {
+        switch prepare(old, options, for: scenario, note: note) {
         case .success(let made): loaded = made
         case .failure(let problem): return .failure(problem)
         }
@@ -175,7 +175,7 @@ private func run(
     case .launch:
         let path = options.scenario == .launch ? options.configPath ?? LaunchStory.path : LaunchStory.path
         if let skipped = skipped(scenario, missing: path, options, output: output) { return .success(skipped) }
-        switch prepare(path, options, note: note) {
+        switch prepare(path, options, for: scenario, note: note) {
         case .success(let loaded):
             return await LaunchStory.run(loaded.config, retries: options.retries, interrupt: interrupt, live: live)
         case .failure(let problem): return .failure(problem)
@@ -183,7 +183,7 @@ private func run(
     case .accounts:
         let path = options.scenario == .accounts ? options.configPath ?? AccountsStory.path : AccountsStory.path
         if let skipped = skipped(scenario, missing: path, options, output: output) { return .success(skipped) }
-        switch prepare(path, options, note: note) {
+        switch prepare(path, options, for: scenario, note: note) {
         case .success(let loaded):
             return await AccountsStory.run(loaded.config, retries: options.retries, interrupt: interrupt, live: live)
         case .failure(let problem): return .failure(problem)
@@ -197,13 +197,16 @@ private func run(
 
 /// Loads the config at `path` with the data folder as `$data`, checks that someone will ask
 /// for its services, and creates the data folder (printed through `note` before anything runs).
+/// The overlays apply to the config run: the story run alone, or the cold start of `all` (as
+/// `--config` does; the other stories of `all` load their own files as shipped).
 private func prepare(
-    _ path: String, _ options: DemoOptions, note: (String) -> Void
+    _ path: String, _ options: DemoOptions, for scenario: DemoScenario, note: (String) -> Void
 ) -> Result<(config: LoadedConfig, roots: [String: String]), ConfigProblem> {
     let folder = DemoDataFolder.absolutePath(options.dataDirectory)
     let roots = DemoDataFolder.pathRoots(folder)
+    let overlays = options.scenario == scenario || scenario == .coldStart ? options.overlayPaths : []
     let config: LoadedConfig
-    switch ConfigSource.load(path: path, overlays: options.overlayPaths, pathRoots: roots) {
+    switch ConfigSource.load(path: path, overlays: overlays, pathRoots: roots) {
     case .success(let loaded): config = loaded
     case .failure(let problem): return .failure(problem)
     }

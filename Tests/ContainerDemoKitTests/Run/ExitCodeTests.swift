@@ -165,6 +165,19 @@ struct ExitCodeTests {
         #expect(intoAFolder.err.contains("it is a folder; give a file's path, e.g. \(folder.path)/trace.txt"))
     }
 
+    @Test("--scenario all --overlay: the overlay changes the cold start's config only, and every story runs")
+    func allWithAnOverlay() async throws {
+        let data = try TemporaryFolder()
+        defer { data.remove() }
+        // The shipped test overlay is for Configs/app.json: launch.json's simulated database
+        // takes no SQLite options, so applying it there stopped the run at that story.
+        let result = await run([
+            "--scenario", "all", "--overlay", RepositoryPaths.config("overlays/test.json"), "--data-dir", data.path,
+        ])
+        #expect(result.status == 0, "\(result.err.prefix(400))")
+        #expect(result.out.contains("=== accounts"), "the last story ran")
+    }
+
     @Test("an --output that cannot be written stops the demo before anything runs")
     func unwritableOutputStopsFirst() async throws {
         let folder = try TemporaryFolder()
