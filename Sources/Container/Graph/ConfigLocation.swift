@@ -20,11 +20,13 @@ public struct ConfigLocation: Sendable, Hashable, CustomStringConvertible {
         self.column = column
     }
 
-    /// `file:line:column: keyPath`, leaving out what is unknown (an empty key path too).
+    /// `file:line:column: keyPath`, leaving out what is unknown (an empty key path too); control
+    /// characters of a file name or key written as `\u{…}` escapes (a message is one line, and
+    /// never drives a terminal).
     public var description: String {
         var parts: [String] = []
         if let file {
-            var place = file
+            var place = NameRules.escapingControlCharacters(file)
             if let line {
                 place += ":\(line)"
                 if let column { place += ":\(column)" }
@@ -33,7 +35,7 @@ public struct ConfigLocation: Sendable, Hashable, CustomStringConvertible {
         } else if let line {
             parts.append("line \(line)" + (column.map { ", column \($0)" } ?? ""))
         }
-        if let keyPath, !keyPath.isEmpty { parts.append(keyPath) }
+        if let keyPath, !keyPath.isEmpty { parts.append(NameRules.escapingControlCharacters(keyPath)) }
         return parts.joined(separator: ": ")
     }
 

@@ -1,3 +1,5 @@
+import Container
+
 /// A command line the demo cannot run: an unknown option, a missing or malformed value.
 ///
 /// The demo prints ``description`` to standard error and exits with status 2.
@@ -5,9 +7,10 @@ public struct UsageError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What is wrong and how to fix it.
     public let message: String
 
-    /// Creates an error saying `message`.
+    /// Creates an error saying `message` (its control characters, from an argument it quotes,
+    /// written as `\u{…}` escapes: it is one line, and never drives the terminal).
     public init(_ message: String) {
-        self.message = message
+        self.message = NameRules.escapingControlCharacters(message)
     }
 
     public var description: String { "container-demo: \(message)\nRun 'container-demo --help' for usage." }

@@ -1,3 +1,4 @@
+import Container
 import Foundation
 
 #if canImport(Glibc)
@@ -76,7 +77,7 @@ struct TraceFileProblem: Error, CustomStringConvertible {
     let path: String
 
     var description: String {
-        "container-demo: cannot write the trace to '\(path)': \(reason)"
+        "container-demo: cannot write the trace to '\(NameRules.escapingControlCharacters(path))': \(reason)"
     }
 
     private var reason: String {

@@ -1,3 +1,4 @@
+import Container
 import Foundation
 
 /// Where config runs keep their files: the folder a config's `$data` path root names.
@@ -34,7 +35,7 @@ public enum DemoDataFolder {
                 ? "it is a file" : "check that its parent folders are writable"
             return ConfigProblem(
                 description:
-                    "container-demo: cannot use '\(folder)' as the data folder: \(reason); pass --data-dir "
+                    "container-demo: cannot use '\(NameRules.escapingControlCharacters(folder))' as the data folder: \(reason); pass --data-dir "
                     + "with a writable folder")
         }
     }

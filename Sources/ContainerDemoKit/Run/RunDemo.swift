@@ -121,7 +121,9 @@ private func run(
         let path = options.configPath ?? DemoOptions.defaultConfigPath
         // Overlays need their config: without it, loading says the file is missing.
         if options.configPath == nil && options.overlayPaths.isEmpty && !FileManager.default.fileExists(atPath: path) {
-            output.writeError("note: \(path) not found; running the built-in app graph instead\n")
+            output.writeError(
+                "note: \(NameRules.escapingControlCharacters(path)) not found; running the built-in app graph instead\n"
+            )
             return .success(await ColdStartStory.run(callers: callers, retries: retries))
         }
         let config: LoadedConfig

@@ -83,7 +83,7 @@ enum ConfigFile {
                 + (path.hasPrefix("/")
                     ? ""
                     : "; a relative path starts at the working directory, "
-                        + FileManager.default.currentDirectoryPath)
+                        + NameRules.escapingControlCharacters(FileManager.default.currentDirectoryPath))
         case EACCES, EPERM:
             "permission denied; make the file (and its folders) readable by this user"
         case ENOTDIR:
@@ -101,7 +101,9 @@ enum ConfigFile {
             .filter { $0.hasSuffix(".json") }.sorted()
         var message = "it is a directory, not a file; give the path of a JSON \(kind) file"
         if !jsonFiles.isEmpty {
-            let shown = jsonFiles.prefix(5).joined(separator: ", ") + (jsonFiles.count > 5 ? ", ..." : "")
+            let shown =
+                jsonFiles.prefix(5).map(NameRules.escapingControlCharacters).joined(separator: ", ")
+                + (jsonFiles.count > 5 ? ", ..." : "")
             message += " in it (it holds \(shown))"
         }
         return message

@@ -178,6 +178,24 @@ struct ExitCodeTests {
         #expect(result.out.contains("=== accounts"), "the last story ran")
     }
 
+    @Test("control characters of a path or an argument are written as escapes: one line each, no terminal codes")
+    func controlCharactersAreEscaped() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let evil = "evil\u{1B}[31mRED\nname"
+        let broken = try folder.write(evil + ".json", "{ not json")
+        let config = await run(["--config", broken])
+        #expect(config.status == 2)
+        let scenario = await run(["--scenario", "bad\u{1B}[2J"])
+        #expect(scenario.status == 2)
+        for text in [config.err, scenario.err] {
+            #expect(!text.unicodeScalars.contains { $0.value == 0x1B }, "a raw escape: \(text.debugDescription)")
+            #expect(text.contains("\\u{1B}"), "\(text)")
+        }
+        // The file name's newline does not split its issue's line.
+        #expect(config.err.split(separator: "\n").contains { $0.contains("evil\\u{1B}[31mRED\\u{A}name.json") })
+    }
+
     @Test("an --output that cannot be written stops the demo before anything runs")
     func unwritableOutputStopsFirst() async throws {
         let folder = try TemporaryFolder()
