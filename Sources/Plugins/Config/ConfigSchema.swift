@@ -56,8 +56,9 @@ struct NumberLimit {
 
     /// `timeoutMs`.
     static let timeout = NumberLimit(
-        minimum: 0, minimumIncluded: false,
-        belowMinimum: "must be greater than 0 (milliseconds); remove it for no timeout",
+        // At least a nanosecond: a smaller positive number (1e-300) would be a timeout of zero.
+        minimum: 0.000_001, minimumIncluded: true,
+        belowMinimum: "must be at least 0.000001 (milliseconds: a nanosecond); remove it for no timeout",
         maximum: Double(ConfigLimits.maxTimeoutMs), maximumText: "\(ConfigLimits.maxTimeoutMs) ms, one hour",
         name: "ConfigLimits.maxTimeoutMs",
         fix: "a node that may take longer should not block start-up; remove timeoutMs for no timeout")

@@ -62,7 +62,8 @@ struct JSONParser {
     mutating func advance() {
         let byte = bytes[index]
         index += 1
-        if byte == UInt8(ascii: "\n") {
+        // A line ends with "\n", "\r\n" or a lone "\r" (old Mac files): each counts once.
+        if byte == UInt8(ascii: "\n") || (byte == UInt8(ascii: "\r") && current != UInt8(ascii: "\n")) {
             line += 1
             column = 1
         } else if byte & 0xC0 != 0x80 {

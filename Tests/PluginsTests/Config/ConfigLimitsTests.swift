@@ -69,7 +69,12 @@ struct ConfigLimitsTests {
                     """)))
         #expect(error.codes == [.invalidValue, .invalidValue, .invalidValue])
         let text = error.description
-        #expect(text.contains("services[0].timeoutMs: must be greater than 0 (milliseconds); remove it for no timeout"))
+        #expect(
+            text.contains(
+                "services[0].timeoutMs: must be at least 0.000001 (milliseconds: a nanosecond); remove it for no timeout"))
+        // A positive number too small to be a duration is no timeout of zero either.
+        let tiny = try #require(loadError(service(#""timeoutMs": 1e-300"#)))
+        #expect(tiny.codes == [.invalidValue])
         #expect(text.contains("services[0].retry.initialDelayMs: must not be negative"))
         #expect(text.contains("services[0].retry.multiplier: must be at least 1"))
     }

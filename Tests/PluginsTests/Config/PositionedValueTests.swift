@@ -31,6 +31,17 @@ struct PositionedValueTests {
         #expect(list.elements[0].elements.isEmpty && list.elements[0].members.isEmpty)
     }
 
+    @Test(
+        "lines end with \\n, \\r\\n or a lone \\r: the same positions whichever a file uses",
+        arguments: ["\n", "\r\n", "\r"])
+    func lineEndings(_ ending: String) throws {
+        let text = ["{", "  \"a\": 1,", "  \"b\": [2,", "    3]", "}"].joined(separator: ending)
+        let root = try JSONParser.parse(Array(text.utf8))
+        #expect(root.members.map { "\($0.keyPosition.line):\($0.keyPosition.column)" } == ["2:3", "3:3"])
+        let list = try #require(root.members.last?.value)
+        #expect(list.elements.map { "\($0.position.line):\($0.position.column)" } == ["3:9", "4:5"])
+    }
+
     @Test("duplicate keys: each member keeps its own value and position; the value keeps the last")
     func duplicateKeys() throws {
         let root = try JSONParser.parse(Array(#"{"a": 1, "b": 2, "a": "x"}"#.utf8))
