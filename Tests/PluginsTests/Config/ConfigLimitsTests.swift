@@ -71,7 +71,8 @@ struct ConfigLimitsTests {
         let text = error.description
         #expect(
             text.contains(
-                "services[0].timeoutMs: must be at least 0.000001 (milliseconds: a nanosecond); remove it for no timeout"))
+                "services[0].timeoutMs: must be at least 0.000001 (milliseconds: a nanosecond); remove it for no timeout"
+            ))
         // A positive number too small to be a duration is no timeout of zero either.
         let tiny = try #require(loadError(service(#""timeoutMs": 1e-300"#)))
         #expect(tiny.codes == [.invalidValue])
