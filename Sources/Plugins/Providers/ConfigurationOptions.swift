@@ -14,9 +14,10 @@ public struct ConfigurationOptions: Sendable, Hashable {
     public init(path: String) { self.path = path }
 
     /// Reads a service's options as the `configuration` provider does (the path as written).
-    /// - Throws: ``/Container/OptionError`` when `path` is missing or not a string.
+    /// - Throws: ``/Container/OptionError`` when `path` is missing, not a string or empty.
     public init(_ options: ServiceOptions) throws(OptionError) {
         path = try options.string("path")
+        guard !path.isEmpty else { throw .invalid("path", "must not be empty; give the settings file's path") }
     }
 
     /// The options a config file with this path gives the provider: `{"path": ...}`.

@@ -23,7 +23,9 @@ public struct ConfigurationProvider: SynchronousServiceProvider {
     /// - Throws: ``/Container/OptionError`` when `path` is missing, not a string or names an
     ///   unknown path root.
     public func settings(from options: ServiceOptions) throws(OptionError) -> ConfigurationOptions {
-        ConfigurationOptions(path: try options.path("path"))
+        // Read as written first: an empty path is refused.
+        _ = try ConfigurationOptions(options)
+        return ConfigurationOptions(path: try options.path("path"))
     }
 
     /// Reads and decodes the settings file named by the settings read at validation.

@@ -56,6 +56,9 @@ public struct SQLiteOptions: Sendable, Hashable {
     ///   type or out of bounds.
     public init(_ options: ServiceOptions) throws(OptionError) {
         path = try options.string("path")
+        guard !path.isEmpty else {
+            throw .invalid("path", "must not be empty; give the database file's path, or \":memory:\"")
+        }
         migrations = options["migrations"] == nil ? nil : try Migration.list(from: options)
         let milliseconds = try options.int("busyTimeoutMs", default: Self.milliseconds(Self.defaultBusyTimeout))
         guard (0...SQLiteProvider.maximumBusyTimeoutMs).contains(milliseconds) else {

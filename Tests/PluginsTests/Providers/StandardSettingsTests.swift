@@ -29,6 +29,17 @@ struct StandardSettingsTests {
         #expect(throws: OptionError.self) { try SQLiteProvider().validate(options: ServiceOptions()) }
     }
 
+    @Test("an empty path is refused when the graph is validated, by sqlite and configuration alike")
+    func emptyPaths() {
+        let empty = ServiceOptions(["path": .string("")], baseDirectory: "/configs")
+        #expect(
+            throws: OptionError.invalid("path", "must not be empty; give the database file's path, or \":memory:\"")
+        ) { try SQLiteProvider().settings(from: empty) }
+        #expect(throws: OptionError.invalid("path", "must not be empty; give the settings file's path")) {
+            try ConfigurationProvider().settings(from: empty)
+        }
+    }
+
     @Test("configuration and session: the path resolved, the database named")
     func configurationAndSession() throws {
         let configuration = ServiceOptions(["path": .string("settings.json")], baseDirectory: "/configs")
