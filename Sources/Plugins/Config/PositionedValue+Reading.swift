@@ -168,9 +168,11 @@ extension PositionedValue {
     /// `policy.maxAttempts`: an integer in ``AttemptLimit/policy``.
     func policyAttempts(_ problems: inout [ReadProblem]) -> Int? {
         if case .int(let attempts) = value, AttemptLimit.policy.contains(attempts) { return attempts }
+        // Below 1 is an invalid value, above the limit a limit exceeded (as retry.maxAttempts).
+        let isBelow = if case .int(let attempts) = value { attempts < AttemptLimit.policy.lowerBound } else { false }
         problems.append(
             ReadProblem(
-                code: isInt ? .limitExceeded : .wrongType,
+                code: isInt ? (isBelow ? .invalidValue : .limitExceeded) : .wrongType,
                 message:
                     "must be an integer from 1 to \(AttemptLimit.policy.upperBound) (BuildPolicy.maximumAttempts): "
                     + "the builds one generation may have; found \(describedValue)",

@@ -54,6 +54,17 @@ struct DataFolderTests {
         #expect(try folderListing(Self.configs) == before, "the run wrote into Configs/")
     }
 
+    @Test("the hint to choose another folder is printed only where --data-dir is taken")
+    func hintOnlyWhereTaken() async throws {
+        let config = await run(["--config", Self.appConfig])
+        #expect(config.out.contains("(the config's $data; choose another with --data-dir PATH)"))
+        let launch = await run(["--scenario", "launch"])
+        #expect(launch.status == 0, "\(launch.err)")
+        #expect(Self.printedFolder(launch.out) != nil && !launch.out.contains("--data-dir"))
+        // The hint's advice is refused there: it would be a contradiction.
+        #expect(await run(["--scenario", "launch", "--data-dir", "/tmp/x"]).status == 2)
+    }
+
     @Test("by default the database goes to a temporary folder outside the repository")
     func defaultFolder() async throws {
         let before = try folderListing(Self.configs)

@@ -75,6 +75,18 @@ struct ConfigErrorTests {
                 """)
     }
 
+    @Test("maxAttempts below 1 is an invalid value, in the policy as in a retry; above the limit, a limit exceeded")
+    func attemptCodes() throws {
+        let text = """
+            {"version": 1, "policy": { "maxAttempts": 0 },
+             "services": [{ "name": "a", "provider": "simulated", "retry": { "maxAttempts": 0 } }]}
+            """
+        #expect(try #require(loadError(text)).codes == [.invalidValue, .invalidValue])
+        let over =
+            #"{"version": 1, "policy": { "maxAttempts": 1001 }, "services": [{ "name": "a", "provider": "simulated" }]}"#
+        #expect(try #require(loadError(over)).codes == [.limitExceeded])
+    }
+
     @Test func unknownKeysSuggestTheNearMiss() throws {
         let text = """
             {
