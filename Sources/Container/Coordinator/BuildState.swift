@@ -86,6 +86,17 @@ struct BuildState {
     /// members that never started wait for a node that failed, or it was stopped).
     var isOver: Bool { isLaunched && running == 0 && !awaitingApp && (stopped || ready.isEmpty) }
 
+    /// Starts the fetch of `slots` (by default every slot of ``toFetch``, which empties):
+    /// the ready members wait for it to end, and a failed fetch settles exactly these slots.
+    /// Returns the slots to fetch.
+    mutating func beginFetch(_ slots: [Int]? = nil) -> [Int] {
+        let asked = slots ?? toFetch
+        if slots == nil { toFetch = [] }
+        awaitingApp = true
+        fetching = asked
+        return asked
+    }
+
     /// Whether `slot` is a member.
     func isMember(_ slot: Int) -> Bool { records.isRecorded(slot) }
 

@@ -26,10 +26,13 @@ extension CoordinatorStateMachine {
                 resume.append(resumption(demand, .snapshot(snapshot), result: .snapshot, build: build))
             } else {
                 let required = requiredSlots(of: demand)
-                var error = failure(of: required, report: lastReport ?? report(now: now))
-                if let failedFetch, failedFetch.slots.contains(where: required.contains) {
-                    error = failedFetch.error
-                }
+                // An app value the build could not fetch: the app's own error says why.
+                var error =
+                    if let failedFetch, failedFetch.slots.contains(where: required.contains) {
+                        failedFetch.error
+                    } else {
+                        failure(of: required, report: lastReport ?? report(now: now))
+                    }
                 // Draining, an input never supplied failed because the shutdown ended its wait.
                 if case .draining = phase, needsUnsuppliedInput(required) {
                     error = .shutDown(generation: generation)

@@ -66,10 +66,7 @@ extension CoordinatorStateMachine {
         }
         var fetch: Fetch?
         if !current.toFetch.isEmpty, let ticket = current.ticket {
-            current.awaitingApp = true
-            current.fetching = current.toFetch
-            fetch = Fetch(ticket: ticket, slots: current.toFetch, startsHere: false)
-            current.toFetch = []
+            fetch = Fetch(ticket: ticket, slots: current.beginFetch(), startsHere: false)
         }
         var launch: Launch?
         if let ticket = current.ticket, !current.stopped, !ready.isEmpty {

@@ -70,9 +70,7 @@ extension CoordinatorStateMachine {
             if current.awaitingApp {
                 current.toFetch += fetch
             } else {
-                current.awaitingApp = true
-                current.fetching = fetch
-                start.fetch = Fetch(ticket: current.ticket!, slots: fetch, startsHere: false)
+                start.fetch = Fetch(ticket: current.ticket!, slots: current.beginFetch(fetch), startsHere: false)
             }
         }
         build = current
@@ -111,10 +109,7 @@ extension CoordinatorStateMachine {
         let startsHere = fromCaller && startsOnCallersThread(current)
         var start = Start()
         if !current.toFetch.isEmpty {
-            current.awaitingApp = true
-            current.fetching = current.toFetch
-            start.fetch = Fetch(ticket: ticket, slots: current.toFetch, startsHere: startsHere)
-            current.toFetch = []
+            start.fetch = Fetch(ticket: ticket, slots: current.beginFetch(), startsHere: startsHere)
         } else {
             let ready = current.ready
             current.ready = []

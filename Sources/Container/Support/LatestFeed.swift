@@ -168,7 +168,7 @@ final class LatestFeed<Element: Sendable>: Sendable {
             state.waiters = []
             state.takesClears = []
             state.queued = []
-            return Wake(resumptions: waiters.map { ($0, nil) })
+            return Wake(resumptions: waiters.map { ($0, nil) }, feed: handOff)
         }
     }
 

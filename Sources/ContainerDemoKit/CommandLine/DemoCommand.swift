@@ -184,7 +184,7 @@ public enum DemoCommand {
             }
         }
         try checkLiveOperations(&options)
-        let runsConfig = [.coldStart, .all, .scopes, .reload].contains(options.scenario)
+        let runsConfig = options.scenario.runsConfig
         if options.configPath != nil && !runsConfig && !options.showHelp {
             throw UsageError(
                 "--config runs the cold-start race; the '\(options.scenario.name)' story uses its own built-in "

@@ -10,6 +10,10 @@ public struct DemoScenario: Sendable, Hashable, CustomStringConvertible {
         self.summary = summary
     }
 
+    /// Whether the scenario runs a config the command line chooses (`--config`, `--overlay`,
+    /// `--data-dir`); the other stories run their own graphs or files.
+    var runsConfig: Bool { [.coldStart, .all, .scopes, .reload].contains(self) }
+
     /// Entry points race at cold start and share one build (the default; runs `--config`).
     public static let coldStart = DemoScenario(
         "cold-start", "entry points race at cold start and share one build")

@@ -76,8 +76,9 @@ private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count
 struct TraceFileProblem: Error, CustomStringConvertible {
     let path: String
 
+    /// The message, its control characters (of the path, quoted twice) as `\u{…}` escapes.
     var description: String {
-        "container-demo: cannot write the trace to '\(NameRules.escapingControlCharacters(path))': \(reason)"
+        NameRules.escapingControlCharacters("container-demo: cannot write the trace to '\(path)': \(reason)")
     }
 
     private var reason: String {

@@ -222,10 +222,9 @@ private func prepare(
     if let problem = DemoDataFolder.create(folder) { return .failure(problem) }
     // Printed before anything runs, so a user knows where the database goes.
     // A story that loads its own file takes no --data-dir: no hint to use one.
-    let takesDataDirectory = [.coldStart, .all, .scopes, .reload].contains(options.scenario)
     note(
         "data folder: \(NameRules.escapingControlCharacters(folder)) (the config's $data"
-            + (takesDataDirectory ? "; choose another with --data-dir PATH)\n" : ")\n"))
+            + (options.scenario.runsConfig ? "; choose another with --data-dir PATH)\n" : ")\n"))
     if !config.overlays.isEmpty { note("overlays: \(config.overlays.joined(separator: ", ")) (in this order)\n") }
     return .success((config, roots))
 }

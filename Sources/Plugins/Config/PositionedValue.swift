@@ -62,13 +62,13 @@ struct PositionedValue: Sendable {
     /// The JSON value; an object's later duplicate key wins, as in service options. Made anew
     /// for an array or an object at each call: test ``isArray`` and ``isObject`` instead.
     var value: ServiceOptions.Value {
-        #if DEBUG
-            if case .scalar = shape {} else { Self.containersMade?.add() }
-        #endif
         switch shape {
         case .scalar(let value): return value
-        case .array: return .array(elements.map(\.value))
+        case .array:
+            Self.countMade()
+            return .array(elements.map(\.value))
         case .object:
+            Self.countMade()
             var fields: [String: ServiceOptions.Value] = [:]
             fields.reserveCapacity(members.count)
             for member in members { fields[member.key] = member.value.value }
@@ -81,12 +81,18 @@ struct PositionedValue: Sendable {
         /// what loading costs, counted, not timed.
         @TaskLocal static var containersMade: MadeCount?
 
+        /// Counts one container made, where a test counts them.
+        private static func countMade() { containersMade?.add() }
+
         /// A count ``containersMade`` adds to.
         final class MadeCount: Sendable {
             private let count = Mutex(0)
             var value: Int { count.withLock { $0 } }
             func add() { count.withLock { $0 += 1 } }
         }
+    #else
+        /// Counts nothing in a release build.
+        @inline(__always) private static func countMade() {}
     #endif
 
     /// A short name of the value's JSON type, for error messages.

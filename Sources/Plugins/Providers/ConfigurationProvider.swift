@@ -23,9 +23,10 @@ public struct ConfigurationProvider: SynchronousServiceProvider {
     /// - Throws: ``/Container/OptionError`` when `path` is missing, not a string or names an
     ///   unknown path root.
     public func settings(from options: ServiceOptions) throws(OptionError) -> ConfigurationOptions {
-        // Read as written first: an empty path is refused.
-        _ = try ConfigurationOptions(options)
-        return ConfigurationOptions(path: try options.path("path"))
+        // Read as written (an empty path is refused), then resolved, as `sqlite` does.
+        var settings = try ConfigurationOptions(options)
+        settings.path = try options.path("path")
+        return settings
     }
 
     /// Reads and decodes the settings file named by the settings read at validation.
