@@ -10,6 +10,10 @@ extension ServiceGraph {
         var scopes: [Scope] = []
         var names: [String] = []
         var known = Set<String>()
+        // Declared but unusable (a bad name): their own error says so, so the services, parents
+        // and readers naming them get none of their own.
+        var rejected = Set<String>()
+        var declaredIndex: [String: Int] = [:]
         for (index, scope) in declared.enumerated() {
             let location = scope.location ?? ConfigLocation(keyPath: "scopes[\(index)]")
             if let problem = scopeNameProblem(scope.name) {
@@ -17,6 +21,7 @@ extension ServiceGraph {
                     .init(
                         code: .invalidScope, message: "scope name \(describe(scope.name)) \(problem)",
                         location: location))
+                rejected.insert(scope.name)
             } else if known.contains(scope.name) {
                 issues.append(
                     .init(
@@ -25,14 +30,19 @@ extension ServiceGraph {
             } else {
                 names.append(scope.name)
                 known.insert(scope.name)
+                declaredIndex[scope.name] = index
                 scopes.append(scope)
             }
         }
-        scopes = checkParents(of: scopes, names: names, issues: &issues)
+        scopes = checkParents(
+            of: scopes, names: names, declaredIndex: declaredIndex, rejected: rejected, issues: &issues)
+        // A scope left out (a bad name, or a parent chain in error) cannot be checked further.
+        let unusable = rejected.union(known.subtracting(scopes.map(\.name)))
         let lineage = ScopeLineage(scopes)
         let lifetimes = accepted.map { specs[$0].lifetime }
         for (slot, position) in accepted.enumerated() {
             let spec = specs[position]
+            if let scope = spec.lifetime.scope, unusable.contains(scope) { continue }
             if let scope = spec.lifetime.scope, !known.contains(scope) {
                 issues.append(
                     .init(
@@ -44,7 +54,8 @@ extension ServiceGraph {
             for (index, dependency) in dependencies[slot].enumerated() {
                 let from = lifetimes[slot]
                 let to = lifetimes[dependency]
-                guard let target = to.scope, !lineage.sees(target, from: from.scope) else { continue }
+                guard let target = to.scope, !unusable.contains(target), !lineage.sees(target, from: from.scope)
+                else { continue }
                 let dependent = specs[accepted[dependency]]
                 let place = dependent.location.map { " (declared at \($0))" } ?? ""
                 let location = spec.location?.appending("dependsOn").appending("[\(index)]")
@@ -72,6 +83,7 @@ extension ServiceGraph {
         }
         var reads: [String: Set<String>] = [:]
         for requirement in requirements {
+            if let scope = requirement.scope, unusable.contains(scope) { continue }
             if let scope = requirement.scope, !known.contains(scope) {
                 issues.append(
                     .init(
@@ -84,6 +96,7 @@ extension ServiceGraph {
             for key in requirement.keys {
                 guard let slot = slots[key.name] else { continue }  // reported as unknownRequirement
                 let lifetime = lifetimes[slot]
+                if let scope = lifetime.scope, unusable.contains(scope) { continue }
                 if let scope = lifetime.scope, !lineage.sees(scope, from: requirement.scope) {
                     issues.append(scopeMismatch(requirement, reads: key.name, of: scope))
                 } else if let scope = requirement.scope, lifetime.scope != scope {
@@ -98,7 +111,8 @@ extension ServiceGraph {
     /// cycle, reported with its path), at most ``maximumScopeDepth`` deep. The others are
     /// reported and left out.
     private static func checkParents(
-        of scopes: [Scope], names: [String], issues: inout [GraphError.Issue]
+        of scopes: [Scope], names: [String], declaredIndex: [String: Int], rejected: Set<String>,
+        issues: inout [GraphError.Issue]
     ) -> [Scope] {
         let byName = Dictionary(scopes.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var valid: [Scope] = []
@@ -107,7 +121,9 @@ extension ServiceGraph {
                 valid.append(scope)
                 continue
             }
-            let location = (scope.location ?? ConfigLocation(keyPath: "scopes[\(index)]")).appending("parent")
+            let place = declaredIndex[scope.name] ?? index
+            let location = (scope.location ?? ConfigLocation(keyPath: "scopes[\(place)]")).appending("parent")
+            if rejected.contains(parent) { continue }
             guard byName[parent] != nil else {
                 issues.append(
                     .init(
@@ -168,9 +184,7 @@ extension ServiceGraph {
         return nil
     }
 
-    private static func describe(_ name: String) -> String {
-        "'" + String(name.unicodeScalars.map { $0.value < 0x20 ? "?" : Character($0) }) + "'"
-    }
+    private static func describe(_ name: String) -> String { "'" + NameRules.visible(name) + "'" }
 
     private static func undeclaredHint(_ scope: String, among names: [String]) -> String {
         if let suggestion = NameSuggestion.closest(to: scope, among: names) {

@@ -51,6 +51,8 @@ extension ConfigDecoder {
             fields.values.append(
                 node.map { Field(node: $0, document: field.document, parent: parent, key: allowed[slot]) })
         }
+        // A note is ignored, but only as text: `"description": 5` is a mistake like any other type.
+        if let note = fields["description"] { _ = string(note) }
         return fields
     }
 

@@ -75,6 +75,27 @@ struct ConfigErrorTests {
                 """)
     }
 
+    @Test("a description is ignored, but must be text wherever it is allowed")
+    func descriptionsMustBeStrings() throws {
+        let text = """
+            {
+              "version": 1, "description": 5,
+              "scopes": [{ "name": "scene", "description": ["a"] }],
+              "services": [{ "name": "a", "provider": "simulated", "description": { "note": "x" } }]
+            }
+            """
+        let error = try #require(loadError(text))
+        #expect(error.codes == [.wrongType, .wrongType, .wrongType])
+        #expect(
+            Set(error.issues.compactMap(\.location.keyPath)) == [
+                "description", "scopes[0].description", "services[0].description",
+            ])
+        let fine = """
+            {"version": 1, "description": "notes", "services": [{ "name": "a", "provider": "simulated", "description": "" }]}
+            """
+        #expect(try ConfigLoader.load(text: fine, file: "test.json", registry: .standard).graph.serviceNames == ["a"])
+    }
+
     @Test("maxAttempts below 1 is an invalid value, in the policy as in a retry; above the limit, a limit exceeded")
     func attemptCodes() throws {
         let text = """

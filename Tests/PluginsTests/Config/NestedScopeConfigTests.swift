@@ -58,6 +58,31 @@ struct NestedScopeConfigTests {
         #expect(error.codes.allSatisfy { $0 == .graph(.undeclaredScope) || $0 == .graph(.invalidScope) })
     }
 
+    @Test("a scope with a bad name gets one error: its child, services and edges do not repeat it as undeclared")
+    func badScopeNameDoesNotCascade() throws {
+        let long = String(repeating: "s", count: 100)
+        let text = """
+            {
+              "version": 1,
+              "scopes": ["\(long)", { "name": "child", "parent": "\(long)" }, "ok", { "name": "leaf", "parent": "nope" }],
+              "services": [
+                { "name": "a", "provider": "simulated" },
+                { "name": "b", "provider": "simulated", "scope": "\(long)", "dependsOn": ["a"] },
+                { "name": "c", "provider": "simulated", "scope": "child", "dependsOn": ["b"] }
+              ]
+            }
+            """
+        let error = try #require(loadError(text))
+        let lines = error.description.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2, "\(error.description)")
+        // The name is quoted cut short, as every other long value in a message.
+        let quoted = String(repeating: "s", count: NameRules.visibleLength) + "…"
+        #expect(
+            lines.first?.hasPrefix("test.json:3:14: scopes[0]: scope name '\(quoted)' is longer than 64 bytes") == true)
+        // A later scope's place counts the rejected one: `leaf` is scopes[3].
+        #expect(lines.last?.contains("scopes[3].parent: scope 'leaf' names parent scope 'nope'") == true)
+    }
+
     @Test("captive dependencies follow the chain: a parent's service reading a child's names both places")
     func captiveAlongTheChain() throws {
         let text = """
