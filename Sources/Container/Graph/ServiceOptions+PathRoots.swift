@@ -24,6 +24,8 @@ extension ServiceOptions {
     private static func unknownRootMessage(
         _ name: String, in raw: String, known: Dictionary<String, String>.Keys
     ) -> String {
+        let name = NameRules.visible(name)
+        let raw = NameRules.visible(raw)
         guard !known.isEmpty else {
             return "'\(raw)' starts at the path root '$\(name)', but the app supplies no path roots; pass "
                 + "pathRoots: [\"\(name)\": folder] when loading the config, or write a path relative to the "

@@ -159,17 +159,20 @@ public struct OptionError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// A required option is absent.
     public static func missing(_ option: String) -> OptionError {
-        OptionError(option: option, message: "option '\(option)' is required; add it to the service's \"options\"")
+        OptionError(
+            option: option,
+            message: "option '\(NameRules.visible(option))' is required; add it to the service's \"options\"")
     }
 
     /// An option has the wrong JSON type.
     public static func wrongType(_ option: String, expected: String, found: String) -> OptionError {
-        OptionError(option: option, message: "option '\(option)' must be \(expected), found \(found)")
+        OptionError(
+            option: option, message: "option '\(NameRules.visible(option))' must be \(expected), found \(found)")
     }
 
     /// An option's value is of the right type but not allowed.
     public static func invalid(_ option: String, _ explanation: String) -> OptionError {
-        OptionError(option: option, message: "option '\(option)': \(explanation)")
+        OptionError(option: option, message: "option '\(NameRules.visible(option))': \(explanation)")
     }
 
     public var description: String { message }

@@ -57,12 +57,19 @@ extension ScopeInstance {
                 "scope '\(name)' cannot be opened from \(from): it is "
                     + (parent.map { "nested in '\($0)'" } ?? "a top-level scope") + "; \(remedy)")
         }
-        if id.isEmpty || id.utf8.count > ServiceContainer.maximumScopeIDLength
-            || id.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
-        {
+        if id.isEmpty || id.utf8.count > ServiceContainer.maximumScopeIDLength {
             throw .invalidScope(
-                "a scope instance id must be 1 to \(ServiceContainer.maximumScopeIDLength) bytes without control "
-                    + "characters; got \(id.utf8.count) bytes")
+                "a scope instance id must be 1 to \(ServiceContainer.maximumScopeIDLength) bytes; got "
+                    + "\(id.utf8.count) bytes")
+        }
+        // `#` and `/` separate the parts of a label (`account#ada/scene#w1`): an id holding one
+        // could take the label of another instance.
+        if let bad = id.unicodeScalars.first(where: { NameRules.isControl($0) || $0 == "#" || $0 == "/" }) {
+            let what = NameRules.isControl(bad) ? "the control character \(NameRules.codePoint(bad))" : "'\(bad)'"
+            throw .invalidScope(
+                "scope instance id '\(NameRules.visible(id))' contains \(what); an id may not hold control "
+                    + "characters, '#' or '/' (they separate the parts of an instance's label, "
+                    + "account#ada/scene#window-1): use '-' or '_' instead")
         }
         if parameters.count > ScopeParameters.maximumCount {
             throw .invalidScope(

@@ -13,7 +13,7 @@ extension ServiceContainer {
     ///
     /// - Throws: ``ContainerError`` `.unknownScope` (with a suggestion), `.scopeAlreadyOpen` for
     ///   an open instance with the same id, `.invalidScope` for an empty or too long id (at most
-    ///   ``maximumScopeIDLength`` bytes, no control characters) or more than
+    ///   ``maximumScopeIDLength`` bytes, no control characters, `#` or `/`) or more than
     ///   ``ScopeParameters/maximumCount`` parameters or a nested scope, `.shutDown` once the
     ///   container shuts down.
     public func openScope(

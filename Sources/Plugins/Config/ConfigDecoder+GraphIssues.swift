@@ -12,11 +12,15 @@ extension ConfigDecoder {
         }
         var (document, keyPath) = source(of: issue.location)
         let root = documents[document].root
+        var position: SourcePosition?
         if issue.code == .invalidOptions, let option = issue.option {
             // Point at the offending option itself, e.g. `services[3].options.outcomes[1]`, when
-            // the file has it (a missing option stays at `options`).
+            // the file has it (a missing option stays at `options`); a long name shown cut short.
             let optionPath = KeyPath.join(keyPath, "." + option)
-            if root.node(at: optionPath) != nil { keyPath = optionPath }
+            if let node = root.node(at: optionPath) {
+                keyPath = KeyPath.join(keyPath, "." + NameRules.visible(option))
+                position = node.position
+            }
         }
         var message = issue.message
         if issue.code == .missingDependency, !removals.isEmpty,
@@ -25,7 +29,8 @@ extension ConfigDecoder {
             message += " (an overlay removes '\(name)' at \(place(of: removal)))"
         }
         report(
-            .graph(issue.code), message, at: keyPath, in: document, nil, service: issue.service, option: issue.option,
+            .graph(issue.code), message, at: keyPath, in: document, position, service: issue.service,
+            option: issue.option,
             underlying: issue.underlying.flatMap { Self.shown($0, redactor: redactor) })
     }
 

@@ -98,7 +98,7 @@ extension PositionedValue {
     func strings(what: String, _ problems: inout [ReadProblem]) -> [String]? {
         guard isArray else {
             var message = "must be \(what) (an array of strings), found \(typeName)"
-            if case .string(let single) = value { message += "; write [\"\(single)\"]" }
+            if case .string(let single) = value { message += "; write [\"\(NameRules.visible(single))\"]" }
             problems.append(ReadProblem(code: .wrongType, message: message, position: position))
             return nil
         }

@@ -29,7 +29,7 @@ public struct SimulatedOptions: Sendable, Hashable {
         if let first = unknown.first {
             // One error names them all: a service's options fail as one.
             let hint = NameSuggestion.closest(to: first, among: known).map { "; did you mean '\($0)'?" } ?? ""
-            let others = unknown.dropFirst().map { "'\($0)'" }
+            let others = unknown.dropFirst().map { "'\(NameRules.visible($0))'" }
             let also =
                 others.isEmpty ? "" : "; so \(others.count == 1 ? "is" : "are") \(others.joined(separator: ", "))"
             throw .invalid(

@@ -292,6 +292,14 @@ struct ScopeTests {
         #expect { try container.openScope("scene", id: "a\u{0}b") } throws: {
             ($0 as? ContainerError)?.code == .invalidScope
         }
+        // `#` and `/` build labels (`account#ada/scene#w1`): an id holding one could take another's.
+        for id in ["ada/scene#w1", "a#b", "a/b"] {
+            #expect { try container.openScope("scene", id: id) } throws: {
+                guard let error = $0 as? ContainerError, error.code == .invalidScope else { return false }
+                return error.message.contains("'#' or '/'")
+            }
+        }
+        #expect(container.openScopes == ["scene#a"])
         let long = String(repeating: "x", count: ServiceContainer.maximumScopeIDLength + 1)
         #expect { try container.openScope("scene", id: long) } throws: {
             ($0 as? ContainerError)?.code == .invalidScope
