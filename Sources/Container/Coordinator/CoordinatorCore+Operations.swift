@@ -88,7 +88,7 @@ extension CoordinatorCore {
             transition { machine, now -> Machine.OperationAction in
                 let changes = part.changes(from: machine.graph)
                 // Everything is rebuilt: its app values may have changed with the part.
-                let plan = ReloadPlan(fromOld: [Int](repeating: -1, count: part.builtCount), in: part)
+                let plan = ReloadPlan(fromOld: [Int](repeating: -1, count: part.builtCount))
                 let action = machine.reloadRequested(
                     declared: part, plan: plan, changes: changes, runTimes: runTimes, waiter: done, now: now)
                 if let accepted, case .proceed = action { accepted() }

@@ -25,8 +25,7 @@ extension CoordinatorStateMachine {
             change, retired: retired, supersession: supersession, operation: operation, waiter: waiter,
             report: ServiceContainer.ResetReport(
                 reason: .reset, from: from, to: generation, invalidated: invalidated,
-                carried: SlotNames(state.values.keys.filter { $0 < graph.builtCount }, of: graph.serviceNames),
-                cancelledBuild: supersession.cancelledBuild),
+                carried: carriedValues(), cancelledBuild: supersession.cancelledBuild),
             now: now)
     }
 
@@ -72,9 +71,15 @@ extension CoordinatorStateMachine {
         return beganGeneration(
             change, retired: retired, supersession: supersession, operation: operation, waiter: waiter,
             report: ServiceContainer.ResetReport(
-                reason: .reload, from: from, to: generation, invalidated: rebuilt, carried: plan.carried,
+                reason: .reload, from: from, to: generation, invalidated: rebuilt, carried: carriedValues(),
                 cancelledBuild: supersession.cancelledBuild),
             now: now)
+    }
+
+    /// The app services whose values the new generation holds from the old one: a service that
+    /// held none (never asked for, or retired by a failure) did not carry over, whatever changed.
+    private func carriedValues() -> SlotNames {
+        SlotNames(state.values.keys.filter { $0 < graph.builtCount }, of: graph.serviceNames)
     }
 
     /// The rest of a reset or reload, once the new generation's values are settled: queues the

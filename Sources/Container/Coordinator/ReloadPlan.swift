@@ -7,28 +7,24 @@ struct ReloadPlan: Sendable {
     let fromOld: [Int]?
     /// The new graph's slots that are rebuilt, ascending.
     let rebuiltSlots: [Int]
-    /// The names of the new graph's services whose values carry over.
-    let carried: SlotNames
 
     /// A plan that keeps every carried value in its slot and rebuilds `rebuiltSlots`.
-    init(inPlace rebuiltSlots: [Int], carried: SlotNames) {
+    init(inPlace rebuiltSlots: [Int]) {
         fromOld = nil
         self.rebuiltSlots = rebuiltSlots
-        self.carried = carried
     }
 
-    /// A plan that moves values by `fromOld` (new slot to old slot, -1: rebuilt) in `graph`.
-    init(fromOld: [Int], in graph: ServiceGraph) {
+    /// A plan that moves values by `fromOld` (new slot to old slot, -1: rebuilt).
+    init(fromOld: [Int]) {
         self.fromOld = fromOld
         rebuiltSlots = fromOld.indices.filter { fromOld[$0] < 0 }
-        carried = SlotNames(fromOld.indices.filter { fromOld[$0] >= 0 }, of: graph.serviceNames)
     }
 
     /// Plans the move from `old` to `graph`, whose difference is `changes`; `inPlace` when the
     /// graphs the changes were computed from are `old` and `graph` themselves (not parts of them).
     init(from old: ServiceGraph, to graph: ServiceGraph, changes: ServiceGraph.Changes, inPlace: Bool) {
         if inPlace && changes.inPlace && old.builtCount == graph.builtCount && old.nodes.count == graph.nodes.count {
-            self.init(inPlace: changes.rebuiltSlots.filter { $0 < graph.builtCount }, carried: changes.carried)
+            self.init(inPlace: changes.rebuiltSlots.filter { $0 < graph.builtCount })
             return
         }
         // By slot rather than by name: only the names of the rebuilt services are hashed (the
@@ -45,6 +41,6 @@ struct ReloadPlan: Sendable {
                 fromOld[slot] = oldSlot
             }
         }
-        self.init(fromOld: fromOld, in: graph)
+        self.init(fromOld: fromOld)
     }
 }

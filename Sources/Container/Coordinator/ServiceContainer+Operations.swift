@@ -28,7 +28,8 @@ extension ServiceContainer {
             let (report, reloaded, closed) = try await core.reload(graph, changes: changes, from: previous)
             return ReloadReport(
                 from: report.from, to: report.to, changes: changes, tornDown: report.tornDown,
-                cancelledBuild: report.cancelledBuild, reloadedScopes: reloaded, closedScopes: closed)
+                cancelledBuild: report.cancelledBuild, reloadedScopes: reloaded, closedScopes: closed,
+                carried: report.carried)
         }
     }
 

@@ -25,10 +25,14 @@ extension ServiceContainer {
         public var removed: [String] { changes.removed }
         /// Services whose declaration changed.
         public var changed: [String] { changes.changed }
-        /// Services built again in the new generation.
+        /// Services the new generation builds again, when asked for: the added and changed ones
+        /// and their dependents.
         public var rebuilt: [String] { changes.rebuilt }
-        /// Services whose values carried over unchanged (not rebuilt, not torn down).
-        public var carriedOver: [String] { changes.carriedOver }
+        /// Services whose values carried over unchanged (not rebuilt, not torn down). A service
+        /// that held no value (never asked for, or retired by a failure) is not among them.
+        public var carriedOver: [String] { carried.names }
+        /// See ``carriedOver``: slots of the new graph's names, made into names when read.
+        let carried: SlotNames
         /// Teardowns that failed.
         public var failures: [ResetReport.Teardown] { tornDown.filter { $0.error != nil } }
     }

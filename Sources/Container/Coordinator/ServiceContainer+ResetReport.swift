@@ -32,7 +32,8 @@ extension ServiceContainer {
         public let to: Int
         /// Services invalidated (to be rebuilt in the new generation).
         public let invalidated: [String]
-        /// Services whose values carried over to the new generation unchanged.
+        /// Services whose values carried over to the new generation unchanged. A service that held
+        /// no value (never asked for, or retired by a failure) is not among them.
         public var carriedOver: [String] { carried.names }
         /// See ``carriedOver``: slots of the graph's names, made into names when read.
         let carried: SlotNames

@@ -211,7 +211,7 @@ struct GenerationStateTests {
         state.countAttempt(of: 1)
         let newGraph = try Self.chain()
         let runTimes = NodeRunTimes(count: 4)
-        let plan = ReloadPlan(inPlace: [1, 2], carried: SlotNames(allBut: [1, 2], of: newGraph.serviceNames))
+        let plan = ReloadPlan(inPlace: [1, 2])
         let retired = state.advance(to: newGraph, plan: plan, runTimes: runTimes)
         #expect(retired.slots == [1, 2] && Self.ids(retired.values) == Self.ids([boxes[1], boxes[2]]))
         #expect(retired.external.isEmpty && retired.invalidated.isEmpty)
@@ -228,7 +228,7 @@ struct GenerationStateTests {
         let newGraph = try Self.graph([("d", []), ("a", []), ("e", ["a"]), ("c", [])])
         // d and a carry over (from old slots 3 and 0), e is new, c is rebuilt; b is gone.
         let retired = state.advance(
-            to: newGraph, plan: ReloadPlan(fromOld: [3, 0, -1, -1], in: newGraph), runTimes: NodeRunTimes(count: 4))
+            to: newGraph, plan: ReloadPlan(fromOld: [3, 0, -1, -1]), runTimes: NodeRunTimes(count: 4))
         #expect(retired.slots == [1, 2] && Self.ids(retired.values) == Self.ids([boxes[1], boxes[2]]))
         #expect(retired.external.isEmpty)
         #expect(Self.values(state) == [0: ObjectIdentifier(boxes[3]), 1: ObjectIdentifier(boxes[0])])
@@ -238,7 +238,7 @@ struct GenerationStateTests {
         // Carrying a slot that has no value moves nothing and retires nothing.
         let same = try Self.graph([("d", []), ("a", []), ("e", ["a"]), ("c", [])])
         let none = state.advance(
-            to: same, plan: ReloadPlan(fromOld: [0, 1, 2, 3], in: same), runTimes: .init(count: 4))
+            to: same, plan: ReloadPlan(fromOld: [0, 1, 2, 3]), runTimes: .init(count: 4))
         #expect(none.slots.isEmpty && none.values.isEmpty && state.ownCount == 2 && state.generation == 3)
         Self.expectValid(state)
     }
@@ -249,7 +249,7 @@ struct GenerationStateTests {
         let newPart = try Self.part()
         // s1 carries over, s2 is rebuilt; the app values are given again after the reload.
         let retired = state.advance(
-            to: newPart, plan: ReloadPlan(fromOld: [0, -1], in: newPart), runTimes: NodeRunTimes(count: 4))
+            to: newPart, plan: ReloadPlan(fromOld: [0, -1]), runTimes: NodeRunTimes(count: 4))
         #expect(retired.slots == [1, 2, 3] && Self.ids(retired.values) == Self.ids([boxes[1]]))
         #expect(Self.ids(retired.external) == Self.ids([boxes[2], boxes[3]]))
         #expect(Self.values(state) == [0: ObjectIdentifier(boxes[0])])
@@ -265,7 +265,7 @@ struct GenerationStateTests {
     func partReloadInPlace() throws {
         var (state, boxes) = Self.filled(try Self.part())
         let newPart = try Self.part()
-        let plan = ReloadPlan(inPlace: [1], carried: SlotNames([0], of: newPart.serviceNames))
+        let plan = ReloadPlan(inPlace: [1])
         let retired = state.advance(to: newPart, plan: plan, runTimes: NodeRunTimes(count: 4))
         #expect(retired.slots == [1] && Self.ids(retired.values) == Self.ids([boxes[1]]) && retired.external.isEmpty)
         #expect(state.hasValue(2) && state.hasValue(3), "in place: every value not rebuilt keeps its slot")
@@ -586,8 +586,7 @@ struct GenerationStateDriver: SeededDriver {
             let newGraph = try GenerationStateTests.graph(specs)
             let rebuilt = old.nodes.indices.filter { _ in Int.random(in: 0..<3, using: &random) == 0 }
             history.append("reload \(old.serviceNames) in place rebuilding \(rebuilt)")
-            let plan = ReloadPlan(
-                inPlace: rebuilt, carried: SlotNames(allBut: rebuilt, of: newGraph.serviceNames))
+            let plan = ReloadPlan(inPlace: rebuilt)
             retire(state.advance(to: newGraph, plan: plan, runTimes: times), slots: rebuilt, from: old)
             graph = newGraph
         } else {
@@ -602,7 +601,7 @@ struct GenerationStateDriver: SeededDriver {
             }
             history.append("reload \(old.serviceNames) -> \(newGraph.serviceNames) from \(fromOld)")
             let carried = Set(fromOld.filter { $0 >= 0 })
-            let result = state.advance(to: newGraph, plan: ReloadPlan(fromOld: fromOld, in: newGraph), runTimes: times)
+            let result = state.advance(to: newGraph, plan: ReloadPlan(fromOld: fromOld), runTimes: times)
             retire(result, slots: values.keys.sorted().filter { !carried.contains($0) }, from: old)
             var moved: [Int: AnyServiceBox] = [:]
             for (slot, oldSlot) in fromOld.enumerated() where oldSlot >= 0 { moved[slot] = values[oldSlot] }
