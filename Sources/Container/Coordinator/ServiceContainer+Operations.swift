@@ -1,7 +1,7 @@
 extension ServiceContainer {
     /// Replaces the graph with a new version of it (see <doc:Reload>) and moves to a new generation
     /// that rebuilds exactly what changed: the added services, the changed ones (provider,
-    /// options, dependencies, lifetime, timeout, retry or failure) and everything depending on
+    /// options, dependencies, lifetime, optionality, timeout, retry or failure) and everything depending on
     /// them. The removed and replaced values are torn down (dependents first); every other
     /// value carries over, the same instance, its provider not called again. A running build
     /// is cancelled and never publishes; like ``reset(invalidating:)``, the next ``start(as:)``

@@ -5,8 +5,8 @@
 /// It covers exactly what makes two declarations the same: the provider's id and value type,
 /// the options (values, secret keys, base directory and path roots), the dependencies' names in
 /// order, the groups read (each group's members' positions among the dependencies), the
-/// lifetime, whether the node is external (a scope part's app service), timeout, retry policy
-/// and default failure classification. Not the name (services are matched by name) nor the
+/// lifetime, whether the node is external (a scope part's app service) or optional, timeout,
+/// retry policy and default failure classification. Not the name (services are matched by name) nor the
 /// location in the config file (moving a declaration changes nothing).
 ///
 /// The digest is SipHash-1-3 with a 128-bit output (`DeclarationHasher`), keyed with random
@@ -39,7 +39,7 @@ struct DeclarationFingerprint: Hashable, Sendable {
         name: String, providerID: String, valueType: ObjectIdentifier, dependencyNames: [String],
         options: ServiceOptions,
         timeout: Duration?, retry: RetryPolicy, defaultFailure: FailureKind?, lifetime: ServiceSpec.Lifetime,
-        isExternal: Bool, groups: [String: [Int]]
+        isExternal: Bool, isOptional: Bool, groups: [String: [Int]]
     ) -> DeclarationFingerprint {
         // A field added to the node, its options or its retry policy must be added here too
         // (`GraphChangesTests.fingerprintCoversEveryField` lists the fields there are).
@@ -51,14 +51,17 @@ struct DeclarationFingerprint: Hashable, Sendable {
         for name in dependencyNames { hasher.combine(name) }
         hasher.combine(options)
         // The small fields in one word (fewer rounds): the failure kind, whether the node is
-        // external, and whether a timeout and a scope follow.
+        // external or optional, and whether a timeout and a scope follow. Optional counts: its
+        // readers built while it was absent must be built again once they require it.
         let failure: UInt64 =
             switch defaultFailure {
             case nil: 0
             case .transient?: 1
             case .permanent?: 2
             }
-        hasher.combine(failure | (isExternal ? 4 : 0) | (timeout != nil ? 8 : 0) | (lifetime.scope != nil ? 16 : 0))
+        hasher.combine(
+            failure | (isExternal ? 4 : 0) | (timeout != nil ? 8 : 0) | (lifetime.scope != nil ? 16 : 0)
+                | (isOptional ? 32 : 0))
         if let timeout { hasher.combine(timeout) }
         if let scope = lifetime.scope { hasher.combine(scope) }
         hasher.combine(UInt64(bitPattern: Int64(retry.maxAttempts)))
@@ -82,9 +85,12 @@ extension DeclarationHasher {
     /// Options in canonical form: a word saying which parts are there (none, most often), then
     /// each one present, dictionaries and sets in key order.
     mutating func combine(_ options: ServiceOptions) {
+        // Only the path roots a value names (`"$data/app.sqlite"`): a root no option reads, or
+        // its folder, changes nothing the service does.
+        let roots = options.pathRoots.isEmpty ? [] : options.namedPathRoots()
         combine(
             (options.values.isEmpty ? 0 : 1) | (options.secretKeys.isEmpty ? 0 : 2)
-                | (options.baseDirectory == nil ? 0 : 4) | (options.pathRoots.isEmpty ? 0 : 8))
+                | (options.baseDirectory == nil ? 0 : 4) | (roots.isEmpty ? 0 : 8))
         if !options.values.isEmpty {
             combine(UInt64(options.values.count))
             for (key, value) in options.values.sorted(by: { $0.key < $1.key }) {
@@ -97,11 +103,11 @@ extension DeclarationHasher {
             for key in options.secretKeys.sorted() { combine(key) }
         }
         if let baseDirectory = options.baseDirectory { combine(baseDirectory) }
-        if !options.pathRoots.isEmpty {
-            combine(UInt64(options.pathRoots.count))
-            for (root, path) in options.pathRoots.sorted(by: { $0.key < $1.key }) {
+        if !roots.isEmpty {
+            combine(UInt64(roots.count))
+            for root in roots {
                 combine(root)
-                combine(path)
+                combine(options.pathRoots[root] ?? "")
             }
         }
     }

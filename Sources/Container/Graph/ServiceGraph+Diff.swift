@@ -12,7 +12,7 @@ extension ServiceGraph {
         /// Services the old graph declared and the new one does not.
         public let removed: [String]
         /// Services in both whose provider, options, dependencies (or the groups read from them),
-        /// lifetime, timeout, retry or failure classification differ.
+        /// lifetime, optionality, timeout, retry or failure classification differ.
         public let changed: [String]
         /// Services of the new graph that are built again: added, changed, and their dependents.
         public let rebuilt: [String]
@@ -41,7 +41,7 @@ extension ServiceGraph {
     ///
     /// Two services of the same name are the same declaration when their fingerprints are equal
     /// (`DeclarationFingerprint`: name, provider id and value type, options, dependencies' names,
-    /// groups, lifetime, timeout, retry and failure classification). Equal fingerprints are
+    /// groups, lifetime, optionality, timeout, retry and failure classification). Equal fingerprints are
     /// trusted, not verified field by field: two different declarations have equal ones with a
     /// probability of about 2^-128 (a 128-bit SipHash keyed with random bits drawn once per
     /// process, so no config can be written to collide with another), while verifying would

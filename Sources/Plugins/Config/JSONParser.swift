@@ -175,7 +175,7 @@ struct JSONParser {
             let key = try parseString()
             skipWhitespace()
             guard current == UInt8(ascii: ":") else {
-                throw error("expected ':' after the key \"\(key)\", found \(describeCurrent())")
+                throw error("expected ':' after the key \"\(NameRules.visible(key))\", found \(describeCurrent())")
             }
             advance()
             skipWhitespace()
@@ -191,13 +191,15 @@ struct JSONParser {
                 return PositionedValue(members: members, at: start)
             case UInt8(ascii: "\"")?:
                 throw error(
-                    "expected ',' or '}' after the value of \"\(key)\", found '\"'; add a comma between members")
+                    "expected ',' or '}' after the value of \"\(NameRules.visible(key))\", found '\"'; add a comma between members"
+                )
             case nil:
                 throw error(
                     "unexpected end of file inside an object opened at line \(start.line), column \(start.column); expected '}'"
                 )
             default:
-                throw error("expected ',' or '}' after the value of \"\(key)\", found \(describeCurrent())")
+                throw error(
+                    "expected ',' or '}' after the value of \"\(NameRules.visible(key))\", found \(describeCurrent())")
             }
         }
     }

@@ -18,6 +18,9 @@ private let nestedOptions = ServiceOptions([
 private func diffGraph(_ change: (inout [ServiceSpec]) -> Void = { _ in }) throws -> ServiceGraph {
     var specs = [spec("a"), spec("b", ["a"]), spec("c", ["b"]), spec("d")]
     specs[1].options = nestedOptions
+    // A path root its options name: the root's folder is part of the declaration.
+    specs[1].options.values["file"] = .string("$data/app.sqlite")
+    specs[1].options.pathRoots = ["data": "/srv/app", "cache": "/srv/cache"]
     change(&specs)
     return try ServiceGraph(specs, scopes: ["side"])
 }
@@ -26,13 +29,14 @@ private func diffGraph(_ change: (inout [ServiceSpec]) -> Void = { _ in }) throw
 enum DeclarationChange: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case providerID, providerValueType, options, nestedOptionValue, nestedArrayOrder, optionNumberType
     case secretKeys, baseDirectory, pathRoots, dependencies, lifetime, timeout, retry, retryDelay, retryMultiplier
-    case failure
+    case failure, optional
 
     var testDescription: String { rawValue }
 
     /// The service it changes: `b` (which has a dependent), except a lifetime, which moves the
-    /// leaf `c` into the scope (an app service depending on a scoped one is not allowed).
-    var service: String { self == .lifetime ? "c" : "b" }
+    /// leaf `c` into the scope (an app service depending on a scoped one is not allowed), and
+    /// `optional`, which only a service no plain edge reads may be.
+    var service: String { self == .lifetime || self == .optional ? "c" : "b" }
 
     func apply(to specs: inout [ServiceSpec]) {
         guard let index = specs.firstIndex(where: { $0.name == service }) else { return }
@@ -51,7 +55,7 @@ enum DeclarationChange: String, CaseIterable, Sendable, CustomTestStringConverti
             ])
         case .secretKeys: specs[index].options.secretKeys = ["db"]
         case .baseDirectory: specs[index].options.baseDirectory = "/etc/app"
-        case .pathRoots: specs[index].options.pathRoots = ["data": "/var/app"]
+        case .pathRoots: specs[index].options.pathRoots["data"] = "/var/app"
         case .dependencies: specs[index].dependsOn = ["a", "d"]
         case .lifetime: specs[index].lifetime = .scope("side")
         case .timeout: specs[index].timeout = .seconds(5)
@@ -59,6 +63,7 @@ enum DeclarationChange: String, CaseIterable, Sendable, CustomTestStringConverti
         case .retryDelay: specs[index].retry.initialDelay = .milliseconds(10)
         case .retryMultiplier: specs[index].retry.multiplier = 3
         case .failure: specs[index].defaultFailure = .permanent
+        case .optional: specs[index].isOptional = true
         }
     }
 }
@@ -78,6 +83,14 @@ struct GraphChangesTests {
         let rebuilt = kind.service == "b" ? ["b", "c"] : ["c"]
         #expect(changes.rebuilt == rebuilt)
         #expect(changes.carriedOver == ["a", "b", "c", "d"].filter { !rebuilt.contains($0) })
+    }
+
+    @Test("A path root no option names (another folder, or a new root) changes nothing")
+    func unnamedPathRootsChangeNothing() throws {
+        let old = try diffGraph()
+        #expect(try diffGraph { $0[1].options.pathRoots["cache"] = "/elsewhere" }.changes(from: old).isEmpty)
+        #expect(try diffGraph { $0[1].options.pathRoots["logs"] = "/logs" }.changes(from: old).isEmpty)
+        #expect(try diffGraph { $0[0].options.pathRoots = ["data": "/srv/app"] }.changes(from: old).isEmpty)
     }
 
     @Test("The dependents of a changed node are rebuilt, transitively; the rest carries over")
