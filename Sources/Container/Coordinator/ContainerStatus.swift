@@ -12,12 +12,19 @@ public struct ContainerStatus: Sendable {
         public static let idle = State(.idle)
         /// A build of the eager services runs (or waits for a teardown to finish).
         public static let running = State(.running)
-        /// The eager services are built: `start()` returns at once. A request may be building
-        /// lazy services meanwhile (``ContainerStatus/services`` says which).
+        /// A published snapshot holds the eager services: `start()` returns it at once. A
+        /// request may be building lazy services meanwhile (``ContainerStatus/services`` says
+        /// which). After a reset that carried every eager value over, the state is ``idle``
+        /// until `start()` publishes them (it builds nothing).
         public static let ready = State(.ready)
-        /// The last attempt failed and the next is not allowed before ``ContainerStatus/nextAttemptAt``.
+        /// The last attempt of a service `start()` needs failed and the next is not allowed
+        /// before ``ContainerStatus/nextAttemptAt``; once that time has passed, the state is
+        /// ``idle`` (a status read then says so; ``ServiceContainer/statusUpdates`` sends no
+        /// change for the passing of time).
         public static let waiting = State(.waiting)
-        /// Sticky failure (permanent, or the attempt budget used up) until `reset()`.
+        /// Sticky failure (permanent, or the attempt budget used up) of a service `start()`
+        /// needs, until `reset()`. A lazy service's failure fails only the requests that need it:
+        /// ``ContainerStatus/services`` shows it.
         public static let failed = State(.failed)
         /// A graceful shutdown lets the running build finish.
         public static let shuttingDown = State(.shuttingDown)

@@ -111,11 +111,11 @@ final class CoordinatorCore: NodeReporter {
     /// The coordinator's status (see ``ContainerStatus``).
     var status: ContainerStatus {
         guard declared.scopes.contains(where: { $0.parent != nil }) else {
-            return machine.withLock { $0.status(openScopes: $0.openChildren) }
+            return machine.withLock { $0.status(openScopes: $0.openChildren, now: tracer.now) }
         }
         // Nested instances are listed after their parents (each instance's lock, one at a time).
         let scopes = openScopes
-        return machine.withLock { $0.status(openScopes: scopes) }
+        return machine.withLock { $0.status(openScopes: scopes, now: tracer.now) }
     }
 
     /// The state of the app service called `name` (what ``status`` lists for it, without making the rest).

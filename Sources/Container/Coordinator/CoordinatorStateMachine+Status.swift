@@ -11,32 +11,31 @@ extension CoordinatorStateMachine {
     }
 
     /// The machine's part of ``ContainerStatus``: the state as `start()` (the eager services)
-    /// sees it.
-    func status(openScopes: [String]) -> ContainerStatus {
+    /// sees it at `now`: a failure of a service `start()` does not need (a lazy one's) does not
+    /// count, nor a wait whose time has come.
+    func status(openScopes: [String], now: Duration) -> ContainerStatus {
         let state: ContainerStatus.State
         var lastFailure: ContainerError?
         var nextAttemptAt: Duration?
-        let blocks = (0..<graph.builtCount).compactMap { self.state.block(of: $0) }
         switch phase {
         case .draining: state = .shuttingDown
         case .shutDown: state = .shutDown
         case .open:
-            // Ready once the eager services are built, also while a request builds lazy ones.
-            if eagerIsBuilt {
-                state = .ready
-            } else if build != nil {
-                state = .running
-            } else if blocks.contains(where: \.sticky) {
+            // Ready once a snapshot holds the eager services, also while a request builds lazy
+            // ones. Values carried over by a reset are not enough: `start()` publishes them first.
+            switch inspect(eagerClosure, required: graph.eagerRequired, now: now) {
+            case .built where snapshot != nil: state = .ready
+            case _ where build != nil: state = .running
+            case .built: state = .idle
+            case .blocked(let error, found: .failed):
                 state = .failed
-                lastFailure = failure(of: graph.eagerRequired, report: lastReport ?? report(now: .zero))
-            } else if let delayed = blocks.filter({ $0.allowedAt > (lastReport?.endedAt ?? .zero) }).max(by: {
-                $0.allowedAt < $1.allowedAt
-            }) {
+                lastFailure = error
+            case .blocked(let error, found: _):
                 state = .waiting
-                lastFailure = delayed.error
-                nextAttemptAt = delayed.allowedAt
-            } else {
-                state = .idle
+                lastFailure = error
+                nextAttemptAt = graph.eagerRequired.slots.compactMap { self.state.block(of: $0)?.allowedAt }
+                    .filter { $0 > now }.max()
+            case .needed: state = .idle
             }
         }
         if lastFailure == nil, let lastReport, !lastReport.succeeded, !lastReport.wasCancelled,

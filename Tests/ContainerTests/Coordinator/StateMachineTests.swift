@@ -178,7 +178,10 @@ struct StateMachineTests {
         guard case .answer(_, .failure) = Self.request(&machine, 2, .roots([Self.a]), now: .milliseconds(500)) else {
             return fail("too soon: the last failure at once")
         }
-        #expect(machine.status(openScopes: []).state == .waiting)
+        #expect(machine.status(openScopes: [], now: .milliseconds(500)).state == .waiting)
+        #expect(machine.status(openScopes: [], now: .milliseconds(500)).nextAttemptAt == .seconds(1))
+        // Once the time has come, start() would build at once: nothing to wait for.
+        #expect(machine.status(openScopes: [], now: .seconds(1)).state == .idle)
         #expect(Self.launched(Self.request(&machine, 3, .roots([Self.a]), now: .seconds(1))) != nil)
     }
 
@@ -315,7 +318,7 @@ struct StateMachineTests {
             .completed
         #expect(completed.map(\.waiter) == ["r", "s"])
         #expect(completed.first?.report.tornDown.first?.service == "x", "the child's teardown is the reset's")
-        #expect(machine.status(openScopes: []).unreportedTeardowns.isEmpty)
+        #expect(machine.status(openScopes: [], now: .zero).unreportedTeardowns.isEmpty)
         Self.expectValid(machine)
     }
 
