@@ -26,7 +26,8 @@ public struct ProviderRegistry: Sendable {
     public init() {}
 
     /// Adds a provider.
-    /// - Throws: ``ProviderRegistry/RegistrationError`` when a provider with the same id is already registered.
+    /// - Throws: ``ProviderRegistry/RegistrationError`` when a provider with the same id is already
+    ///   registered, or the id is `input` (reserved for inputs).
     public mutating func register<Provider: ServiceProvider>(_ provider: Provider) throws(ProviderRegistry
         .RegistrationError)
     {
@@ -34,8 +35,15 @@ public struct ProviderRegistry: Sendable {
     }
 
     /// Adds an erased provider.
-    /// - Throws: ``ProviderRegistry/RegistrationError`` when a provider with the same id is already registered.
+    /// - Throws: ``ProviderRegistry/RegistrationError`` when a provider with the same id is already
+    ///   registered, or the id is `input` (reserved for inputs).
     public mutating func register(_ provider: AnyServiceProvider) throws(ProviderRegistry.RegistrationError) {
+        // A config's `"provider": "input"` always declares an input: such a provider could never be named.
+        guard provider.id != "input" else {
+            throw ProviderRegistry.RegistrationError(
+                message: "the provider id 'input' is reserved for inputs (\"provider\": \"input\" in a config); "
+                    + "give the provider another id")
+        }
         guard providers[provider.id] == nil else {
             throw ProviderRegistry.RegistrationError(
                 message: "a provider with id '\(provider.id)' is already registered; give the new one another id")

@@ -224,11 +224,14 @@ extension ConfigDecoder {
                 .missingKey, "missing required key 'maxAttempts'", at: field.path, in: field.document,
                 field.node.position)
         }
+        var initialMs: Double?
         if let delay = fields["initialDelayMs"], let value = number(delay, limit: .delay) {
             policy.initialDelay = .milliseconds(value)
+            initialMs = value
         }
         if let delay = fields["maxDelayMs"], let value = number(delay, limit: .delay) {
             policy.maxDelay = .milliseconds(value)
+            checkCap(value, of: delay, above: initialMs, named: "initialDelayMs")
         }
         if let multiplier = fields["multiplier"], let value = number(multiplier, limit: .multiplier) {
             policy.multiplier = value

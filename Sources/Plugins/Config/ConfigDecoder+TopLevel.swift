@@ -47,12 +47,27 @@ extension ConfigDecoder {
         if let field = fields["maxAttempts"], let attempts = read(field, { $0.policyAttempts(&$1) }) {
             policy.maxAttempts = attempts
         }
+        var initialMs: Double?
         if let field = fields["retryAfterMs"], let value = number(field, limit: .delay) {
             retryAfter.initialMs = value
+            initialMs = value
         }
         if let field = fields["retryAfterMaxMs"], let value = number(field, limit: .delay) {
             retryAfter.maxMs = value
+            checkCap(value, of: field, above: initialMs, named: "retryAfterMs")
         }
+    }
+
+    /// Reports a longest delay (`maxMs`, at `field`) below the first one (`initialMs`, the key
+    /// `initialKey` beside it), which would cut that first delay short without a word.
+    mutating func checkCap(_ maxMs: Double, of field: Field, above initialMs: Double?, named initialKey: String) {
+        guard let initialMs, maxMs < initialMs else { return }
+        func shown(_ ms: Double) -> String { ms == ms.rounded() ? String(Int(ms)) : String(ms) }
+        report(
+            .invalidValue,
+            "is \(shown(maxMs)) ms, less than \(initialKey) (\(shown(initialMs)) ms), which it would cut short; "
+                + "raise it to at least \(shown(initialMs)), or lower \(initialKey)",
+            at: field.path, in: field.document, field.node.position)
     }
 
     /// Adds the scopes of one `scopes` list: names (top-level scopes) or objects with a `name`

@@ -43,6 +43,8 @@ struct DemoCommandTests {
             (["--calers", "3"], "did you mean '--callers'"),
             (["--callers", "-1"], "whole number"),
             (["--callers", "many"], "whole number"),
+            (["--callers", "+5"], "whole number"),
+            (["--retries", "+1"], "whole number"),
             (["--retries"], "--retries needs a value"),
             (["app.json"], "did you mean '--config app.json'"),
             (["--config", "x.json", "--scenario", "logout"], "built-in graph"),

@@ -90,7 +90,7 @@ struct InterruptTests {
         #expect(try DemoInterrupt.grace(from: ["CONTAINER_DEMO_GRACE_MS": "60000"]) == .seconds(60))
         #expect(try DemoInterrupt.grace(from: ["CONTAINER_DEMO_GRACE_MS": "0"]) == .zero)
         #expect(try DemoInterrupt.grace(from: ["CONTAINER_DEMO_GRACE_MS": "3600000"]) == .seconds(3_600))
-        for bad in ["-5", "3600001", "99999999999", "2 s", "abc", ""] {
+        for bad in ["-5", "+5", "3600001", "99999999999", "2 s", "abc", ""] {
             let error = #expect(throws: UsageError.self) {
                 try DemoInterrupt.grace(from: ["CONTAINER_DEMO_GRACE_MS": bad])
             }

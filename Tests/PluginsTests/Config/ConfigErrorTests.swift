@@ -75,6 +75,29 @@ struct ConfigErrorTests {
                 """)
     }
 
+    @Test("a longest delay below the first one is an invalid value, in a retry and in the policy")
+    func capsBelowTheFirstDelay() throws {
+        let text = """
+            {"version": 1, "policy": { "retryAfterMs": 5000, "retryAfterMaxMs": 1000 },
+             "services": [{ "name": "a", "provider": "simulated",
+                            "retry": { "maxAttempts": 3, "initialDelayMs": 200, "maxDelayMs": 50.5 } }]}
+            """
+        let error = try #require(loadError(text))
+        #expect(error.codes == [.invalidValue, .invalidValue])
+        #expect(
+            error.description == """
+                test.json:1:69: policy.retryAfterMaxMs: is 1000 ms, less than retryAfterMs (5000 ms), which it would cut \
+                short; raise it to at least 5000, or lower retryAfterMs
+                test.json:3:83: services[0].retry.maxDelayMs: is 50.5 ms, less than initialDelayMs (200 ms), which it \
+                would cut short; raise it to at least 200, or lower initialDelayMs
+                """)
+        let equal = """
+            {"version": 1, "policy": { "retryAfterMs": 5000, "retryAfterMaxMs": 5000 },
+             "services": [{ "name": "a", "provider": "simulated", "retry": { "maxAttempts": 2, "maxDelayMs": 10 } }]}
+            """
+        #expect(try ConfigLoader.load(text: equal, file: "test.json", registry: .standard).graph.serviceNames == ["a"])
+    }
+
     @Test("a description is ignored, but must be text wherever it is allowed")
     func descriptionsMustBeStrings() throws {
         let text = """

@@ -167,7 +167,7 @@ struct ConfigLoadingTests {
         #expect(config.redactor.redact("apiKey key_5a5a5a, description open") == "apiKey <redacted>, description open")
     }
 
-    @Test("retry: without maxDelayMs, a first delay longer than 30 s is kept; with one, it caps the delay")
+    @Test("retry: without maxDelayMs, a first delay longer than 30 s is kept; one below the first delay is an error")
     func retryDelayCap() throws {
         func retry(_ fields: String) throws -> RetryPolicy {
             let text = """
@@ -181,7 +181,8 @@ struct ConfigLoadingTests {
         #expect(long.delay(beforeRetry: 1) == .seconds(60) && long.delay(beforeRetry: 2) == .seconds(60))
         let short = try retry(#""initialDelayMs": 20000"#)
         #expect(short.delay(beforeRetry: 1) == .seconds(20) && short.delay(beforeRetry: 2) == .seconds(30))
-        let capped = try retry(#""initialDelayMs": 60000, "maxDelayMs": 10000"#)
-        #expect(capped.delay(beforeRetry: 1) == .seconds(10))
+        let capped = try retry(#""initialDelayMs": 20000, "maxDelayMs": 25000"#)
+        #expect(capped.delay(beforeRetry: 1) == .seconds(20) && capped.delay(beforeRetry: 2) == .seconds(25))
+        #expect(throws: ConfigError.self) { try retry(#""initialDelayMs": 60000, "maxDelayMs": 10000"#) }
     }
 }

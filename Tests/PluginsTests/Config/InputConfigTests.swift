@@ -6,6 +6,10 @@ import Testing
 /// `"provider": "input"` in a config: the value type its options name, lazy by default, checked.
 struct InputConfigTests {
     struct DeviceToken: Sendable { let hex: String }
+    struct InputNamedProvider: ServiceProvider {
+        let id = "input"
+        func make(_ context: ProviderContext) async throws -> Int { 1 }
+    }
 
     @Test("an input names its value type; it is lazy unless it says otherwise; an app registers its own types")
     func inputsAreRead() throws {
@@ -25,6 +29,16 @@ struct InputConfigTests {
         #expect(config.specs.map(\.start) == [.lazy, .eager])
         #expect(config.graph.providerID(of: "deviceToken") == "input")
         #expect(throws: ProviderRegistry.RegistrationError.self) { try registry.registerInput(Int.self, named: "int") }
+    }
+
+    @Test("the provider id 'input' is reserved: a config's \"provider\": \"input\" always declares an input")
+    func inputIDIsReserved() {
+        var registry = ProviderRegistry.standard
+        let error = #expect(throws: ProviderRegistry.RegistrationError.self) {
+            try registry.register(InputNamedProvider())
+        }
+        #expect(error?.message.contains("reserved for inputs") == true)
+        #expect(registry.provider("input") == nil)
     }
 
     @Test("an input without a value type, or with an unknown one: placed, with the known types")
