@@ -36,6 +36,10 @@ extension ServiceContainer {
         guard supplied.replaced, let state = core.serviceState(named: key.name) else { return nil }
         let readNow = supplied.staleReadGeneration == core.generation
         guard state == .built || (readNow && (state == .building || state == .failed)) else { return nil }
-        return try await reset(invalidating: [key.name])
+        do {
+            return try await reset(invalidating: [key.name])
+        } catch where error.code == .unknownService {
+            return nil  // a reload removed the input meanwhile: nothing built from it is left
+        }
     }
 }
