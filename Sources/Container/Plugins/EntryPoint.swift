@@ -90,7 +90,11 @@ public struct ScopedServices: Sendable {
             throw .undeclared(
                 key.name, reader: "entry point '\(reader)'", declared: requirements.map(\.name), type: Value.self)
         }
-        if let app, !snapshot.contains(key.name), app.contains(key.name) { return try app.optional(key) }
+        // An app service the instance's part does not list (an entry point it runs declared it)
+        // is the app snapshot's to answer: `nil` there when it is optional and absent.
+        if let app, !snapshot.contains(key.name), app.contains(key.name) || snapshot.layout.slots[key.name] == nil {
+            return try app.optional(key)
+        }
         return try snapshot.optional(key)
     }
 
