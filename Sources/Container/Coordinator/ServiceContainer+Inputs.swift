@@ -38,7 +38,7 @@ extension ServiceContainer {
         guard state == .built || (readNow && (state == .building || state == .failed)) else { return nil }
         do {
             return try await reset(invalidating: [key.name])
-        } catch where error.code == .unknownService {
+        } catch  where error.code == .unknownService {
             return nil  // a reload removed the input meanwhile: nothing built from it is left
         }
     }
