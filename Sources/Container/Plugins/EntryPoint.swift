@@ -50,22 +50,32 @@ public struct ScopedServices: Sendable {
     /// The declared requirements.
     public let requirements: [AnyServiceKey]
     private let allowed: Set<String>
-    /// For an entry point run in a scope instance: the app snapshot its app services that the
-    /// instance's snapshot does not hold are read from (one whose values the instance was
-    /// built on, so the two agree).
-    private let app: AppServices?
+    /// For an entry point run in a scope instance: the snapshots up its chain, nearest first
+    /// (its parent instances', then the app's), that the services the instance's snapshot does
+    /// not hold are read from (ones whose values the instance was built on, so they agree).
+    private let above: [AppServices]
 
     /// Creates a view of `snapshot` for `reader` limited to `requirements`.
     public init(_ snapshot: AppServices, reader: String, requirements: [AnyServiceKey]) {
-        self.init(snapshot, reader: reader, requirements: requirements, app: nil)
+        self.init(snapshot, reader: reader, requirements: requirements, above: [])
     }
 
-    init(_ snapshot: AppServices, reader: String, requirements: [AnyServiceKey], app: AppServices?) {
+    init(_ snapshot: AppServices, reader: String, requirements: [AnyServiceKey], above: [AppServices]) {
         self.snapshot = snapshot
         self.reader = reader
         self.requirements = requirements
         self.allowed = Set(requirements.map(\.name))
-        self.app = app
+        self.above = above
+    }
+
+    /// The snapshot that answers for `name`: the instance's when it holds it, else the nearest
+    /// one up the chain that holds it, else the nearest whose graph has it (an absent optional
+    /// service reads `nil` there), else the instance's (whose error names the service).
+    private func holder(of name: String) -> AppServices {
+        if above.isEmpty || snapshot.contains(name) { return snapshot }
+        if let holder = above.first(where: { $0.contains(name) }) { return holder }
+        if snapshot.layout.slots[name] != nil { return snapshot }
+        return above.first { $0.layout.slots[name] != nil } ?? snapshot
     }
 
     /// The generation of the snapshot behind the view.
@@ -78,8 +88,7 @@ public struct ScopedServices: Sendable {
             throw .undeclared(
                 key.name, reader: "entry point '\(reader)'", declared: requirements.map(\.name), type: Value.self)
         }
-        if let app, !snapshot.contains(key.name) { return try app.resolve(key) }
-        return try snapshot.resolve(key)
+        return try holder(of: key.name).resolve(key)
     }
 
     /// Reads a declared optional service: `nil` when the snapshot does not hold it (see
@@ -90,12 +99,7 @@ public struct ScopedServices: Sendable {
             throw .undeclared(
                 key.name, reader: "entry point '\(reader)'", declared: requirements.map(\.name), type: Value.self)
         }
-        // An app service the instance's part does not list (an entry point it runs declared it)
-        // is the app snapshot's to answer: `nil` there when it is optional and absent.
-        if let app, !snapshot.contains(key.name), app.contains(key.name) || snapshot.layout.slots[key.name] == nil {
-            return try app.optional(key)
-        }
-        return try snapshot.optional(key)
+        return try holder(of: key.name).optional(key)
     }
 
     /// Reads a declared service; the same as ``resolve(_:)``.

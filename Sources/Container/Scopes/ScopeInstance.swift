@@ -108,32 +108,55 @@ public final class ScopeInstance: Sendable {
     /// reset of the app comes between the two it took.
     static let consistentViewAttempts = 8
 
-    /// The view an entry point reads: the instance's snapshot and, for the app services it
-    /// requires that the scope's services do not use (a graph declared in code without the
-    /// entry point among its `requirements`), an app snapshot holding the same values of every
-    /// app service the instance was built on, so the view is of one app generation.
+    /// The view an entry point reads: the instance's snapshot and, for the services it requires
+    /// that the scope's services do not use (a graph declared in code without the entry point
+    /// among its `requirements`), the snapshots up the chain that hold them (a parent
+    /// instance's, the app's), each with the same values of every service the instance was
+    /// built on, so the view is of one generation of each.
     func services(for reader: String, requirements: [AnyServiceKey]) async throws -> ScopedServices {
         // Without start policies (or requirements) an entry point waits for the eager services.
-        let app = link.root
-        let byClosure = !requirements.isEmpty && app.declared.declaresStartPolicies
+        let byClosure = !requirements.isEmpty && link.root.declared.declaresStartPolicies
         let needs: CoordinatorCore.Machine.Demands.Key = byClosure ? .names(requirements.map(\.name)) : .eager
         var snapshot = try await core.start(needs, label: reader)
-        let fromApp = requirements.filter { !snapshot.contains($0.name) }.map(\.name)
-        guard !fromApp.isEmpty else { return ScopedServices(snapshot, reader: reader, requirements: requirements) }
+        let missing = requirements.filter { !snapshot.contains($0.name) }.map(\.name)
+        guard !missing.isEmpty else { return ScopedServices(snapshot, reader: reader, requirements: requirements) }
         for _ in 0..<Self.consistentViewAttempts {
-            let services = try await app.start(byClosure ? .names(fromApp) : .eager, label: label)
+            let above = try await snapshotsAbove(holding: missing, byClosure: byClosure)
             // A nested instance's generation counts its parent's, not the app's: compare values.
-            if snapshot.isBuilt(on: services, comparingGenerations: app === link.parent) {
-                return ScopedServices(snapshot, reader: reader, requirements: requirements, app: services)
+            if above.allSatisfy({ snapshot.isBuilt(on: $0.snapshot, comparingGenerations: $0.isApp && $0.isParent) }) {
+                return ScopedServices(
+                    snapshot, reader: reader, requirements: requirements, above: above.map(\.snapshot))
             }
-            // A reset of the app retired a service the instance uses: it was superseded, and its
+            // A reset above retired a service the instance uses: it was superseded, and its
             // next snapshot is built on the new generation.
             snapshot = try await core.start(needs, label: reader)
         }
         throw ContainerError.superseded(
-            generation: snapshot.appGeneration ?? 0, by: app.generation,
+            generation: snapshot.appGeneration ?? 0, by: link.root.generation,
             detail: "the app was reset \(Self.consistentViewAttempts) times while entry point '\(reader)' of scope "
                 + "instance '\(label)' was starting")
+    }
+
+    /// The snapshots up the chain that answer for `names`, nearest first: each coordinator above
+    /// (a parent instance, then the app) is asked for those of them its graph has and the ones
+    /// below did not hold.
+    private func snapshotsAbove(
+        holding names: [String], byClosure: Bool
+    ) async throws -> [(snapshot: AppServices, isApp: Bool, isParent: Bool)] {
+        var result: [(snapshot: AppServices, isApp: Bool, isParent: Bool)] = []
+        var remaining = names
+        var next: CoordinatorCore? = link.parent
+        while let above = next, !remaining.isEmpty {
+            let graph = above.graph
+            let known = remaining.filter { graph.layout.slots[$0] != nil }
+            if !known.isEmpty {
+                let services = try await above.start(byClosure ? .names(known) : .eager, label: label)
+                result.append((services, above.link == nil, above === link.parent))
+                remaining.removeAll { services.contains($0) }
+            }
+            next = above.link?.parent
+        }
+        return result
     }
 
     /// Ends the instance: a running build is cancelled, waiters get `.closed`, values are torn

@@ -26,7 +26,15 @@ private struct PushWithTelemetry: EntryPoint {
     }
 }
 
-@Suite("Scoped entry points: an absent optional app service reads nil", .timeLimit(.minutes(1)))
+/// A window (`scene`, nested in `account`) entry point that reads its account's `accountStore`.
+private struct WindowReadsAccount: EntryPoint {
+    let id = "window"
+    var scope: String? { "scene" }
+    @Needs(ServiceKey<String>("accountStore")) var store: String
+    func run(_ services: ScopedServices) async throws -> String { try $store.get() }
+}
+
+@Suite("Scoped entry points read what their scope's services do not use", .timeLimit(.minutes(1)))
 struct ScopedOptionalNeedsTests {
     /// A scoped entry point run on a graph that does not list it among its requirements reads
     /// the app services its scope's part lacks from the app snapshot: an absent optional one
@@ -61,6 +69,28 @@ struct ScopedOptionalNeedsTests {
         let push = try container.openScope("push", id: "n1")
         let shown = try await withTimeout(.seconds(30), "run") { try await push.run(Reader()) }
         #expect(shown == "none")
+        _ = try await container.shutdown()
+    }
+
+    /// Scopes: "An entry point of a nested scope may require any service of its chain", also
+    /// one the scope's own services do not read: it is read from the parent instance.
+    @Test("a nested scope's entry point reads a parent-scope service its own services do not use")
+    func nestedEntryPointReadsParentScopeService() async throws {
+        let graph = try ServiceGraph(
+            [
+                ServiceSpec(ServiceKey<String>("apiClient")) { _ in "api" },
+                ServiceSpec(ServiceKey<String>("accountStore"), dependsOn: ["apiClient"], lifetime: .scope("account")) {
+                    _ in "store"
+                },
+                ServiceSpec(ServiceKey<String>("windowRouter"), lifetime: .scope("scene")) { _ in "router" },
+            ], scopes: ["account", .init("scene", parent: "account")])
+        let container = ServiceContainer(graph: graph)
+        let ada = try container.openScope("account", id: "ada")
+        let window = try ada.openScope("scene", id: "window-1")
+        let shown = try await withTimeout(.seconds(30), "run") { try await window.run(WindowReadsAccount()) }
+        #expect(shown == "store")
+        let store = try #require(ada.current).contains("accountStore")
+        #expect(store, "the account instance built it for its window")
         _ = try await container.shutdown()
     }
 }
