@@ -128,7 +128,8 @@ extension ServiceGraph {
                 issues.append(
                     .init(
                         code: .undeclaredScope,
-                        message: "scope '\(scope.name)' names parent scope '\(parent)', which is not declared"
+                        message:
+                            "scope '\(scope.name)' names parent scope '\(NameRules.visible(parent))', which is not declared"
                             + undeclaredHint(parent, among: names),
                         location: location))
                 continue
@@ -191,7 +192,7 @@ extension ServiceGraph {
             return "; did you mean '\(suggestion)'?"
         }
         return names.isEmpty
-            ? "; declare it in the graph's scopes (the config's top-level \"scopes\": [\"\(scope)\"])"
+            ? "; declare it in the graph's scopes (the config's top-level \"scopes\": [\"\(NameRules.visible(scope))\"])"
             : "; declared scopes: \(names.joined(separator: ", "))"
     }
 }

@@ -41,7 +41,7 @@ package enum NameRules {
     package static let visibleLength = 64
 
     /// `text` safe to print in a message: control characters as `\u{…}` escapes, and at most
-    /// `limit` characters (then `…`).
+    /// `limit` characters printed, an escape counting all of its own (then `…`).
     package static func visible(_ text: String, limit: Int = visibleLength) -> String {
         var result = ""
         var count = 0
@@ -50,10 +50,12 @@ package enum NameRules {
                 result += "…"
                 break
             }
-            count += 1
             if isControl(scalar) {
-                result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+                let escape = "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+                count += escape.count
+                result += escape
             } else {
+                count += 1
                 result.unicodeScalars.append(scalar)
             }
         }

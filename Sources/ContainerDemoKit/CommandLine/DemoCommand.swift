@@ -134,11 +134,16 @@ public enum DemoCommand {
                 continue
             }
             guard valueOptions.contains(name) else {
+                let shown = NameRules.visible(argument)
+                if argument.isEmpty {
+                    throw UsageError("unexpected empty argument; remove it (see --help)")
+                }
                 if !argument.hasPrefix("-") {
-                    throw UsageError("unexpected argument '\(argument)'; did you mean '--config \(argument)'?")
+                    throw UsageError("unexpected argument '\(shown)'; did you mean '--config \(shown)'?")
                 }
                 let hint = NameSuggestion.closest(to: name, among: valueOptions + flagOptions)
-                throw UsageError("unknown option '\(name)'" + (hint.map { "; did you mean '\($0)'?" } ?? ""))
+                throw UsageError(
+                    "unknown option '\(NameRules.visible(name))'" + (hint.map { "; did you mean '\($0)'?" } ?? ""))
             }
             let value: String
             if let inlineValue {

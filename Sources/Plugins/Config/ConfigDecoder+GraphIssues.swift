@@ -18,7 +18,7 @@ extension ConfigDecoder {
             // the file has it (a missing option stays at `options`); a long name shown cut short.
             let optionPath = KeyPath.join(keyPath, "." + option)
             if let node = root.node(at: optionPath) {
-                keyPath = KeyPath.join(keyPath, "." + NameRules.visible(option))
+                keyPath = KeyPath.join(keyPath, "." + NameRules.visible(redactor.redact(option)))
                 position = node.position
             }
         }

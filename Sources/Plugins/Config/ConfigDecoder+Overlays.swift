@@ -26,7 +26,7 @@ extension ConfigDecoder {
             if add && remove, let removeField = fields["remove"] {
                 report(
                     .invalidValue,
-                    "service '\(name)' cannot be both added and removed; keep \"add\": true to declare it, or "
+                    "service '\(NameRules.visible(name))' cannot be both added and removed; keep \"add\": true to declare it, or "
                         + "\"remove\": true to remove it",
                     at: removeField.path, in: removeField.document, removeField.node.position)
                 continue
@@ -54,7 +54,7 @@ extension ConfigDecoder {
         if let existing, let declared = declarations[existing], let add = fields["add"] {
             report(
                 .invalidValue,
-                "service '\(name)' is already declared (\(place(of: declared.origin))); drop \"add\": true to change "
+                "service '\(NameRules.visible(name))' is already declared (\(place(of: declared.origin))); drop \"add\": true to change "
                     + "it, or choose another name for a new service",
                 at: add.path, in: add.document, add.node.position)
             return
@@ -73,7 +73,7 @@ extension ConfigDecoder {
             clean = false
             report(
                 .invalidValue,
-                "service '\(name)' is removed, so '\(key)' has no effect; drop \"\(key)\", or drop \"remove\": true "
+                "service '\(NameRules.visible(name))' is removed, so '\(key)' has no effect; drop \"\(key)\", or drop \"remove\": true "
                     + "to change the service",
                 at: field.path, in: field.document, field.node.position)
         }

@@ -82,7 +82,8 @@ extension ConfigDecoder {
         } else {
             let known = registry.providers.keys.sorted().joined(separator: ", ")
             report(
-                .missingKey, "missing required key 'provider' in service '\(name)'; known providers: \(known)",
+                .missingKey,
+                "missing required key 'provider' in service '\(NameRules.visible(name))'; known providers: \(known)",
                 at: origin.path, in: origin.document, origin.node.position)
         }
 
@@ -150,7 +151,7 @@ extension ConfigDecoder {
             let place = field ?? declaration.origin
             report(
                 .missingKey,
-                "input '\(declaration.name)' declares no value type; add \"options\": { \"type\": \"string\" } "
+                "input '\(NameRules.visible(declaration.name))' declares no value type; add \"options\": { \"type\": \"string\" } "
                     + "(known input types: \(known.joined(separator: ", ")))",
                 at: place.path, in: place.document, place.node.position)
             return fallback
@@ -190,17 +191,28 @@ extension ConfigDecoder {
             // A later duplicate key wins (the duplicate is reported).
             options.values = values ?? [:]
         }
-        if let field = declaration.value("secretOptions"), let secrets = strings(field, what: "a list of option names")
-        {
+        if let field = declaration.value("secretOptions") {
+            // A malformed list is reported, and the names it does hold stay secret all the same:
+            // the errors of this very file must not show their values.
+            let listed = strings(field, what: "a list of option names")
+            let secrets =
+                listed
+                ?? (field.node.isArray ? field.node.elements : [field.node]).compactMap { item -> String? in
+                    if case .string(let name) = item.value { return name }
+                    return nil
+                }
             // Made on the first unknown name only; sorted, so that ties are decided the same every run.
             var suggestions: NameSuggestion.Index?
-            for (index, secret) in secrets.enumerated() where options.values[secret] == nil {
+            for (index, secret) in secrets.enumerated() where listed != nil && options.values[secret] == nil {
                 var message =
                     "secretOptions names '\(NameRules.visible(secret))', which is not an option of service "
-                    + "'\(declaration.name)'"
+                    + "'\(NameRules.visible(declaration.name))'"
                 if suggestions == nil { suggestions = NameSuggestion.Index(options.values.keys.sorted()) }
                 message += suggestions?.closest(to: secret).map { "; did you mean '\($0)'?" } ?? ""
-                report(.invalidValue, message, at: field.path + "[\(index)]", in: field.document, nil)
+                // The entry's own position: looking it up by key path would walk the object again per entry.
+                report(
+                    .invalidValue, message, at: field.path + "[\(index)]", in: field.document,
+                    field.node.elements[index].position)
             }
             options.secretKeys = Set(secrets)
         }

@@ -152,7 +152,7 @@ extension ConfigDecoder {
                 continue
             }
             guard let entryPoint = registry.entryPoint(id) else {
-                var message = "unknown entry point '\(id)'"
+                var message = "unknown entry point '\(NameRules.visible(id))'"
                 message += NameSuggestion.hint(for: id, among: known)
                 message +=
                     known.isEmpty

@@ -55,6 +55,7 @@ extension PositionedValue {
                 keyPart = rest.dropFirst()
             }
             for member in members {
+                Self.countWalked()
                 let key = member.key.utf8
                 guard keyPart.starts(with: key) else { continue }
                 let after = keyPart.dropFirst(key.count)

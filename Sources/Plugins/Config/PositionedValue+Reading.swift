@@ -197,7 +197,7 @@ extension PositionedValue {
     func failureKind(_ problems: inout [ReadProblem]) -> FailureKind? {
         guard let word = string(&problems) else { return nil }
         if let kind = FailureKind(rawValue: word) { return kind }
-        var message = "unknown failure kind '\(word)'"
+        var message = "unknown failure kind '\(NameRules.visible(word))'"
         if let suggestion = NameSuggestion.closest(to: word, among: ["transient", "permanent"]) {
             message += "; did you mean '\(suggestion)'?"
         } else {

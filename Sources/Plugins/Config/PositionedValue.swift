@@ -84,6 +84,13 @@ struct PositionedValue: Sendable {
         /// Counts one container made, where a test counts them.
         private static func countMade() { containersMade?.add() }
 
+        /// Counts the object members a key-path walk (``position(of:)``) looks at, in a debug
+        /// build, where a test binds it: placing the messages' positions, counted.
+        @TaskLocal static var membersWalked: MadeCount?
+
+        /// Counts one member looked at by a walk, where a test counts them.
+        static func countWalked() { membersWalked?.add() }
+
         /// A count ``containersMade`` adds to.
         final class MadeCount: Sendable {
             private let count = Mutex(0)
@@ -93,6 +100,8 @@ struct PositionedValue: Sendable {
     #else
         /// Counts nothing in a release build.
         @inline(__always) private static func countMade() {}
+        /// Counts nothing in a release build.
+        @inline(__always) static func countWalked() {}
     #endif
 
     /// A short name of the value's JSON type, for error messages.

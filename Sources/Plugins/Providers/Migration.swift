@@ -74,7 +74,7 @@ public struct Migration: Sendable, Hashable {
                 let hint =
                     NameSuggestion.closest(to: unknown, among: ["version", "name", "sql"])
                     .map { "; did you mean '\($0)'?" } ?? "; the keys are version, name and sql"
-                throw .invalid("\(key).\(unknown)", "unknown key '\(unknown)'\(hint)")
+                throw .invalid("\(key).\(unknown)", "unknown key '\(NameRules.visible(unknown))'\(hint)")
             }
             guard case .int(let version)? = fields["version"] else {
                 throw .wrongType(

@@ -57,7 +57,8 @@ public struct SimulatedOptions: Sendable, Hashable {
                 let hint = NameSuggestion.closest(to: word, among: known).map { "; did you mean '\($0)'?" } ?? ""
                 throw .invalid(
                     "outcomes[\(index)]",
-                    "unknown outcome '\(word)'\(hint) (known outcomes: \(known.joined(separator: ", ")))")
+                    "unknown outcome '\(NameRules.visible(word))'\(hint) (known outcomes: \(known.joined(separator: ", ")))"
+                )
             }
             outcomes.append(outcome)
         }
