@@ -40,7 +40,8 @@ package enum NameRules {
     /// How many characters of a value a message quotes (``visible(_:limit:)``).
     package static let visibleLength = 64
 
-    /// `text` safe to print in a message: control characters as `\u{…}` escapes, and at most
+    /// `text` safe to print in a message: control and bidirectional formatting characters as
+    /// `\u{…}` escapes (``isBidiFormatting(_:)``), and at most
     /// `limit` characters printed, an escape counting all of its own (then `…`).
     package static func visible(_ text: String, limit: Int = visibleLength) -> String {
         var result = ""
@@ -50,7 +51,7 @@ package enum NameRules {
                 result += "…"
                 break
             }
-            if isControl(scalar) {
+            if isControl(scalar) || isBidiFormatting(scalar) {
                 let escape = "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
                 count += escape.count
                 result += escape
@@ -68,10 +69,23 @@ package enum NameRules {
         text.utf8.contains { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 }
     }
 
-    /// `text` with every control character written as a `\u{…}` escape, at full length.
+    /// Whether `scalar` is a bidirectional formatting character (U+061C, U+200E, U+200F,
+    /// U+202A–U+202E, U+2066–U+2069): printed raw, it can reorder what a terminal shows, so a
+    /// message escapes it as it does a control character.
+    package static func isBidiFormatting(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true
+        default: false
+        }
+    }
+
+    /// `text` with every control and bidirectional formatting character written as a `\u{…}`
+    /// escape, at full length.
     package static func escapingControlCharacters(_ text: String) -> String {
-        // A byte scan finds that none is there, the common case, without decoding.
-        guard mayHoldControlCharacter(text), text.unicodeScalars.contains(where: isControl)
+        // A byte scan finds that none is there, the common case, without decoding (the
+        // formatting characters start with 0xD8 or 0xE2 in UTF-8).
+        guard mayHoldControlCharacter(text) || text.utf8.contains(where: { $0 == 0xD8 || $0 == 0xE2 }),
+            text.unicodeScalars.contains(where: { isControl($0) || isBidiFormatting($0) })
         else { return text }
         return visible(text, limit: .max)
     }

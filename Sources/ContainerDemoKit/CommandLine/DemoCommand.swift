@@ -227,7 +227,8 @@ public enum DemoCommand {
     private static func unknownValue(_ value: String, of option: String, among names: [String]) -> UsageError {
         let hint = NameSuggestion.closest(to: value, among: names).map { " (did you mean '\($0)'?)" } ?? ""
         return UsageError(
-            "unknown \(option) value '\(value)'\(hint); expected one of: \(names.joined(separator: ", "))")
+            "unknown \(option) value '\(NameRules.visible(value))'\(hint); expected one of: \(names.joined(separator: ", "))"
+        )
     }
 
     private static func count(_ value: String, of option: String, maximum: Int) throws(UsageError) -> Int {

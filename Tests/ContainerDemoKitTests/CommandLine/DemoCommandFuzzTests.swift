@@ -77,12 +77,15 @@ struct DemoCommandFuzzTests {
     }
 }
 
-/// Control characters as UsageError writes them (`\u{1B}`).
+/// Control and bidirectional formatting characters as UsageError writes them (`\u{1B}`).
 enum NameRulesEscape {
     static func escape(_ text: String) -> String {
         var result = ""
         for scalar in text.unicodeScalars {
-            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+            let bidi =
+                [0x061C, 0x200E, 0x200F].contains(scalar.value) || (0x202A...0x202E).contains(scalar.value)
+                || (0x2066...0x2069).contains(scalar.value)
+            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || bidi {
                 result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
             } else {
                 result.unicodeScalars.append(scalar)

@@ -16,6 +16,17 @@ struct NameRulesTests {
         #expect(NameRules.visible("a\u{0}b\u{1B}[2J") == "a\\u{0}b\\u{1B}[2J")
     }
 
+    @Test("Messages escape bidirectional formatting characters too, and cut after 64 printed characters")
+    func messagesEscapeBidiAndCountEscapes() {
+        // "abc" then RIGHT-TO-LEFT OVERRIDE: printed raw, the rest of the line would read backwards.
+        #expect(NameRules.visible("abc\u{202E}def\u{2066}") == "abc\\u{202E}def\\u{2066}")
+        #expect(NameRules.escapingControlCharacters("x\u{200F}y") == "x\\u{200F}y")
+        #expect(NameRules.escapingControlCharacters("café ✓") == "café ✓")
+        // Each escape counts all it prints: 64 control characters print about 64 characters, not 6 × 64.
+        let shown = NameRules.visible(String(repeating: "\u{7}", count: 500))
+        #expect(shown.count <= NameRules.visibleLength + 8 && shown.hasSuffix("…"), "\(shown.count)")
+    }
+
     @Test("Names dependsOn would read as edge syntax are invalidName; written twice, an edge is a duplicate")
     func edgeSyntax() {
         let names = #expect(throws: GraphError.self) {
