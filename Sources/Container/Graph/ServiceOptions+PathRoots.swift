@@ -6,7 +6,7 @@ extension ServiceOptions {
         func visit(_ value: Value) {
             switch value {
             case .string(let text) where text.hasPrefix("$"):
-                let name = text.dropFirst().prefix { $0 != "/" }
+                let name = Self.rootName(of: text)
                 if !name.isEmpty { names.insert(String(name)) }
             case .array(let items): items.forEach(visit)
             case .object(let fields): fields.values.forEach(visit)
@@ -17,15 +17,19 @@ extension ServiceOptions {
         return names.sorted()
     }
 
+    /// The root a `$root/rest` path names (`root`; empty for `$/x`).
+    private static func rootName(of raw: String) -> Substring {
+        raw.dropFirst().prefix { $0 != "/" }
+    }
+
     /// Resolves `$root` or `$root/rest` against ``pathRoots``.
     ///
     /// A config file ships read-only inside an app bundle, so its own folder is the wrong place
     /// for a database: the app names its writable folders instead (`"data"` for Application
     /// Support) and the config says `"$data/app.sqlite"`.
     func resolveRooted(_ raw: String, option: String) throws(OptionError) -> String {
-        let afterDollar = raw.dropFirst()
-        let name = String(afterDollar.prefix { $0 != "/" })
-        let rest = afterDollar.dropFirst(name.count).drop { $0 == "/" }
+        let name = String(Self.rootName(of: raw))
+        let rest = raw.dropFirst(1 + name.count).drop { $0 == "/" }
         guard !name.isEmpty else {
             throw .invalid(
                 option,

@@ -123,7 +123,7 @@ public final class ScopeInstance: Sendable {
         for _ in 0..<Self.consistentViewAttempts {
             let above = try await snapshotsAbove(holding: missing, byClosure: byClosure)
             // A nested instance's generation counts its parent's, not the app's: compare values.
-            if above.allSatisfy({ snapshot.isBuilt(on: $0.snapshot, comparingGenerations: $0.isApp && $0.isParent) }) {
+            if above.allSatisfy({ snapshot.isBuilt(on: $0.snapshot, comparingGenerations: $0.isAppAsParent) }) {
                 return ScopedServices(
                     snapshot, reader: reader, requirements: requirements, above: above.map(\.snapshot))
             }
@@ -142,8 +142,8 @@ public final class ScopeInstance: Sendable {
     /// below did not hold.
     private func snapshotsAbove(
         holding names: [String], byClosure: Bool
-    ) async throws -> [(snapshot: AppServices, isApp: Bool, isParent: Bool)] {
-        var result: [(snapshot: AppServices, isApp: Bool, isParent: Bool)] = []
+    ) async throws -> [(snapshot: AppServices, isAppAsParent: Bool)] {
+        var result: [(snapshot: AppServices, isAppAsParent: Bool)] = []
         var remaining = names
         var next: CoordinatorCore? = link.parent
         while let above = next, !remaining.isEmpty {
@@ -151,7 +151,8 @@ public final class ScopeInstance: Sendable {
             let known = remaining.filter { graph.layout.slots[$0] != nil }
             if !known.isEmpty {
                 let services = try await above.start(byClosure ? .names(known) : .eager, label: label)
-                result.append((services, above.link == nil, above === link.parent))
+                // Only a top-level instance counts the app's generations as its own app generation.
+                result.append((services, above.link == nil && above === link.parent))
                 remaining.removeAll { services.contains($0) }
             }
             next = above.link?.parent

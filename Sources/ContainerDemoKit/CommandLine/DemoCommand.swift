@@ -232,8 +232,7 @@ public enum DemoCommand {
     }
 
     private static func count(_ value: String, of option: String, maximum: Int) throws(UsageError) -> Int {
-        // Digits only: `Int` also takes a sign (`+5`), which the help does not promise.
-        guard value.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let number = Int(value) else {
+        guard let number = UsageError.wholeNumber(value) else {
             throw UsageError("\(option) needs a whole number of 0 or more, not '\(NameRules.visible(value))'")
         }
         guard number <= maximum else { throw UsageError("\(option) \(number) is more than the limit of \(maximum)") }

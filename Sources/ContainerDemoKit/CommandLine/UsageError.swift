@@ -15,3 +15,12 @@ public struct UsageError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { "container-demo: \(message)\nRun 'container-demo --help' for usage." }
 }
+
+extension UsageError {
+    /// The whole number `text` writes in digits only, or `nil` (`Int` alone also takes a sign,
+    /// `+5`, which the help does not promise).
+    static func wholeNumber(_ text: String) -> Int? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        return Int(text)
+    }
+}

@@ -61,10 +61,7 @@ public final class DemoInterrupt: Sendable {
     /// - Throws: ``UsageError`` for any other value (the demo exits 2 before it runs).
     public static func grace(from environment: [String: String]) throws(UsageError) -> Duration {
         guard let text = environment["CONTAINER_DEMO_GRACE_MS"] else { return defaultGrace }
-        // Digits only: `Int` also takes a sign (`+5`), which the help does not promise.
-        guard text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let milliseconds = Int(text),
-            (0...3_600_000).contains(milliseconds)
-        else {
+        guard let milliseconds = UsageError.wholeNumber(text), (0...3_600_000).contains(milliseconds) else {
             let shown = NameRules.visible(text, limit: 40)
             throw UsageError(
                 "CONTAINER_DEMO_GRACE_MS must be whole milliseconds from 0 to 3600000 (an hour), found '\(shown)'; "

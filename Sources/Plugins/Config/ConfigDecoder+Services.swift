@@ -192,31 +192,34 @@ extension ConfigDecoder {
             options.values = values ?? [:]
         }
         if let field = declaration.value("secretOptions") {
+            let listed = strings(field, what: "a list of option names")
             // A malformed list is reported, and the names it does hold stay secret all the same:
             // the errors of this very file must not show their values.
-            let listed = strings(field, what: "a list of option names")
-            let secrets =
-                listed
-                ?? (field.node.isArray ? field.node.elements : [field.node]).compactMap { item -> String? in
-                    if case .string(let name) = item.value { return name }
-                    return nil
-                }
-            // Made on the first unknown name only; sorted, so that ties are decided the same every run.
-            var suggestions: NameSuggestion.Index?
-            for (index, secret) in secrets.enumerated() where listed != nil && options.values[secret] == nil {
-                var message =
-                    "secretOptions names '\(NameRules.visible(secret))', which is not an option of service "
-                    + "'\(NameRules.visible(declaration.name))'"
-                if suggestions == nil { suggestions = NameSuggestion.Index(options.values.keys.sorted()) }
-                message += suggestions?.closest(to: secret).map { "; did you mean '\($0)'?" } ?? ""
-                // The entry's own position: looking it up by key path would walk the object again per entry.
-                report(
-                    .invalidValue, message, at: field.path + "[\(index)]", in: field.document,
-                    field.node.elements[index].position)
-            }
-            options.secretKeys = Set(secrets)
+            options.secretKeys = Set(
+                listed ?? (field.node.isArray ? field.node.elements : [field.node]).compactMap(\.stringValue))
+            if let listed { reportUnknownSecrets(listed, in: field, of: declaration.name, options: options) }
         }
         return options
+    }
+
+    /// Reports the names of `secrets` (the well-formed `secretOptions` list at `field`) that are
+    /// not options of the service.
+    private mutating func reportUnknownSecrets(
+        _ secrets: [String], in field: Field, of service: String, options: ServiceOptions
+    ) {
+        // Made on the first unknown name only; sorted, so that ties are decided the same every run.
+        var suggestions: NameSuggestion.Index?
+        for (index, secret) in secrets.enumerated() where options.values[secret] == nil {
+            var message =
+                "secretOptions names '\(NameRules.visible(secret))', which is not an option of service "
+                + "'\(NameRules.visible(service))'"
+            if suggestions == nil { suggestions = NameSuggestion.Index(options.values.keys.sorted()) }
+            message += suggestions?.closest(to: secret).map { "; did you mean '\($0)'?" } ?? ""
+            // The entry's own position: looking it up by key path would walk the object again per entry.
+            report(
+                .invalidValue, message, at: field.path + "[\(index)]", in: field.document,
+                field.node.elements[index].position)
+        }
     }
 
     private mutating func decodeRetry(_ field: Field) -> RetryPolicy {

@@ -58,6 +58,8 @@ struct PositionedValue: Sendable {
 
     var isArray: Bool { if case .array = shape { true } else { false } }
     var isObject: Bool { if case .object = shape { true } else { false } }
+    /// The text of a string value; `nil` for any other.
+    var stringValue: String? { if case .scalar(.string(let text)) = shape { text } else { nil } }
 
     /// The JSON value; an object's later duplicate key wins, as in service options. Made anew
     /// for an array or an object at each call: test ``isArray`` and ``isObject`` instead.

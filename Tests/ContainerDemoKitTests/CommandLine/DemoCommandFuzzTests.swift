@@ -1,25 +1,14 @@
 import Container
 import ContainerDemoKit
+import ContainerTesting
 import Foundation
+import TestSupport
 import Testing
 
 /// Random argument lists for the demo's parser (README.md, "EXIT STATUS": 2 for invalid usage):
 /// parsing returns options or throws a UsageError, one line naming the bad argument, never a crash.
 @Suite("Fuzz: command line fuzz")
 struct DemoCommandFuzzTests {
-    struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func int(_ range: Range<Int>) -> Int { range.lowerBound + Int(next() % UInt64(range.count)) }
-        mutating func pick<T>(_ items: [T]) -> T { items[int(0..<items.count)] }
-    }
-
     static let options = [
         "--config", "--overlay", "--data-dir", "--scenario", "--trace", "--callers", "--retries", "--output",
         "--reload", "--no-color", "--help", "-h", "--version", "--status",
@@ -30,7 +19,7 @@ struct DemoCommandFuzzTests {
         "\u{1B}[2J", "\u{0}", "\u{202E}x", "é", String(repeating: "y", count: 3_000),
     ]
 
-    static func argument(_ random: inout Random) -> String {
+    static func argument(_ random: inout SplitMix64) -> String {
         switch random.int(0..<6) {
         case 0, 1: random.pick(options)
         case 2: random.pick(options) + "=" + random.pick(values)
@@ -42,7 +31,7 @@ struct DemoCommandFuzzTests {
 
     @Test("random argument lists: options or a one-line UsageError, never a crash")
     func randomArguments() async {
-        var random = Random(state: 0xC11)
+        var random = SplitMix64(seed: 0xC11)
         var failures: [String: String] = [:]
         var errors = 0
         let cases = 5_000
@@ -65,8 +54,9 @@ struct DemoCommandFuzzTests {
                 let named = arguments.contains { argument in
                     let name = argument.split(separator: "=", maxSplits: 1).first.map(String.init) ?? argument
                     return (argument.isEmpty && (message.contains("''") || message.contains("empty argument")))
-                        || (!argument.isEmpty && message.contains(NameRulesEscape.escape(argument).prefix(60)))
-                        || (!name.isEmpty && message.contains(NameRulesEscape.escape(name).prefix(60)))
+                        || (!argument.isEmpty
+                            && message.contains(NameRules.escapingControlCharacters(argument).prefix(60)))
+                        || (!name.isEmpty && message.contains(NameRules.escapingControlCharacters(name).prefix(60)))
                 }
                 if !named {
                     let key = String(message.prefix(25))
@@ -76,23 +66,5 @@ struct DemoCommandFuzzTests {
         }
         for (_, example) in failures.sorted(by: { $0.key < $1.key }) { Issue.record("\(example)") }
         #expect(errors > 0)
-    }
-}
-
-/// Control and bidirectional formatting characters as UsageError writes them (`\u{1B}`).
-enum NameRulesEscape {
-    static func escape(_ text: String) -> String {
-        var result = ""
-        for scalar in text.unicodeScalars {
-            let bidi =
-                [0x061C, 0x200E, 0x200F].contains(scalar.value) || (0x202A...0x202E).contains(scalar.value)
-                || (0x2066...0x2069).contains(scalar.value)
-            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || bidi {
-                result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-            } else {
-                result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
     }
 }

@@ -4,29 +4,6 @@ import Foundation
 import Plugins
 import Testing
 
-/// A small deterministic generator (SplitMix64): the same seed gives the same cases on every run.
-struct FuzzRandom {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func int(_ range: Range<Int>) -> Int {
-        precondition(!range.isEmpty)
-        return range.lowerBound + Int(next() % UInt64(range.count))
-    }
-
-    mutating func chance(_ percent: Int) -> Bool { int(0..<100) < percent }
-
-    mutating func pick<T>(_ items: [T]) -> T { items[int(0..<items.count)] }
-}
-
 /// What every load must satisfy (Configs/README.md, "Errors" and "Limits").
 enum FuzzChecks {
     /// The problems of one load's error, empty when it keeps every documented promise.

@@ -1,7 +1,9 @@
 import Container
 import ContainerDemoKit
+import ContainerTesting
 import Foundation
 import Plugins
+import TestSupport
 import Testing
 
 /// A seeded, deterministic fuzz run over the shipped configs (Configs/README.md, "Errors" and
@@ -36,7 +38,7 @@ struct ConfigFuzzTests {
     }
 
     /// One random change to `bytes`.
-    static func mutate(_ bytes: inout [UInt8], _ random: inout FuzzRandom) {
+    static func mutate(_ bytes: inout [UInt8], _ random: inout SplitMix64) {
         let count = bytes.count
         switch random.int(0..<11) {
         case 0 where count > 0:  // delete a byte range
@@ -98,7 +100,7 @@ struct ConfigFuzzTests {
     }
 
     /// Just after a `: ` (a member's value), or nil.
-    static func valuePosition(_ bytes: [UInt8], _ random: inout FuzzRandom) -> Int? {
+    static func valuePosition(_ bytes: [UInt8], _ random: inout SplitMix64) -> Int? {
         let colons = bytes.indices.filter { bytes[$0] == UInt8(ascii: ":") }
         guard !colons.isEmpty else { return nil }
         var at = random.pick(colons) + 1
@@ -107,14 +109,14 @@ struct ConfigFuzzTests {
     }
 
     /// The opening quote of some string, or nil.
-    static func stringStart(_ bytes: [UInt8], _ random: inout FuzzRandom) -> Int? {
+    static func stringStart(_ bytes: [UInt8], _ random: inout SplitMix64) -> Int? {
         let quotes = bytes.indices.filter { bytes[$0] == UInt8(ascii: "\"") }
         return quotes.isEmpty ? nil : random.pick(quotes)
     }
 
     @Test("mutated shipped configs and overlays: ConfigError with good places and messages, no crash")
     func mutatedConfigs() async throws {
-        var random = FuzzRandom(seed: 0x6B_75_6E_74_36)
+        var random = SplitMix64(seed: 0x6B_75_6E_74_36)
         let seeds = try Self.seeds.map { ($0, try Self.read($0)) }
         let overlays = try Self.overlaySeeds.map { ($0, try Self.read($0)) }
         let cases = Int(ProcessInfo.processInfo.environment["CONFIG_FUZZ_CASES"] ?? "") ?? 300

@@ -1,7 +1,9 @@
 import Container
 import ContainerDemoKit
+import ContainerTesting
 import Foundation
 import Plugins
+import TestSupport
 import Testing
 
 /// Configs made from scratch by a seeded generator: many services, random dependencies (cycles
@@ -38,12 +40,12 @@ struct GeneratedConfigFuzzTests {
         return out + "\""
     }
 
-    static func secret(_ random: inout FuzzRandom) -> String {
+    static func secret(_ random: inout SplitMix64) -> String {
         let alphabet = Array("ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789")
         return "S" + String((0..<11).map { _ in random.pick(alphabet) })
     }
 
-    static func generate(_ random: inout FuzzRandom) -> Generated {
+    static func generate(_ random: inout SplitMix64) -> Generated {
         let count = random.pick([1, 2, 5, 20, 200])
         let names = (0..<count).map { "svc\($0)" }
         var secrets: [String] = []
@@ -127,7 +129,7 @@ struct GeneratedConfigFuzzTests {
 
     @Test("generated configs with secrets, cycles and overlays: documented errors only")
     func generatedConfigs() async {
-        var random = FuzzRandom(seed: 0x5EC2_E75)
+        var random = SplitMix64(seed: 0x5EC2_E75)
         let cases = Int(ProcessInfo.processInfo.environment["CONFIG_FUZZ_GENERATED_CASES"] ?? "") ?? 60
         var failures: [String: [String]] = [:]
         for number in 0..<cases {
