@@ -25,7 +25,8 @@ extension CoordinatorStateMachine {
             change, retired: retired, supersession: supersession, operation: operation, waiter: waiter,
             report: ServiceContainer.ResetReport(
                 reason: .reset, from: from, to: generation, invalidated: invalidated,
-                carried: carriedValues(), cancelledBuild: supersession.cancelledBuild),
+                carried: carriedValues(besides: retired.invalidated.filter { $0 < graph.builtCount }),
+                cancelledBuild: supersession.cancelledBuild),
             now: now)
     }
 
@@ -71,15 +72,21 @@ extension CoordinatorStateMachine {
         return beganGeneration(
             change, retired: retired, supersession: supersession, operation: operation, waiter: waiter,
             report: ServiceContainer.ResetReport(
-                reason: .reload, from: from, to: generation, invalidated: rebuilt, carried: carriedValues(),
+                reason: .reload, from: from, to: generation, invalidated: rebuilt,
+                carried: carriedValues(besides: plan.rebuiltSlots),
                 cancelledBuild: supersession.cancelledBuild),
             now: now)
     }
 
     /// The app services whose values the new generation holds from the old one: a service that
     /// held none (never asked for, or retired by a failure) did not carry over, whatever changed.
-    private func carriedValues() -> SlotNames {
-        SlotNames(state.values.keys.filter { $0 < graph.builtCount }, of: graph.serviceNames)
+    /// `rebuilt` (ascending) hold no value now: when every other service holds one, the usual
+    /// case, the list is "all but them" without visiting every slot of a large graph.
+    private func carriedValues(besides rebuilt: [Int]) -> SlotNames {
+        if state.ownCount == graph.builtCount - rebuilt.count {
+            return SlotNames(allBut: rebuilt, of: graph.serviceNames)
+        }
+        return SlotNames(state.values.keys.filter { $0 < graph.builtCount }, of: graph.serviceNames)
     }
 
     /// The rest of a reset or reload, once the new generation's values are settled: queues the
