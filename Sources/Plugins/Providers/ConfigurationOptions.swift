@@ -14,8 +14,10 @@ public struct ConfigurationOptions: Sendable, Hashable {
     public init(path: String) { self.path = path }
 
     /// Reads a service's options as the `configuration` provider does (the path as written).
-    /// - Throws: ``/Container/OptionError`` when `path` is missing, not a string or empty.
+    /// - Throws: ``/Container/OptionError`` when `path` is missing, not a string or empty, or
+    ///   for any other option (but `description` and options marked secret).
     public init(_ options: ServiceOptions) throws(OptionError) {
+        try options.refuseUnknownKeys(["path", "description"], provider: "configuration")
         path = try options.string("path")
         guard !path.isEmpty else { throw .invalid("path", "must not be empty; give the settings file's path") }
     }

@@ -53,8 +53,10 @@ public struct SQLiteOptions: Sendable, Hashable {
     /// Reads a service's options as the `sqlite` provider does (the path as written, not
     /// resolved against the config's folder or path roots).
     /// - Throws: ``/Container/OptionError`` naming the option that is missing, of the wrong
-    ///   type or out of bounds.
+    ///   type or out of bounds, or any other option (but `description` and options marked secret).
     public init(_ options: ServiceOptions) throws(OptionError) {
+        try options.refuseUnknownKeys(
+            ["path", "migrations", "busyTimeoutMs", "fileProtection", "description"], provider: "sqlite")
         path = try options.string("path")
         guard !path.isEmpty else {
             throw .invalid("path", "must not be empty; give the database file's path, or \":memory:\"")

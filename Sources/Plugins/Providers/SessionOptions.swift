@@ -10,8 +10,10 @@ public struct SessionOptions: Sendable, Hashable {
     public init(database: ServiceKey<Database> = .database) { self.database = database }
 
     /// Reads a service's options as the `session` provider does.
-    /// - Throws: ``/Container/OptionError`` when `database` is not a string.
+    /// - Throws: ``/Container/OptionError`` when `database` is not a string, or for any other
+    ///   option (but `description` and options marked secret).
     public init(_ options: ServiceOptions) throws(OptionError) {
+        try options.refuseUnknownKeys(["database", "description"], provider: "session")
         database = ServiceKey(try options.string("database", default: ServiceKey.database.name))
     }
 

@@ -24,19 +24,7 @@ public struct SimulatedOptions: Sendable, Hashable {
     ///   words, or any other option (but `description` and options marked secret).
     public init(_ options: ServiceOptions) throws(OptionError) {
         // Any other key is a typo: a what-if run must not silently ignore `"durationMS"`.
-        let known = SimulatedProvider.knownOptions
-        let unknown = options.values.keys.sorted().filter { !known.contains($0) && !options.secretKeys.contains($0) }
-        if let first = unknown.first {
-            // One error names them all: a service's options fail as one.
-            let hint = NameSuggestion.closest(to: first, among: known).map { "; did you mean '\($0)'?" } ?? ""
-            let others = unknown.dropFirst().map { "'\(NameRules.visible($0))'" }
-            let also =
-                others.isEmpty ? "" : "; so \(others.count == 1 ? "is" : "are") \(others.joined(separator: ", "))"
-            throw .invalid(
-                first,
-                "unknown option\(hint)\(also) (simulated reads \(known.joined(separator: ", ")), "
-                    + "and the options listed in secretOptions)")
-        }
+        try options.refuseUnknownKeys(SimulatedProvider.knownOptions, provider: "simulated")
         let milliseconds = try options.int("durationMs", default: 0)
         guard milliseconds >= 0 else { throw .invalid("durationMs", "must not be negative, found \(milliseconds)") }
         let limit = SimulatedProvider.maxDurationMs
