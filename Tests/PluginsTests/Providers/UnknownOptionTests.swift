@@ -28,7 +28,8 @@ struct UnknownOptionTests {
         #expect(
             text.contains(
                 "option 'busyTimeoutMS': unknown option; did you mean 'busyTimeoutMs'? (sqlite reads path, "
-                    + "migrations, busyTimeoutMs, fileProtection, description, and the options listed in secretOptions)"))
+                    + "migrations, busyTimeoutMs, fileProtection, description, and the options listed in secretOptions)"
+            ))
         #expect(
             text.contains(
                 "option 'databse': unknown option; did you mean 'database'?; so is 'zzz' (session reads database, "
