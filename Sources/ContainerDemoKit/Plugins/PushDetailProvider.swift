@@ -20,6 +20,11 @@ public struct PushDetailProvider: ServiceProvider {
     /// `database`.
     public var requirements: [AnyServiceKey] { [ServiceKey.database.erased] }
 
+    /// Refuses any option but a `description` (the provider reads none): a typo is never ignored.
+    public func validate(options: ServiceOptions) throws {
+        try options.refuseUnknownKeys(["description"], provider: id)
+    }
+
     /// Loads the item; the run's cancellation (its timeout) ends the query.
     public func make(_ context: ProviderContext) async throws -> PushDetail {
         let itemID = try context.parameter(.itemID)

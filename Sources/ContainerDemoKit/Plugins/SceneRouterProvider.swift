@@ -16,6 +16,11 @@ public struct SceneRouterProvider: ServiceProvider {
     /// `configuration` and `session`.
     public var requirements: [AnyServiceKey] { [ServiceKey.configuration.erased, ServiceKey.session.erased] }
 
+    /// Refuses any option but a `description` (the provider reads none): a typo is never ignored.
+    public func validate(options: ServiceOptions) throws {
+        try options.refuseUnknownKeys(["description"], provider: id)
+    }
+
     /// Makes the router of the window the scope instance was opened for.
     public func make(_ context: ProviderContext) async throws -> SceneRouter {
         let configuration = try context[.configuration]

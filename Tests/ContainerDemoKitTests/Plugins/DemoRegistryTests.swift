@@ -32,6 +32,22 @@ struct DemoRegistryTests {
         #expect(Set(standard.providers.keys).isSubset(of: demo.providers.keys))
     }
 
+    @Test("The demo's scoped providers read no option: any but a description is refused")
+    func scopedProvidersRefuseOptions() throws {
+        #expect(throws: Never.self) {
+            try SceneRouterProvider().validate(options: ServiceOptions(["description": .string("the router")]))
+        }
+        #expect(
+            throws: OptionError.invalid(
+                "title", "unknown option (pushDetail reads description, and the options listed in secretOptions)")
+        ) {
+            try PushDetailProvider().validate(options: ServiceOptions(["title": .string("x")]))
+        }
+        #expect(throws: OptionError.self) {
+            try SceneRouterProvider().validate(options: ServiceOptions(["theme": .string("dark")]))
+        }
+    }
+
     @Test(
         "A database that lists no migrations gets the demo schema with the demo's registry, the sessions table alone with the standard one"
     )
