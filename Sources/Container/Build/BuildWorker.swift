@@ -87,11 +87,13 @@ enum BuildWorker {
         main launches: [NodeLaunch], others: [NodeLaunch], unstarted: Int, of ticket: BuildTicket,
         reporter: some NodeReporter
     ) {
-        if !launches.isEmpty, let lane = ticket.mainLane, lane.submit(launches, of: ticket) {
-            // No batch runs or is on its way: this one hop runs them and those that join it.
-            let priority = WorkerOrders(launches: launches, unstarted: 0).priority(atLeast: 0)
-            ticket.spawnOnMainActor(priority: priority) {
-                await runMainActorBatch(of: ticket, reporter: reporter)
+        if !launches.isEmpty, let lane = ticket.mainLane {
+            // A priority whose batch neither runs nor is on its way: this one hop runs its
+            // nodes and those that join it.
+            for priority in lane.submit(launches, of: ticket) {
+                ticket.spawnOnMainActor(priority: priority) {
+                    await runMainActorBatch(of: ticket, at: priority, reporter: reporter)
+                }
             }
         }
         var others = others[...]
@@ -115,18 +117,20 @@ enum BuildWorker {
             launches: orders.launches.filter { !nodes[$0.slot].runsOnMainActor }, unstarted: orders.unstarted)
     }
 
-    /// Runs the build's main-actor nodes one after another on the main actor, longest remaining
-    /// path first, until none waits: those queued when the batch started and those that become
-    /// ready while it runs, all in this one hop. What their results start elsewhere goes to
-    /// new workers, so a main-actor node never holds up the others.
+    /// Runs the build's main-actor nodes of `lanePriority` one after another on the main actor,
+    /// longest remaining path first, until none waits: those queued when the batch started and
+    /// those that become ready while it runs, all in this one hop. What their results start
+    /// elsewhere goes to new workers, so a main-actor node never holds up the others.
     @MainActor
-    private static func runMainActorBatch(of ticket: BuildTicket, reporter: some NodeReporter) async {
+    private static func runMainActorBatch(
+        of ticket: BuildTicket, at lanePriority: UInt8, reporter: some NodeReporter
+    ) async {
         guard let lane = ticket.mainLane else { return }
         var next = WorkerOrders(launches: [], unstarted: 0)
         // The priority the batch's task was made at: every node of the batch runs at it.
         let priority = Task.basePriority?.rawValue ?? 0
         var first = true
-        while var launch = lane.next() {
+        while var launch = lane.next(at: lanePriority) {
             launch.priority = priority
             var result: NodeResult
             if Task.isCancelled {

@@ -1,46 +1,57 @@
 import Synchronization
 
-/// The main-actor nodes of one build waiting for the main actor, and whether a batch is running
-/// there (or on its way): the ready main-actor nodes of a build take **one hop** to the main
-/// actor together, and run there one after another, longest remaining path first.
+/// The main-actor nodes of one build waiting for the main actor, and the priorities whose batch
+/// is running there (or on its way): the ready main-actor nodes of a build and of one priority
+/// take **one hop** to the main actor together, at that priority, and run there one after
+/// another, longest remaining path first.
 ///
-/// A worker that gets main-actor nodes submits them here; the first submit while no batch runs
-/// tells it to start one (``BuildWorker`` spawns a task on the main actor), later ones only
-/// queue. The batch takes nodes until the queue is empty, which ends it in the same critical
-/// section, so a node submitted at that moment starts the next batch and none is forgotten.
+/// A worker that gets main-actor nodes submits them here; a submit of a priority whose batch
+/// does not run tells it to start one (``BuildWorker`` spawns a task on the main actor at that
+/// priority), later ones only queue. A batch takes nodes of its priority until none waits, which
+/// ends it in the same critical section, so a node submitted at that moment starts the next
+/// batch and none is forgotten. A node declared `high` that becomes ready while a `medium` batch
+/// runs thus runs at `high`, in a hop of its own.
 final class MainActorLane: Sendable {
     private struct State {
         /// Nodes waiting for the main actor, with their remaining path (their rank).
         var queue: [(launch: NodeLaunch, rank: UInt64)] = []
-        /// Whether a batch runs or is on its way.
-        var isActive = false
+        /// The priorities whose batch runs or is on its way (a `TaskPriority.rawValue` each).
+        var active: [UInt8] = []
         /// Each node's remaining path, made by the first submit of several nodes.
         var ranks: [UInt64]?
     }
 
     private let state = Mutex(State())
 
-    /// Queues `launches`; returns whether the caller must start a batch (none runs or is on its way).
-    func submit(_ launches: [NodeLaunch], of ticket: BuildTicket) -> Bool {
+    /// Queues `launches`; returns the priorities whose batch the caller must start (none runs or
+    /// is on its way), in the order of `launches`.
+    func submit(_ launches: [NodeLaunch], of ticket: BuildTicket) -> [UInt8] {
         // A lone node needs no order: the ranks are made only once two wait together.
         let ranks = launches.count > 1 || state.withLock { !$0.queue.isEmpty } ? ranks(of: ticket) : nil
         return state.withLock { state in
-            for launch in launches { state.queue.append((launch, ranks?[launch.slot] ?? 0)) }
-            guard !state.isActive else { return false }
-            state.isActive = true
-            return true
+            var starts: [UInt8] = []
+            for launch in launches {
+                state.queue.append((launch, ranks?[launch.slot] ?? 0))
+                guard !state.active.contains(launch.priority) else { continue }
+                state.active.append(launch.priority)
+                starts.append(launch.priority)
+            }
+            return starts
         }
     }
 
-    /// The waiting node with the longest remaining path (the earliest of equals), taken out;
-    /// `nil` when none waits, which ends the batch.
-    func next() -> NodeLaunch? {
+    /// The waiting node of `priority` with the longest remaining path (the earliest of equals),
+    /// taken out; `nil` when none waits, which ends that priority's batch.
+    func next(at priority: UInt8) -> NodeLaunch? {
         state.withLock { state in
-            guard var best = state.queue.indices.first else {
-                state.isActive = false
+            var best: Int?
+            for index in state.queue.indices where state.queue[index].launch.priority == priority {
+                if best.map({ state.queue[index].rank > state.queue[$0].rank }) ?? true { best = index }
+            }
+            guard let best else {
+                state.active.removeAll { $0 == priority }
                 return nil
             }
-            for index in state.queue.indices where state.queue[index].rank > state.queue[best].rank { best = index }
             return state.queue.remove(at: best).launch
         }
     }

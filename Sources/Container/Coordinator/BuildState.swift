@@ -57,6 +57,21 @@ struct BuildState {
         var slots: Set<Int>
         /// The app's error, which the requests that need one of them get.
         var error: ContainerError
+        /// The app's failed nodes the build's skipped members named (set when the build ends):
+        /// the roots of its failure.
+        var namedRoots: [String] = []
+
+        /// The app's failed nodes behind `name`, an app value the build could not fetch: the
+        /// node itself when it failed, the failed nodes it was skipped for, else (its value was
+        /// made, but the app's request failed as a whole) the nodes that failed the app's build.
+        func failedRoots(behind name: String) -> [String] {
+            guard let report = error.report else { return [name] }
+            switch report.outcome(of: name) {
+            case .failed?: return [name]
+            case .skipped(let because)?: return because
+            default: return report.failedNodes.isEmpty ? [name] : report.failedNodes
+            }
+        }
     }
 
     /// A build of a graph of `nodeCount` nodes, with room for `members` members.

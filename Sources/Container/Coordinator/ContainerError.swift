@@ -57,9 +57,19 @@ public struct ContainerError: Error, Sendable, CustomStringConvertible {
     /// The failed build's report, for `.buildFailed`.
     public let report: BuildReport?
 
-    /// For `.buildFailed`: transient (a later `start()` retries) or permanent (sticky until
-    /// `reset()`); for `.attemptsExhausted`, the last attempt's (transient) failure.
-    public var failure: FailureKind? { report?.failure }
+    /// For `.buildFailed`: transient (a later request for the same services retries) or
+    /// permanent (sticky until `reset()`), as the failed services this caller needs classify
+    /// it: an optional service's failure, or that of a service another request of the same build
+    /// needed, does not change it. For `.attemptsExhausted`, transient (the last attempt's failure).
+    public let failure: FailureKind?
+
+    init(code: Code, message: String, generation: Int, report: BuildReport?, failure: FailureKind? = nil) {
+        self.code = code
+        self.message = message
+        self.generation = generation
+        self.report = report
+        self.failure = failure
+    }
 
     public var description: String { message }
 
@@ -104,10 +114,12 @@ public struct ContainerError: Error, Sendable, CustomStringConvertible {
 
     /// `isOptional` marks the failures of optional services, which fail no request; `advice`
     /// says who meets the failure again.
+    /// `kind`: how the failure classifies for its callers (by default, as the report does).
     static func buildFailed(
-        _ report: BuildReport, advice: Advice = .everyStart, isOptional: (String) -> Bool = { _ in false }
+        _ report: BuildReport, kind: FailureKind? = nil, advice: Advice = .everyStart,
+        isOptional: (String) -> Bool = { _ in false }
     ) -> ContainerError {
-        let kind = report.failure ?? .transient
+        let kind = kind ?? report.failure ?? .transient
         let roots = report.failedNodes
         let cause =
             roots.isEmpty
@@ -121,7 +133,7 @@ public struct ContainerError: Error, Sendable, CustomStringConvertible {
             code: .buildFailed,
             message: "generation \(report.generation), attempt \(report.attempt) failed (\(kind)): \(cause); "
                 + advice.afterFailure(kind),
-            generation: report.generation, report: report)
+            generation: report.generation, report: report, failure: kind)
     }
 
     static func attemptsExhausted(
@@ -133,7 +145,7 @@ public struct ContainerError: Error, Sendable, CustomStringConvertible {
             code: .attemptsExhausted,
             message: "generation \(report.generation) failed all \(maxAttempts) attempts its policy allows\(cause); "
                 + advice.afterExhaustion,
-            generation: report.generation, report: report)
+            generation: report.generation, report: report, failure: .transient)
     }
 
     static func closed(_ instance: String) -> ContainerError {

@@ -61,9 +61,24 @@ extension CoordinatorStateMachine {
     }
 
     /// The error of a failed build, its optional services' failures marked as failing no request.
-    func buildFailed(_ report: BuildReport) -> ContainerError {
-        guard graph.hasOptionalServices else { return .buildFailed(report, advice: failureAdvice) }
-        return .buildFailed(report, advice: failureAdvice) { [graph] name in graph.isOptional(name) == true }
+    /// `kind`: how it classifies for the callers that get it (by default, as the build's
+    /// failure of the services requests need does: see ``requestFailure(of:)``).
+    func buildFailed(_ report: BuildReport, kind: FailureKind? = nil) -> ContainerError {
+        let kind = kind ?? requestFailure(of: report)
+        guard graph.hasOptionalServices else { return .buildFailed(report, kind: kind, advice: failureAdvice) }
+        return .buildFailed(report, kind: kind, advice: failureAdvice) { [graph] name in graph.isOptional(name) == true }
+    }
+
+    /// The build's failure as its requests meet it: permanent when a service that is not optional
+    /// failed permanently (an optional one's failure fails no request), else transient; `nil`
+    /// when nothing failed.
+    func requestFailure(of report: BuildReport) -> FailureKind? {
+        guard graph.hasOptionalServices, report.failure == .permanent else { return report.failure }
+        let permanent = report.failedNodes.contains { name in
+            guard graph.isOptional(name) != true, case .failed(let failure)? = report.outcome(of: name) else { return false }
+            return failure.kind == .permanent
+        }
+        return permanent ? .permanent : .transient
     }
 
     /// Who meets a failure of this coordinator's build again.

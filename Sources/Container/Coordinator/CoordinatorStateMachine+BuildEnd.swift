@@ -10,33 +10,47 @@ extension CoordinatorStateMachine {
     ) -> (resume: [Resumption], then: Lifecycle) {
         guard var current = build.take() else { preconditionFailure("endBuild without a build") }
         var completed = completed
-        // Topological order makes every upstream outcome final when a node's is decided.
-        var failedUpstream: [Int: [Int]] = [:]
+        // Topological order makes every upstream outcome final when a node's is decided. A
+        // node's failed upstream: failed members, and the app's failed nodes behind app values
+        // the build could not fetch (a scope instance's).
+        var failedUpstream: [Int: (members: [Int], app: [String])] = [:]
         let rank = graph.topologicalRank
         let pending = current.unstarted > 0 ? current.members.filter { current.records[$0].status == .pending } : []
         for slot in pending.isEmpty ? [] : pending.sorted(by: { rank[$0] < rank[$1] }) {
             var roots = Set<Int>()
+            var appRoots: [String] = []
+            func addAppRoots(_ names: [String]) { for name in names where !appRoots.contains(name) { appRoots.append(name) } }
             for dependency in graph.dependencies[slot] where !graph.nodes[dependency].isOptional {
                 guard current.isMember(dependency) else {
                     // An app value the build could not fetch fails its readers like a failed node.
-                    if current.failedFetch?.slots.contains(dependency) == true { roots.insert(dependency) }
+                    if let fetch = current.failedFetch, fetch.slots.contains(dependency) {
+                        addAppRoots(fetch.failedRoots(behind: graph.nodes[dependency].name))
+                    }
                     continue
                 }
                 switch current.records[dependency].status {
                 case .failed: roots.insert(dependency)
-                case .skipped: roots.formUnion(failedUpstream[dependency, default: []])
+                case .skipped:
+                    let upstream = failedUpstream[dependency]
+                    roots.formUnion(upstream?.members ?? [])
+                    addAppRoots(upstream?.app ?? [])
                 default: break
                 }
             }
             current.records[slot].endedAt = now
             let name = graph.nodes[slot].name
-            if roots.isEmpty {
+            if roots.isEmpty && appRoots.isEmpty {
                 current.records[slot].status = .cancelledBeforeStart
                 record(.nodeCancelled(node: name, phase: .beforeStart), current.build)
             } else {
                 let sorted = roots.sorted()
-                failedUpstream[slot] = sorted
-                let because = sorted.map { graph.nodes[$0].name }
+                failedUpstream[slot] = (sorted, appRoots)
+                let because = sorted.map { graph.nodes[$0].name } + appRoots
+                if !appRoots.isEmpty {
+                    for root in appRoots where current.failedFetch?.namedRoots.contains(root) == false {
+                        current.failedFetch?.namedRoots.append(root)
+                    }
+                }
                 current.records.skipped(slot, because: because)
                 record(.nodeSkipped(node: name, because: because), current.build)
                 if graph.hasOptionalServices && graph.nodes[slot].isOptional {
@@ -88,11 +102,18 @@ extension CoordinatorStateMachine {
     /// `build.failed` for `ended`, when a node failed and that failure failed a request, or the
     /// build published nothing (`publishing`: its end publishes): a build whose failures only
     /// optional services needed published, and failed no request.
+    /// A scope instance's build that could not fetch app values failed as the app did: its
+    /// roots include the app's failed nodes its members were skipped for.
     private mutating func recordFailure(of ended: BuildState, report: BuildReport, exhausted: Bool, publishing: Bool) {
-        guard let failure = report.failure, !failedOnlyOptional(report) else { return }
+        guard var failure = requestFailure(of: report), !failedOnlyOptional(report) else { return }
         let publishedBefore = published.map { $0.generation == generation && $0.report.attempt == ended.build.attempt }
         guard ended.failedARequest || !(publishing || publishedBefore == true) else { return }
-        record(.buildFailed(failure: failure, roots: report.failedNodes, exhausted: exhausted), ended.build)
+        var roots = report.failedNodes
+        if let fetch = ended.failedFetch {
+            if fetch.error.failure == .permanent { failure = .permanent }
+            roots += fetch.namedRoots.filter { !roots.contains($0) }
+        }
+        record(.buildFailed(failure: failure, roots: roots, exhausted: exhausted), ended.build)
     }
 
     /// Blocks every member left without a value that was not cancelled: for good when its
@@ -100,14 +121,19 @@ extension CoordinatorStateMachine {
     /// build used a node's last allowed attempt.
     private mutating func blockFailed(_ ended: BuildState, report: BuildReport, now: Duration) -> Bool {
         var exhausted = false
-        var failedError: ContainerError?
+        var failedErrors: [FailureKind: ContainerError] = [:]
         var exhaustedError: ContainerError?
+        // When every build is for the eager services, the budget counts builds: a member that
+        // a failed build cancelled (fail-fast) used its attempt like the others.
+        let buildFailure = requestFailure(of: report)
+        let countsEveryMember = graph.buildsAreForEagerServices && buildFailure == .transient
         for slot in ended.members where !state.hasValue(slot) {
-            // A member cancelled (by fail-fast, or because its callers left) did not fail, nor
-            // one skipped in a build that could not fetch app values (the app's failure is
-            // counted in the app): the budget counts failed attempts, and nothing blocks them.
+            // Otherwise a member cancelled (by fail-fast, or because its callers left) did not
+            // fail, nor one skipped in a build that could not fetch app values (the app's
+            // failure is counted in the app): the budget counts failed attempts, and nothing
+            // blocks them.
             let status = ended.records[slot].status
-            if status == .cancelledWhileRunning || status == .cancelledBeforeStart { continue }
+            if (status == .cancelledWhileRunning || status == .cancelledBeforeStart) && !countsEveryMember { continue }
             if status == .skipped && ended.failedFetch != nil { continue }
             state.countAttempt(of: slot)
             let attempts = state.attempts(of: slot)
@@ -128,13 +154,15 @@ extension CoordinatorStateMachine {
             let isOptional = graph.hasOptionalServices && graph.nodes[slot].isOptional
             guard ended.records[slot].status == .failed || (isOptional && ended.records[slot].status == .skipped)
             else { continue }
-            let error = failedError ?? buildFailed(report)
-            failedError = error
+            // A caller meets the failure as the node it needs classifies it.
+            let kind: FailureKind = permanent ? .permanent : .transient
+            let error = failedErrors[kind] ?? buildFailed(report, kind: kind)
+            failedErrors[kind] = error
             let delay = policy.retryAfter.delay(beforeRetry: attempts)
             state.block(slot, .init(error: error, sticky: permanent, allowedAt: now + delay))
         }
         // A build that failed permanently used no attempt budget: its failure is its own.
-        if report.failure == .permanent { return false }
+        if buildFailure == .permanent { return false }
         return exhausted
     }
 

@@ -145,6 +145,9 @@ public final class ServiceGraph: Sendable {
     /// Whether a service is optional (``ServiceSpec/isOptional``): then a request fails only
     /// for the nodes of its closure it reaches without passing an optional one.
     let hasOptionalServices: Bool
+    /// Whether every build is for the eager services (no start policy, optional service or
+    /// input): then the attempt budget counts the generation's builds (<doc:AttemptBudget>).
+    let buildsAreForEagerServices: Bool
     /// The part of ``eagerSlots`` whose failure fails `start()`: reached without passing an
     /// optional service (``eagerSlots`` itself when no service is optional).
     let eagerRequired: SlotSet
@@ -240,6 +243,7 @@ public final class ServiceGraph: Sendable {
         self.allSlots = allSlots
         declaresStartPolicies = nodes.contains { $0.start != .eager }
         hasOptionalServices = nodes.contains(where: \.isOptional)
+        buildsAreForEagerServices = !declaresStartPolicies && !hasOptionalServices && !nodes.contains(where: \.isInput)
         hasMainActorNodes = nodes[..<builtCount].contains(where: \.runsOnMainActor)
         let floors = nodes.map(\.priorityFloor)
         priorityFloors = floors.contains { $0 != 0 } ? floors : []
