@@ -6,7 +6,7 @@ extension CoordinatorStateMachine {
     /// `failedFetch`: the app values the ended build could not fetch (the build in flight's
     /// when `nil`); a request that needs one of them gets the app's error.
     mutating func answer(
-        _ completed: [Demands.Demand], now: Duration, publishing: Bool = true, of ended: BuildAttempt? = nil,
+        _ completed: [Demands.Demand], now: Duration, of ended: BuildAttempt? = nil,
         failedFetch: BuildState.FailedFetch? = nil
     ) -> [Resumption] {
         let failedFetch = failedFetch ?? build?.failedFetch
@@ -16,13 +16,7 @@ extension CoordinatorStateMachine {
             let build = ended ?? currentAttempt
             // A closure that settled without a failure has every value.
             if !demand.failed {
-                let snapshot =
-                    publishing
-                    ? publishedHolding(build: ended, now: now)
-                    : AppServices(
-                        generation: generation, report: lastReport ?? report(now: now), layout: graph.layout,
-                        values: state.values, scope: scopeInstance, appGeneration: appGeneration,
-                        holdsEager: eagerIsBuilt)
+                let snapshot = publishedHolding(build: ended, now: now)
                 resume.append(resumption(demand, .snapshot(snapshot), result: .snapshot, build: build))
             } else {
                 let required = requiredSlots(of: demand)
@@ -66,7 +60,8 @@ extension CoordinatorStateMachine {
     func buildFailed(_ report: BuildReport, kind: FailureKind? = nil) -> ContainerError {
         let kind = kind ?? requestFailure(of: report)
         guard graph.hasOptionalServices else { return .buildFailed(report, kind: kind, advice: failureAdvice) }
-        return .buildFailed(report, kind: kind, advice: failureAdvice) { [graph] name in graph.isOptional(name) == true }
+        return .buildFailed(report, kind: kind, advice: failureAdvice) { [graph] name in graph.isOptional(name) == true
+        }
     }
 
     /// The build's failure as its requests meet it: permanent when a service that is not optional
@@ -75,7 +70,9 @@ extension CoordinatorStateMachine {
     func requestFailure(of report: BuildReport) -> FailureKind? {
         guard graph.hasOptionalServices, report.failure == .permanent else { return report.failure }
         let permanent = report.failedNodes.contains { name in
-            guard graph.isOptional(name) != true, case .failed(let failure)? = report.outcome(of: name) else { return false }
+            guard graph.isOptional(name) != true, case .failed(let failure)? = report.outcome(of: name) else {
+                return false
+            }
             return failure.kind == .permanent
         }
         return permanent ? .permanent : .transient

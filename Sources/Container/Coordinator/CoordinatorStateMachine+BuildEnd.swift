@@ -19,7 +19,9 @@ extension CoordinatorStateMachine {
         for slot in pending.isEmpty ? [] : pending.sorted(by: { rank[$0] < rank[$1] }) {
             var roots = Set<Int>()
             var appRoots: [String] = []
-            func addAppRoots(_ names: [String]) { for name in names where !appRoots.contains(name) { appRoots.append(name) } }
+            func addAppRoots(_ names: [String]) {
+                for name in names where !appRoots.contains(name) { appRoots.append(name) }
+            }
             for dependency in graph.dependencies[slot] where !graph.nodes[dependency].isOptional {
                 guard current.isMember(dependency) else {
                     // An app value the build could not fetch fails its readers like a failed node.
@@ -78,14 +80,15 @@ extension CoordinatorStateMachine {
         }
         attempt = eagerIsBuilt || eagerIsSticky ? current.build.attempt : current.build.attempt + 1
         if case .draining(let shutdown) = phase {
-            // A graceful shutdown let the build finish: its callers get its outcome (nothing is
-            // published), then it all goes.
-            recordFailure(of: current, report: report, exhausted: exhausted, publishing: false)
-            let resume = answer(
-                completed + demands.removeAll(), now: now, publishing: false, of: current.build,
-                failedFetch: current.failedFetch)
+            // A graceful shutdown let the build finish: its callers get its outcome (a snapshot
+            // is published as any other, `snapshot.published` before the callers it answers),
+            // then it all goes.
+            let completed = completed + demands.removeAll()
+            let succeeded = completed.contains { !$0.failed }
+            recordFailure(of: current, report: report, exhausted: exhausted, publishing: succeeded)
+            let resume = answer(completed, now: now, of: current.build, failedFetch: current.failedFetch)
             let supersession = shutDown(operation: shutdown, error: .shutDown(generation: generation))
-            return (resume + supersession.resume, continueLifecycle(now: now))
+            return (resume + supersession.resume, drainEnded(now: now))
         }
         // The snapshots first, then `build.failed`, then the failures: the build's last
         // publication comes before the event that ends it.

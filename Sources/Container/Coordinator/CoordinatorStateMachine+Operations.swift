@@ -165,6 +165,11 @@ extension CoordinatorStateMachine {
     /// instance as open until it ended) hear of its end only after its trace.
     mutating func shutdownTraced(now: Duration) -> Lifecycle {
         guard !closeTraced else { return Lifecycle() }
+        if case .draining = phase {
+            // The build it lets finish may still publish: the drain's end traces the shutdown.
+            shutdownTraceAwaitsDrain = true
+            return Lifecycle()
+        }
         closeTraced = true
         let ended: TraceEvent.Kind = scopeInstance == nil ? .containerShutdown : .scopeClosed
         record(ended)
@@ -176,7 +181,15 @@ extension CoordinatorStateMachine {
     mutating func shutdownDeadlinePassed(operation: Int, now: Duration) -> DeadlineAction {
         guard case .draining(operation) = phase else { return .none }
         let supersession = shutDown(operation: operation, error: .shutDown(generation: generation))
-        return .cancel(supersession, then: continueLifecycle(now: now))
+        return .cancel(supersession, then: drainEnded(now: now))
+    }
+
+    /// A graceful shutdown's drain ended (its build ended, or the deadline passed): the shutdown
+    /// is traced now if it waited for that, and the lifecycle goes on.
+    mutating func drainEnded(now: Duration) -> Lifecycle {
+        guard shutdownTraceAwaitsDrain else { return continueLifecycle(now: now) }
+        shutdownTraceAwaitsDrain = false
+        return shutdownTraced(now: now)
     }
 
     /// Ends everything for shutdown `operation`: callers, the build, every value.

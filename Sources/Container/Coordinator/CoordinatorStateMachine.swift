@@ -43,6 +43,9 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
     /// Whether the shutdown (or close) is traced: by the step that began it, or by a close
     /// refused meanwhile, whichever came first (``shutdownTraced(now:)``).
     var closeTraced = false
+    /// Whether the shutdown's trace waits for the drain to end: a graceful shutdown's build may
+    /// still publish, and `container.shutdown` comes after it.
+    var shutdownTraceAwaitsDrain = false
     /// The generation: graph, values, failed nodes, attempts.
     var state: GenerationState
     var demands = Demands()

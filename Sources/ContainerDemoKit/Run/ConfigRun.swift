@@ -45,7 +45,9 @@ enum ConfigRun {
             scenario: .coldStart, title: "cold start: \(who) race for \(what) (\(config.file))",
             graph: config.graph, events: events, reports: CallerRace.reports(results, published: published),
             narrative: narrative, checks: TraceInvariants.check(events, graph: config.graph),
-            published: published != nil, isConfigRun: true)
+            // A build a graceful shutdown let finish published before the shutdown cleared it.
+            published: published != nil || events.contains { $0.scope == nil && $0.kind.name == "snapshot.published" },
+            isConfigRun: true)
         report.status = status
         report.streamed = live != nil
         return report

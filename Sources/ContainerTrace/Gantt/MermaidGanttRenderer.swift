@@ -69,12 +69,12 @@ public struct MermaidGanttRenderer: Sendable {
         _ name: String, _ outcome: String, _ tag: String, _ start: Duration?, _ end: Duration?, _ number: inout Int
     ) -> String {
         guard let start, let end else {
-            return "    %% \(TraceText.mermaidEscaped(name)): \(outcome), did not run"
+            return "    %% \(TraceText.mermaidGanttTask(name)): \(outcome), did not run"
         }
         let from = Self.floorMilliseconds(start)
         let to = max(Self.ceilMilliseconds(end), from)
         defer { number += 1 }
-        return "    \(TraceText.mermaidEscaped(name)) :\(tag)t\(number), \(from), \(to)"
+        return "    \(TraceText.mermaidGanttTask(name)) :\(tag)t\(number), \(from), \(to)"
     }
 
     private func tag(_ outcome: NodeOutcome) -> String {

@@ -48,6 +48,25 @@ enum TraceText {
     /// Mermaid decodes `#<decimal>;` entity codes in every diagram type, so characters that
     /// its grammars treat specially (quotes, `#`, `:` and `;` in gantt lines, `%` comments,
     /// HTML brackets) are written as entity codes; line breaks become spaces.
+    /// A gantt task name: ``mermaidEscaped(_:)``, and a name that begins like one of the gantt
+    /// grammar's keywords (which it reads case-insensitively at the start of a line: a node
+    /// named `section x` would open a section) has its first character written as an entity
+    /// code.
+    static func mermaidGanttTask(_ name: String) -> String {
+        let escaped = mermaidEscaped(name)
+        let lowered = escaped.lowercased()
+        guard let first = escaped.unicodeScalars.first, ganttKeywords.contains(where: { lowered.hasPrefix($0) })
+        else { return escaped }
+        return "#\(first.value);" + String(escaped.unicodeScalars.dropFirst())
+    }
+
+    /// The words the Mermaid gantt grammar reads at the start of a line, lowercased.
+    private static let ganttKeywords = [
+        "gantt", "title", "dateformat", "axisformat", "tickinterval", "section", "excludes", "includes",
+        "todaymarker", "weekday", "weekend", "inclusiveenddates", "topaxis", "displaymode", "click",
+        "acctitle", "accdescr",
+    ]
+
     static func mermaidEscaped(_ text: String) -> String {
         var result = ""
         for scalar in text.unicodeScalars {

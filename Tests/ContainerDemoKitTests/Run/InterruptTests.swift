@@ -80,8 +80,14 @@ struct InterruptTests {
         let resumed = try #require(
             events.firstIndex { $0.kind == .callerResumed(caller: "caller-1", result: .snapshot) })
         let tornDown = try #require(events.firstIndex { $0.kind == .nodeTornDown(node: "database", error: nil) })
-        #expect(shutdown < succeeded && succeeded < resumed && resumed < tornDown)
+        // The snapshot the callers got was published like any other, traced before they resume;
+        // `container.shutdown` ends the drain, before the teardowns (found by an outside run of
+        // the trace's rules).
+        let published = events.indices.filter { events[$0].kind.name == "snapshot.published" }
+        #expect(published.count == 1 && published.allSatisfy { succeeded < $0 && $0 < resumed }, "\(events)")
+        #expect(succeeded < resumed && resumed < shutdown && shutdown < tornDown, "\(events)")
         #expect(!events.contains { $0.kind.name == "node.cancelled" })
+        #expect(report.published)
     }
 
     @Test("CONTAINER_DEMO_GRACE_MS sets the grace period, 0 to an hour; anything else is a usage error; unset: 2 s")

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// Runs `container-demo` in-process on a config written to a fresh temporary folder.
-enum AdversaryDemo {
+enum DemoContractRun {
     struct Run {
         let status: Int32
         let out: String
@@ -18,7 +18,7 @@ enum AdversaryDemo {
         capture: CapturedOutput = CapturedOutput()
     ) async throws -> Run {
         let folder = FileManager.default.temporaryDirectory
-            .appendingPathComponent("adversary-\(UUID().uuidString)", isDirectory: true)
+            .appendingPathComponent("demo-contract-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("config.json").path

@@ -3,8 +3,8 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("Adversary: the attempt budget of --retries", .timeLimit(.minutes(1)))
-struct AdversaryAttemptBudgetTests {
+@Suite("Demo contract: the attempt budget of --retries", .timeLimit(.minutes(1)))
+struct DemoContractAttemptBudgetTests {
     /// DESIGN.md §7: "`--retries N` (after a transient build failure the callers call `start()` again; the
     /// generation's attempt budget of §11 makes that at most 1 + N builds, however many callers retry)";
     /// §11: "However many callers retry, a generation never gets more builds than its budget";
@@ -21,7 +21,8 @@ struct AdversaryAttemptBudgetTests {
              {"name":"g","provider":"simulated","dependsOn":["f1"],"options":{"outcomes":["transient","ok"]}}
             ]}
             """
-        let run = try await AdversaryDemo.run(config: config, ["--trace", "jsonl", "--retries", "2", "--callers", "1"])
+        let run = try await DemoContractRun.run(
+            config: config, ["--trace", "jsonl", "--retries", "2", "--callers", "1"])
         #expect(run.status == 1, "\(run.err)")
         let builds = run.events("build.started")
         #expect(builds.count <= 3, "\(builds.count) builds with --retries 2: \(run.events("build.failed"))")

@@ -5,9 +5,9 @@ import Testing
 
 /// `Configs/app.json` with an overlay whose database cannot be opened (a permanent failure): the
 /// `scene` and `push` entry points run in scope instances whose builds first join the failed app build.
-@Suite("Adversary: scope instances after a failed app build", .timeLimit(.minutes(1)))
-struct AdversaryScopeFailureTraceTests {
-    private func run() async throws -> AdversaryDemo.Run {
+@Suite("Demo contract: scope instances after a failed app build", .timeLimit(.minutes(1)))
+struct DemoContractScopeFailureTraceTests {
+    private func run() async throws -> DemoContractRun.Run {
         let fixture = try AppFixture()
         defer { fixture.remove() }
         let overlay = try fixture.write(
@@ -16,9 +16,12 @@ struct AdversaryScopeFailureTraceTests {
         )
         let capture = CapturedOutput()
         let status = await DemoCommand.main(
-            ["--config", fixture.appConfig, "--overlay", overlay, "--data-dir", fixture.directory.path, "--trace", "jsonl"],
+            [
+                "--config", fixture.appConfig, "--overlay", overlay, "--data-dir", fixture.directory.path, "--trace",
+                "jsonl",
+            ],
             output: capture.output())
-        return AdversaryDemo.Run(status: status, out: capture.standardOutput, err: capture.standardError)
+        return DemoContractRun.Run(status: status, out: capture.standardOutput, err: capture.standardError)
     }
 
     /// DESIGN.md §3.3: "`skipped(because: [failed upstream nodes])`: never ran, an upstream node failed";
