@@ -143,8 +143,19 @@ extension ConfigDecoder {
             return ([], [])
         }
         let file = documents[field.document].file
+        var firstIndex: [String: Int] = [:]
         for (index, id) in ids.enumerated() {
             let path = field.path + "[\(index)]"
+            // Each entry point is one caller of the run, named by its id: twice is a mistake.
+            if let first = firstIndex[id] {
+                report(
+                    .invalidValue,
+                    "entry point '\(NameRules.visible(id))' is listed twice (first at \(field.path)[\(first)]); "
+                        + "list each entry point once",
+                    at: path, in: field.document, items[index].position)
+                continue
+            }
+            firstIndex[id] = index
             if let problem = NameRules.problem(with: id) {
                 report(
                     .invalidName, "entry point id '\(NameRules.visible(id))' \(problem)", at: path, in: field.document,

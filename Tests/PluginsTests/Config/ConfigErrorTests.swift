@@ -215,6 +215,19 @@ struct ConfigErrorTests {
                 """)
     }
 
+    @Test func anEntryPointListedTwiceIsAnError() throws {
+        // Each entry point is one caller named by its id: two would share a name in the trace.
+        let text = #"{ "version": 1, "services": [], "entryPoints": ["deeplink", "deeplink"] }"#
+        let error = try #require(loadError(text, registry: .demo))
+        #expect(error.codes.filter { $0 == .invalidValue }.count == 1)
+        #expect(
+            error.description.contains(
+                "test.json:1:61: entryPoints[1]: entry point 'deeplink' is listed twice (first at entryPoints[0]); "
+                    + "list each entry point once"))
+        // Its requirements are reported once, for the first listing.
+        #expect(!error.description.contains("entryPoints[1]: entry point 'deeplink' requires"))
+    }
+
     @Test func entryPointsNeedARegistryThatHoldsThem() throws {
         // The standard registry holds providers only: an app registers its own entry points.
         let text = #"{ "version": 1, "services": [], "entryPoints": ["launch"] }"#
