@@ -94,9 +94,10 @@ extension CoordinatorStateMachine {
     }
 
     /// This scope instance's parent retired `retired` (some of which it leases): a reset of what
-    /// used them. When it used them only to hand them on to its nested scopes, just those are
-    /// retired (its own values stay, its nested instances that lease them are superseded);
-    /// otherwise the whole generation.
+    /// used them. The leased values that were retired go, with everything built on them (its own
+    /// values and those it handed on: its nested instances that lease them are superseded); the
+    /// parent's values that the parent carried over stay, and so do its values built on those
+    /// alone, as an incremental reset of the app keeps what it does not invalidate.
     mutating func supersessionRequested(
         retired: Set<ObjectIdentifier>, waiter: OperationWaiter, now: Duration
     ) -> OperationAction {
@@ -104,8 +105,7 @@ extension CoordinatorStateMachine {
         for slot in graph.builtCount..<graph.nodes.count {
             if let box = state.values[slot], retired.contains(ObjectIdentifier(box)) { leased.insert(slot) }
         }
-        let handedOnOnly = !leased.isEmpty && leased.allSatisfy { $0 >= graph.relayedFrom }
-        return resetRequested(invalidating: handedOnOnly ? leased : nil, waiter: waiter, now: now)
+        return resetRequested(invalidating: leased.isEmpty ? nil : leased, waiter: waiter, now: now)
     }
 
     /// The labels of the open children, in the order they opened.
