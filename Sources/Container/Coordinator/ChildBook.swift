@@ -11,8 +11,8 @@ struct ChildBook<Child> {
     /// How an open child stands.
     enum State: Equatable {
         case open
-        /// Closing by an operation of this coordinator's (a reload removing its scope, a
-        /// shutdown); an instance closing on its own stays open here until it has closed.
+        /// Closing: by an operation of this coordinator's (a reload removing its scope, a
+        /// shutdown), or on its own (`close()`, which tells its parent when it begins).
         case closing
     }
 
@@ -41,8 +41,8 @@ struct ChildBook<Child> {
     /// The children in the order they opened.
     var all: [Entry] { entries.values.sorted { $0.id < $1.id } }
 
-    /// The labels of the children in the order they opened.
-    var labels: [String] { all.map(\.label) }
+    /// The labels of the open (not closing) children in the order they opened.
+    var labels: [String] { all.filter { $0.state == .open }.map(\.label) }
 
     /// The child with `id`, if open.
     func entry(_ id: Int) -> Entry? { entries[id] }

@@ -60,6 +60,17 @@ extension CoordinatorCore {
         instancesChanged()
     }
 
+    /// Child `id` began closing on its own: it is no longer listed open (its label stays taken
+    /// until it has closed).
+    func childClosing(_ id: Int) {
+        let marked = transition { machine, _ in
+            guard machine.children.isOpen(id) else { return false }
+            machine.children.markClosing(id)
+            return true
+        }
+        if marked { instancesChanged() }
+    }
+
     /// Wakes the observers of the open instances (each lists them itself, the newest), here and
     /// up the parent chain (the app lists nested instances too).
     func instancesChanged() {

@@ -135,6 +135,8 @@ extension CoordinatorCore {
         // transition: the callers are the shutdown's already (or, draining, answered `shutDown`
         // when they need an input never supplied), not those of a build failing with `Closed`.
         if link == nil, !action.isRefusal { inputs.close() }
+        // An instance closing on its own is no longer listed open by its parent from now on.
+        if let link, !action.isRefusal { link.parent.childClosing(link.child) }
         switch action {
         case .refuse(let waiter, let error, let forwarded):
             // Every instance below has refused calls and traced its close when this returns.

@@ -1,0 +1,178 @@
+import ContainerTesting
+import Dispatch
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import Container
+
+/// A scope instance closed (by close() or the app's shutdown) while resolveNow holds one of its
+/// synchronous nodes on a thread: the close is traced and the instance refuses calls at once, but
+/// it stays listed as open and its build's and teardown's events come after its `scope.closed`
+/// (and the app's `container.shutdown`).
+@Suite("Lifecycle: closing while resolveNow holds a scoped node")
+struct ScopeCloseDuringResolveNowTests {
+    /// A scope instance whose synchronous `router` is held on a thread by resolveNow, and a close.
+    private func closingScene(_ probe: Probe, _ watcher: TraceWatcher) async throws -> (
+        ServiceContainer, ScopeInstance, ThreadGate, Task<Built, any Error>, Task<ServiceContainer.ResetReport, any Error>
+    ) {
+        let gate = probe.hold("router")
+        let container = ServiceContainer(
+            graph: try ServiceGraph(
+                [probe.sync("settings"), probe.sync("router", ["settings"], lifetime: .scope("scene"))],
+                scopes: ["scene"]), trace: [watcher])
+        let scene = try container.openScope("scene", id: "w1")
+        let first = Task { try await offThePool { try scene.resolveNow(key("router")) } }
+        try await offThePool { try gate.waitUntilReached() }
+        let close = Task { try await scene.close() }
+        return (container, scene, gate, first, close)
+    }
+
+    @Test("scope resolveNow holding a scoped node while the instance closes: the closing instance is not listed open")
+    func closingInstanceNotListed() async throws {
+        let probe = Probe()
+        let watcher = TraceWatcher()
+        let (container, scene, gate, first, close) = try await closingScene(probe, watcher)
+        // The close has begun: the instance refuses calls (its scope.closed is traced).
+        do {
+            try await watcher.wait(for: "scope.closed", timeout: .seconds(30)) { events in
+                events.contains { $0.kind.name == "scope.closed" }
+            }
+            await #expect(throws: ContainerError.self) { try await scene.start() }
+        } catch {
+            gate.open()
+            throw error
+        }
+        // Scopes.md: openInstances(of:) lists the open instances of a scope (not those closing).
+        let listed = container.openInstances(of: "scene").map(\.label)
+        gate.open()
+        _ = await first.result
+        _ = try await withTimeout(.seconds(30), "close") { try await close.value }
+        #expect(listed.isEmpty, "a closing instance (refusing calls, scope.closed traced) is still listed open: \(listed)")
+        _ = try await withTimeout(.seconds(30), "shutdown") { try await container.shutdown() }
+        #expect(probe.unbalanced().isEmpty, "\(probe.unbalanced())")
+    }
+
+    @Test("scope resolveNow holding a scoped node while the instance closes: scope.closed is the instance's last event")
+    func scopeClosedIsLastEvent() async throws {
+        let probe = Probe()
+        let watcher = TraceWatcher()
+        let (container, _, gate, first, close) = try await closingScene(probe, watcher)
+        do {
+            try await watcher.wait(for: "scope.closed", timeout: .seconds(30)) { events in
+                events.contains { $0.kind.name == "scope.closed" }
+            }
+        } catch {
+            gate.open()
+            throw error
+        }
+        gate.open()
+        _ = await first.result
+        _ = try await withTimeout(.seconds(30), "close") { try await close.value }
+        _ = try await withTimeout(.seconds(30), "shutdown") { try await container.shutdown() }
+        #expect(probe.unbalanced().isEmpty, "\(probe.unbalanced())")
+        // Scopes.md, In the trace: an instance's events begin with scope.opened and end with scope.closed.
+        let mine = watcher.events.filter { $0.scope == "scene#w1" }.map(\.kind.name)
+        withKnownIssue("the end event is traced before the teardowns and a running provider's late events (left open)") {
+            #expect(mine.last == "scope.closed", "events of scene#w1 after its scope.closed: \(mine)")
+        }
+    }
+
+    @Test("app shutdown while a scope's resolveNow holds a scoped node: container.shutdown is the last event, scoped values first")
+    func shutdownWhileScopedResolveNowHeld() async throws {
+        let probe = Probe()
+        let gate = probe.hold("router")
+        let watcher = TraceWatcher()
+        let container = ServiceContainer(
+            graph: try ServiceGraph(
+                [probe.sync("settings"), probe.sync("router", ["settings"], lifetime: .scope("scene"))],
+                scopes: ["scene"]), trace: [watcher])
+        let scene = try container.openScope("scene", id: "w1")
+        let first = Task { try await offThePool { try scene.resolveNow(key("router")) } }
+        try await offThePool { try gate.waitUntilReached() }
+        let shutdown = Task { try await container.shutdown() }
+        do {
+            try await watcher.wait(for: "container.shutdown traced", timeout: .seconds(30)) { events in
+                events.contains { $0.kind.name == "container.shutdown" }
+            }
+        } catch {
+            gate.open()
+            throw error
+        }
+        gate.open()
+        _ = await first.result
+        _ = try await withTimeout(.seconds(30), "shutdown") { try await shutdown.value }
+        #expect(probe.unbalanced().isEmpty, "\(probe.unbalanced())")
+        let entries = probe.log.entries
+        let router = entries.firstIndex { $0.hasPrefix("tear router") }
+        let settings = entries.firstIndex { $0.hasPrefix("tear settings") }
+        #expect(router != nil && settings != nil && router! < settings!, "scoped value torn down first: \(entries)")
+        let names = watcher.events.map { "\($0.kind.name)\($0.scope.map { " " + $0 } ?? "")" }
+        withKnownIssue("the end event is traced before the teardowns and a running provider's late events (left open)") {
+            #expect(names.last == "container.shutdown", "events after container.shutdown: \(names)")
+        }
+    }
+
+    /// The same with an ordinary asynchronous scoped provider that does not stop at once when
+    /// cancelled (a network call that finishes its request): `start()` runs it, `close()` races it.
+    private func closingAsyncScene(_ watcher: TraceWatcher, _ log: OrderLog, _ release: Gate) async throws -> (
+        ServiceContainer, ScopeInstance, Task<AppServices, any Error>, Task<ServiceContainer.ResetReport, any Error>
+    ) {
+        let reached = Gate()
+        let container = ServiceContainer(
+            graph: try ServiceGraph(
+                [
+                    ServiceSpec(key("settings")) { c in Built(service: "settings", generation: c.generation, instance: nil) },
+                    ServiceSpec(key("router"), dependsOn: ["settings"], lifetime: .scope("scene"), tearDown: { _ in
+                        log.append("tear router")
+                    }) { c in
+                        reached.open()
+                        await release.wait()  // finishes its work whatever the cancellation
+                        log.append("make router")
+                        return Built(service: "router", generation: c.generation, instance: c.scopeInstance)
+                    },
+                ], scopes: ["scene"]), trace: [watcher])
+        let scene = try container.openScope("scene", id: "w1")
+        let first = Task { try await scene.start() }
+        try await reached.wait(timeout: .seconds(30), "router to run")
+        let close = Task { try await scene.close() }
+        try await watcher.wait(for: "scope.closed", timeout: .seconds(30)) { events in
+            events.contains { $0.kind.name == "scope.closed" }
+        }
+        return (container, scene, first, close)
+    }
+
+    @Test("an async scoped provider still running when the instance closes: the closing instance is not listed open")
+    func closingInstanceNotListedAsync() async throws {
+        let watcher = TraceWatcher()
+        let log = OrderLog()
+        let release = Gate()
+        let (container, scene, first, close) = try await closingAsyncScene(watcher, log, release)
+        await #expect(throws: ContainerError.self) { try await scene.start() }
+        let listed = container.openInstances(of: "scene").map(\.label)
+        let reopen = Result { try container.openScope("scene", id: "w1") }
+        release.open()
+        _ = await first.result
+        _ = try await withTimeout(.seconds(30), "close") { try await close.value }
+        #expect(listed.isEmpty, "a closing instance (refusing calls, scope.closed traced) is still listed open: \(listed); reopen: \(reopen)")
+        _ = try? await container.shutdown()
+    }
+
+    @Test("an async scoped provider still running when the instance closes: scope.closed is the instance's last event")
+    func scopeClosedIsLastEventAsync() async throws {
+        let watcher = TraceWatcher()
+        let log = OrderLog()
+        let release = Gate()
+        let (container, _, first, close) = try await closingAsyncScene(watcher, log, release)
+        release.open()
+        _ = await first.result
+        _ = try await withTimeout(.seconds(30), "close") { try await close.value }
+        _ = try await withTimeout(.seconds(30), "shutdown") { try await container.shutdown() }
+        #expect(log.entries == ["make router", "tear router"], "\(log.entries)")
+        let mine = watcher.events.filter { $0.scope == "scene#w1" }.map(\.kind.name)
+        withKnownIssue("the end event is traced before the teardowns and a running provider's late events (left open)") {
+            #expect(mine.last == "scope.closed", "events of scene#w1 after its scope.closed: \(mine)")
+        }
+    }
+}
