@@ -45,6 +45,10 @@ struct BuildState {
     private var traced = OutOfLine<Traced>(nil)
     /// The operation whose report lists the late values of a build a reset or reload superseded.
     var supersededBy: Int??
+    /// For a build an incremental reset superseded: the generation it began, and the slots it
+    /// invalidated. A late value of another slot carries over to that generation, as a value
+    /// made before the reset would have (a logout never opens the database twice).
+    var carriesLateValues: (generation: Int, invalidated: Set<Int>)?
     /// For a scope instance: the app values the fetch in flight asks for.
     var fetching: [Int] = []
     /// App values a fetch of this build could not get, and why (the app's failure).

@@ -41,8 +41,11 @@ struct ChildBook<Child> {
     /// The children in the order they opened.
     var all: [Entry] { entries.values.sorted { $0.id < $1.id } }
 
+    /// The labels of the children (closing ones too) in the order they opened.
+    var labels: [String] { all.map(\.label) }
+
     /// The labels of the open (not closing) children in the order they opened.
-    var labels: [String] { all.filter { $0.state == .open }.map(\.label) }
+    var openLabels: [String] { all.filter { $0.state == .open }.map(\.label) }
 
     /// The child with `id`, if open.
     func entry(_ id: Int) -> Entry? { entries[id] }

@@ -102,8 +102,8 @@ final class CoordinatorCore: NodeReporter {
     /// The feeds of this coordinator's observers, if any observer made them (in the state lock).
     var feedsIfMade: Feeds? { machine.withLock { _ in observers.ifMade } }
 
-    /// The labels of the instances opened here (closing ones too) and the cores of the open
-    /// ones, in the order they opened.
+    /// The labels of the open (not closing) instances opened here and their cores, in the
+    /// order they opened.
     var children: (labels: [String], open: [CoordinatorCore]) {
         machine.withLock { ($0.openChildren, $0.openChildren(of: nil)) }
     }

@@ -335,7 +335,13 @@ extension CoordinatorStateMachine {
         switch result.status {
         case .succeeded:
             record(.nodeSucceeded(node: name, duration: result.endedAt - result.startedAt), old.build)
-            if let box = result.box { teardowns.enqueue([box], owner: owner) }
+            if let box = result.box {
+                if carries(result.slot, of: old) {
+                    state.store(box, at: result.slot)
+                } else {
+                    teardowns.enqueue([box], owner: owner)
+                }
+            }
         case .failed:
             if let failure = result.failure {
                 old.records.failed(result.slot, failure)
@@ -352,6 +358,19 @@ extension CoordinatorStateMachine {
         stopping = consume old
         guard isOver else { return NodeAction(resume: [], cancel: nil) }
         return NodeAction(resume: [], cancel: nil, then: endStopping(now: now))
+    }
+
+    /// Whether the late value of `slot` from `old`, a build an incremental reset superseded,
+    /// carries over to the generation the reset began: the reset kept the slot and everything
+    /// it was built on, nothing began since, and the new generation neither holds a value for it
+    /// nor has a build waiting to make it; and every value it was built on is still held (no
+    /// failure or shutdown retired one since).
+    private func carries(_ slot: Int, of old: BuildState) -> Bool {
+        guard case .open = phase, let carried = old.carriesLateValues, carried.generation == generation,
+            !carried.invalidated.contains(slot), slot < graph.builtCount, !state.hasValue(slot)
+        else { return false }
+        guard graph.dependencies[slot].allSatisfy(state.hasValue) else { return false }
+        return build.map { !$0.isMember(slot) } ?? true
     }
 
     /// The name of `slot` in the graph `old` was built on (a reload may have replaced it).

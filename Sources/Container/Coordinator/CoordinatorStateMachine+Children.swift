@@ -109,7 +109,7 @@ extension CoordinatorStateMachine {
     }
 
     /// The labels of the open children, in the order they opened.
-    var openChildren: [String] { children.labels }
+    var openChildren: [String] { children.openLabels }
 
     /// The open (not closing) children of `scope` (`nil`: of every scope), in the order they opened.
     func openChildren(of scope: String?) -> [Child] {

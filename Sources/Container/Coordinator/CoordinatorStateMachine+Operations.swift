@@ -16,6 +16,10 @@ extension CoordinatorStateMachine {
         let from = generation
         var supersession = supersede(by: operation, with: .superseded(generation: from, by: from + 1))
         let retired = state.advance(invalidating: invalidating)
+        if invalidating != nil, scopeInstance == nil, var old = stopping, old.supersededBy == .some(operation) {
+            old.carriesLateValues = (generation, Set(retired.invalidated))
+            stopping = old
+        }
         let invalidated = state.names(of: retired.invalidated.filter { $0 < graph.builtCount })
         let change = TraceEvent.GenerationChange(
             from: from, to: generation, invalidated: invalidating.map { _ in invalidated })

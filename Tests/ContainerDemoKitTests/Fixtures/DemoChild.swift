@@ -20,6 +20,8 @@ final class DemoChild: @unchecked Sendable {
     private let process = Process()
     /// Standard output, line by line as it comes.
     let output = LineLog()
+    /// Standard error, line by line as it comes.
+    let errors = LineLog()
     private let errorText = Locked("")
     /// Opens when the process has exited.
     let exited = Gate()
@@ -38,9 +40,22 @@ final class DemoChild: @unchecked Sendable {
         // `readabilityHandler`: on Linux, Foundation sometimes never calls that handler at the end
         // of a child's output (swift-corelibs-foundation issue 3275), and a wait for the end
         // then times out although the child has exited.
-        let log = output
+        PipeReader.start(outputPipe.fileHandleForReading, name: "DemoChild stdout", receive: Self.lines(into: output))
+        let errorText = self.errorText
+        let errorLines = Self.lines(into: errors)
+        PipeReader.start(errorPipe.fileHandleForReading, name: "DemoChild stderr") { data in
+            errorText.withLock { $0 += String(decoding: data, as: UTF8.self) }
+            errorLines(data)
+        }
+        let exited = self.exited
+        process.terminationHandler = { _ in exited.open() }
+        try process.run()
+    }
+
+    /// A pipe reader's handler that appends each complete line to `log` (the last one at the end).
+    private static func lines(into log: LineLog) -> (Data) -> Void {
         var pending = Data()
-        PipeReader.start(outputPipe.fileHandleForReading, name: "DemoChild stdout") { data in
+        return { data in
             pending.append(data)
             var complete: [String] = []
             while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
@@ -53,13 +68,6 @@ final class DemoChild: @unchecked Sendable {
             }
             log.append(complete, closed: data.isEmpty)
         }
-        let errorText = self.errorText
-        PipeReader.start(errorPipe.fileHandleForReading, name: "DemoChild stderr") { data in
-            errorText.withLock { $0 += String(decoding: data, as: UTF8.self) }
-        }
-        let exited = self.exited
-        process.terminationHandler = { _ in exited.open() }
-        try process.run()
     }
 
     /// The child's process id.

@@ -88,9 +88,10 @@ struct SignalTests {
         let child = try await startHanging(folder, grace: "60000")
         defer { child.stop() }
         child.send(SIGINT)
-        // The shutdown has begun when the trace says so; the build then has its grace period.
-        try await child.output.wait(for: "container.shutdown") { lines, _ in
-            lines.contains { $0.contains(#""event":"container.shutdown""#) }
+        // The shutdown has begun when the demo says so; the build then has its grace period
+        // (`container.shutdown` is traced once it ends).
+        try await child.errors.wait(for: "the shutdown to begin") { lines, _ in
+            lines.contains { $0.contains("SIGINT: shutting down") }
         }
         child.send(SIGTERM)
         let after = try await finish(child)

@@ -33,14 +33,17 @@ final class Probe: Sendable {
             if entry.hasPrefix("tear ") { torn[String(entry.dropFirst(5)), default: 0] += 1 }
         }
         var result: [String] = []
-        for key in Set(made.keys).union(torn.keys).sorted() where made[key, default: 0] != 1 || torn[key, default: 0] != 1 {
+        for key in Set(made.keys).union(torn.keys).sorted()
+        where made[key, default: 0] != 1 || torn[key, default: 0] != 1 {
             result.append("\(key): made \(made[key, default: 0]) torn \(torn[key, default: 0])")
         }
         return result
     }
 
     private func body(_ name: String, _ dependsOn: [String], _ context: ProviderContext) throws -> Built {
-        let now = running.withLock { $0[name, default: 0] += 1; return $0[name]! }
+        let now = running.withLock {
+            $0[name, default: 0] += 1; return $0[name]!
+        }
         maxRunning.withLock { $0[name] = max($0[name] ?? 0, now) }
         defer { running.withLock { $0[name, default: 0] -= 1 } }
         let label = "\(name) g\(context.generation)\(context.scopeInstance.map { " @\($0)" } ?? "")"
@@ -57,17 +60,23 @@ final class Probe: Sendable {
         }
     }
 
-    func sync(_ name: String, _ dependsOn: [String] = [], lifetime: ServiceSpec.Lifetime = .app,
-              start: StartPolicy = .eager) -> ServiceSpec {
+    func sync(
+        _ name: String, _ dependsOn: [String] = [], lifetime: ServiceSpec.Lifetime = .app,
+        start: StartPolicy = .eager
+    ) -> ServiceSpec {
         ServiceSpec.synchronous(
             ServiceKey<Built>(name), dependsOn: dependsOn, lifetime: lifetime, start: start, tearDown: tearDown(name)
         ) { [self] context in try body(name, dependsOn, context) }
     }
 
-    func async(_ name: String, _ dependsOn: [String] = [], lifetime: ServiceSpec.Lifetime = .app,
-               start: StartPolicy = .eager) -> ServiceSpec {
-        ServiceSpec(ServiceKey<Built>(name), dependsOn: dependsOn, lifetime: lifetime, start: start,
-                    tearDown: tearDown(name)) { [self] context in try body(name, dependsOn, context) }
+    func async(
+        _ name: String, _ dependsOn: [String] = [], lifetime: ServiceSpec.Lifetime = .app,
+        start: StartPolicy = .eager
+    ) -> ServiceSpec {
+        ServiceSpec(
+            ServiceKey<Built>(name), dependsOn: dependsOn, lifetime: lifetime, start: start,
+            tearDown: tearDown(name)
+        ) { [self] context in try body(name, dependsOn, context) }
     }
 }
 

@@ -17,7 +17,9 @@ import Testing
 /// database is opened again for generation 2.
 @Suite("Lifecycle: a logout reset while the database is still opening", .serialized)
 struct CarryInFlightTests {
-    @Test("reset(invalidating: session) while database's provider runs: the database is not opened twice", arguments: [false, true])
+    @Test(
+        "reset(invalidating: session) while database's provider runs: the database is not opened twice",
+        arguments: [false, true])
     func databaseNotReopened(synchronous: Bool) async throws {
         let probe = Probe()
         let reached = Gate()
@@ -31,13 +33,17 @@ struct CarryInFlightTests {
             return Built(service: "database", generation: c.generation, instance: nil)
         }
         let gate = probe.hold("database")
-        let specs: [ServiceSpec] = synchronous
+        let specs: [ServiceSpec] =
+            synchronous
             ? [probe.sync("database"), probe.async("session", ["database"])]
             : [database, probe.async("session", ["database"])]
         let container = ServiceContainer(graph: try ServiceGraph(specs))
         let first: Task<AppServices, any Error>
         if synchronous {
-            first = Task { _ = try await offThePool { try container.resolveNow(key("database")) }; return try await container.start() }
+            first = Task {
+                _ = try await offThePool { try container.resolveNow(key("database")) };
+                return try await container.start()
+            }
             try await offThePool { try gate.waitUntilReached() }
         } else {
             first = Task { try await container.start() }
@@ -54,8 +60,10 @@ struct CarryInFlightTests {
         let g2db = try snapshot[key("database")].generation
         let dbOpens = synchronous ? probe.makes("database") : opened.count
         let dbCloses = synchronous ? probe.tears("database") : closed.count
-        #expect(dbOpens == 1 && dbCloses == 0,
-                "logout reopened the database: opened \(dbOpens), closed \(dbCloses); report \(report); g2 database from g\(g2db)")
+        #expect(
+            dbOpens == 1 && dbCloses == 0,
+            "logout reopened the database: opened \(dbOpens), closed \(dbCloses); report \(report); g2 database from g\(g2db)"
+        )
         _ = try await container.shutdown()
     }
 }

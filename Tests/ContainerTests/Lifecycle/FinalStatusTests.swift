@@ -13,15 +13,18 @@ import Testing
 /// closed its scope instances.
 @Suite("Lifecycle: the final status at the shutdown is the final state")
 struct FinalStatusTests {
-    @Test("statusUpdates' last element after a shutdown that closed an open instance lists no open scope",
-          arguments: [false, true])
+    @Test(
+        "statusUpdates' last element after a shutdown that closed an open instance lists no open scope",
+        arguments: [false, true])
     func finalStatusHasNoOpenScopes(held: Bool) async throws {
         let reached = Gate()
         let release = Gate()
         let container = ServiceContainer(
             graph: try ServiceGraph(
                 [
-                    ServiceSpec(key("settings")) { c in Built(service: "settings", generation: c.generation, instance: nil) },
+                    ServiceSpec(key("settings")) { c in
+                        Built(service: "settings", generation: c.generation, instance: nil)
+                    },
                     ServiceSpec(key("router"), dependsOn: ["settings"], lifetime: .scope("scene")) { c in
                         if held {
                             reached.open()

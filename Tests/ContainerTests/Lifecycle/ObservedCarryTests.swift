@@ -15,11 +15,14 @@ import Testing
 @Suite("Lifecycle: ObservedServices tells only the readers of what changed")
 struct ObservedCarryTests {
     @MainActor
-    @Test("a reset rebuilding b: readers of b are told, readers of the carried-over a are not", arguments: [false, true])
+    @Test(
+        "a reset rebuilding b: readers of b are told, readers of the carried-over a are not", arguments: [false, true])
     func carried(scope: Bool) async throws {
         let probe = Probe()
-        let container = ServiceContainer(graph: try ServiceGraph(
-            [probe.async("a"), probe.async("b"), probe.async("r", ["a", "b"], lifetime: .scope("s"))], scopes: ["s"]))
+        let container = ServiceContainer(
+            graph: try ServiceGraph(
+                [probe.async("a"), probe.async("b"), probe.async("r", ["a", "b"], lifetime: .scope("s"))], scopes: ["s"]
+            ))
         let instance = try container.openScope("s", id: "i")
         let observed = scope ? ObservedServices(instance) : ObservedServices(container)
         if scope { _ = try await instance.start() } else { _ = try await container.start() }
@@ -28,16 +31,25 @@ struct ObservedCarryTests {
         }
         let toldA = Counter()
         let toldB = Counter()
-        withObservationTracking { _ = observed[key("a")] } onChange: { toldA.increment() }
-        withObservationTracking { _ = observed[key("b")] } onChange: { toldB.increment() }
+        withObservationTracking {
+            _ = observed[key("a")]
+        } onChange: {
+            toldA.increment()
+        }
+        withObservationTracking {
+            _ = observed[key("b")]
+        } onChange: {
+            toldB.increment()
+        }
         let before = observed.snapshot
         let aBefore = observed[key("a")]
-        let seenA = Locked<[String]>([])
         _ = try await container.reset(invalidating: ["b"])
         if scope { _ = try await instance.start() } else { _ = try await container.start() }
         let after = scope ? instance.current : container.current
         try await withTimeout(.seconds(30), "observed the new snapshot") { @MainActor in
-            while observed.snapshot == nil || observed.snapshot === before || observed.snapshot !== after { await Task.yield() }
+            while observed.snapshot == nil || observed.snapshot === before || observed.snapshot !== after {
+                await Task.yield()
+            }
         }
         #expect(observed[key("a")] === aBefore, "a kept its value (the same instance) in the new snapshot")
         #expect(toldB.count == 1, "readers of b told once: \(toldB.count)")
