@@ -45,10 +45,27 @@ struct BuildState {
     private var traced = OutOfLine<Traced>(nil)
     /// The operation whose report lists the late values of a build a reset or reload superseded.
     var supersededBy: Int??
-    /// For a build an incremental reset superseded: the generation it began, and the slots it
-    /// invalidated. A late value of another slot carries over to that generation, as a value
-    /// made before the reset would have (a logout never opens the database twice).
-    var carriesLateValues: (generation: Int, invalidated: Set<Int>)?
+    /// For a build an incremental reset or a reload superseded: where its late values carry over
+    /// to, as values made before the operation would have (a logout never opens the database
+    /// twice).
+    var lateValues: LateValues?
+
+    /// The generation an incremental reset or a reload began, what it rebuilds there, and where
+    /// the superseded build's slots are in its graph.
+    struct LateValues {
+        let generation: Int
+        /// The new generation's slots it rebuilds (invalidated, or changed by the reload).
+        let rebuilt: Set<Int>
+        /// The new slot of each old one (a reload that moved services); `nil`: the same slots.
+        let newSlots: [Int: Int]?
+
+        /// Where the late value of old `slot` would go: `nil` when it is rebuilt or gone.
+        func slot(for slot: Int) -> Int? {
+            let new = newSlots == nil ? slot : newSlots?[slot]
+            guard let new, !rebuilt.contains(new) else { return nil }
+            return new
+        }
+    }
     /// For a scope instance: the app values the fetch in flight asks for.
     var fetching: [Int] = []
     /// App values a fetch of this build could not get, and why (the app's failure).

@@ -336,8 +336,8 @@ extension CoordinatorStateMachine {
         case .succeeded:
             record(.nodeSucceeded(node: name, duration: result.endedAt - result.startedAt), old.build)
             if let box = result.box {
-                if carries(result.slot, of: old) {
-                    state.store(box, at: result.slot)
+                if let slot = carriedSlot(for: result.slot, of: old) {
+                    state.store(box, at: slot)
                 } else {
                     teardowns.enqueue([box], owner: owner)
                 }
@@ -360,17 +360,17 @@ extension CoordinatorStateMachine {
         return NodeAction(resume: [], cancel: nil, then: endStopping(now: now))
     }
 
-    /// Whether the late value of `slot` from `old`, a build an incremental reset superseded,
-    /// carries over to the generation the reset began: the reset kept the slot and everything
-    /// it was built on, nothing began since, and the new generation neither holds a value for it
-    /// nor has a build waiting to make it; and every value it was built on is still held (no
-    /// failure or shutdown retired one since).
-    private func carries(_ slot: Int, of old: BuildState) -> Bool {
-        guard case .open = phase, let carried = old.carriesLateValues, carried.generation == generation,
-            !carried.invalidated.contains(slot), slot < graph.builtCount, !state.hasValue(slot)
-        else { return false }
-        guard graph.dependencies[slot].allSatisfy(state.hasValue) else { return false }
-        return build.map { !$0.isMember(slot) } ?? true
+    /// Where the late value of `slot` from `old`, a build an incremental reset or a reload
+    /// superseded, carries over to in the generation the operation began: the operation kept
+    /// the service, nothing began since, the new generation neither holds a value for it nor has
+    /// a build waiting to make it, and every value it was built on is still held (no failure or
+    /// shutdown retired one since). `nil`: it is torn down.
+    private func carriedSlot(for slot: Int, of old: BuildState) -> Int? {
+        guard case .open = phase, let late = old.lateValues, late.generation == generation,
+            let new = late.slot(for: slot), new < graph.builtCount, !state.hasValue(new),
+            graph.dependencies[new].allSatisfy(state.hasValue), build.map({ !$0.isMember(new) }) ?? true
+        else { return nil }
+        return new
     }
 
     /// The name of `slot` in the graph `old` was built on (a reload may have replaced it).

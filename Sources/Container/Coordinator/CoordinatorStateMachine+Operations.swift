@@ -17,7 +17,7 @@ extension CoordinatorStateMachine {
         var supersession = supersede(by: operation, with: .superseded(generation: from, by: from + 1))
         let retired = state.advance(invalidating: invalidating)
         if invalidating != nil, scopeInstance == nil, var old = stopping, old.supersededBy == .some(operation) {
-            old.carriesLateValues = (generation, Set(retired.invalidated))
+            old.lateValues = .init(generation: generation, rebuilt: Set(retired.invalidated), newSlots: nil)
             stopping = old
         }
         let invalidated = state.names(of: retired.invalidated.filter { $0 < graph.builtCount })
@@ -51,6 +51,15 @@ extension CoordinatorStateMachine {
             to: newGraph, plan: plan,
             runTimes: runTimes ?? NodeRunTimes.carrying(state.runTimes, from: old, to: newGraph))
         declared = newDeclared
+        if scopeInstance == nil, var superseded = stopping, superseded.supersededBy == .some(operation) {
+            var newSlots: [Int: Int]?
+            if let fromOld = plan.fromOld {
+                newSlots = [:]
+                for (new, old) in fromOld.enumerated() where old >= 0 { newSlots?[old] = new }
+            }
+            superseded.lateValues = .init(generation: generation, rebuilt: Set(plan.rebuiltSlots), newSlots: newSlots)
+            stopping = superseded
+        }
         var partTimes: [String: NodeRunTimes] = [:]
         for scope in newDeclared.scopeNames {
             let part = newDeclared.scopeParts[scope]

@@ -42,12 +42,9 @@ struct CarryInFlightReloadTests {
         _ = await first.result
         let report = try await withTimeout(.seconds(30), "reload") { try await reload.value }
         _ = try await withTimeout(.seconds(30), "g2") { try await container.start() }
-        // A reset carries such a late value over (CarryInFlightTests); a reload does not yet.
-        withKnownIssue("a reload tears down the late value of an unchanged service (left open)") {
-            #expect(
-                opened.count == 1 && closed.count == 0,
-                "reload reopened the unchanged database: opened \(opened.count), closed \(closed.count); \(report)")
-        }
+        #expect(
+            opened.count == 1 && closed.count == 0,
+            "reload reopened the unchanged database: opened \(opened.count), closed \(closed.count); \(report)")
         _ = try await container.shutdown()
     }
 }
