@@ -81,3 +81,7 @@ final class Probe: Sendable {
 }
 
 func key(_ name: String) -> ServiceKey<Built> { ServiceKey<Built>(name) }
+
+/// What may follow `scope.closed` or `container.shutdown` (see the trace format): teardowns and
+/// the end of a provider that was still running.
+let lateEvents: Set<String> = ["node.tornDown", "node.succeeded", "node.failed", "node.cancelled", "build.cancelled"]
