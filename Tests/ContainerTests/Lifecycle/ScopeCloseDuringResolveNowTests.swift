@@ -8,9 +8,9 @@ import Testing
 @testable import Container
 
 /// A scope instance closed (by close() or the app's shutdown) while resolveNow holds one of its
-/// synchronous nodes on a thread: the close is traced and the instance refuses calls at once, but
-/// it stays listed as open and its build's and teardown's events come after its `scope.closed`
-/// (and the app's `container.shutdown`).
+/// synchronous nodes on a thread (or an async provider still runs): the close is traced and the
+/// instance refuses calls at once, it is no longer listed open, and only its teardowns and the
+/// end of that provider follow its `scope.closed` (and the app's `container.shutdown`).
 @Suite("Lifecycle: closing while resolveNow holds a scoped node")
 struct ScopeCloseDuringResolveNowTests {
     /// A scope instance whose synchronous `router` is held on a thread by resolveNow, and a close.
@@ -30,21 +30,21 @@ struct ScopeCloseDuringResolveNowTests {
         return (container, scene, gate, first, close)
     }
 
+    /// Waits until the trace holds `event` (see ``waitForTrace(_:_:releasingOnFailure:until:)``).
+    private func wait(for event: String, _ watcher: TraceWatcher, releasingOnFailure gate: ThreadGate) async throws {
+        try await waitForTrace(event, watcher, releasingOnFailure: gate) { events in
+            events.contains { $0.kind.name == event }
+        }
+    }
+
     @Test("scope resolveNow holding a scoped node while the instance closes: the closing instance is not listed open")
     func closingInstanceNotListed() async throws {
         let probe = Probe()
         let watcher = TraceWatcher()
         let (container, scene, gate, first, close) = try await closingScene(probe, watcher)
         // The close has begun: the instance refuses calls (its scope.closed is traced).
-        do {
-            try await watcher.wait(for: "scope.closed", timeout: .seconds(30)) { events in
-                events.contains { $0.kind.name == "scope.closed" }
-            }
-            await #expect(throws: ContainerError.self) { try await scene.start() }
-        } catch {
-            gate.open()
-            throw error
-        }
+        try await wait(for: "scope.closed", watcher, releasingOnFailure: gate)
+        await #expect(throws: ContainerError.self) { try await scene.start() }
         // Scopes.md: openInstances(of:) lists the open instances of a scope (not those closing).
         let listed = container.openInstances(of: "scene").map(\.label)
         gate.open()
@@ -56,19 +56,14 @@ struct ScopeCloseDuringResolveNowTests {
         #expect(probe.unbalanced().isEmpty, "\(probe.unbalanced())")
     }
 
-    @Test("scope resolveNow holding a scoped node while the instance closes: scope.closed is the instance's last event")
+    @Test(
+        "scope resolveNow holding a scoped node while the instance closes: only teardowns and the provider's end follow scope.closed"
+    )
     func scopeClosedIsLastEvent() async throws {
         let probe = Probe()
         let watcher = TraceWatcher()
         let (container, _, gate, first, close) = try await closingScene(probe, watcher)
-        do {
-            try await watcher.wait(for: "scope.closed", timeout: .seconds(30)) { events in
-                events.contains { $0.kind.name == "scope.closed" }
-            }
-        } catch {
-            gate.open()
-            throw error
-        }
+        try await wait(for: "scope.closed", watcher, releasingOnFailure: gate)
         gate.open()
         _ = await first.result
         _ = try await withTimeout(.seconds(30), "close") { try await close.value }
@@ -83,7 +78,7 @@ struct ScopeCloseDuringResolveNowTests {
     }
 
     @Test(
-        "app shutdown while a scope's resolveNow holds a scoped node: container.shutdown is the last event, scoped values first"
+        "app shutdown while a scope's resolveNow holds a scoped node: only teardowns and the provider's end follow container.shutdown, scoped values first"
     )
     func shutdownWhileScopedResolveNowHeld() async throws {
         let probe = Probe()
@@ -97,14 +92,7 @@ struct ScopeCloseDuringResolveNowTests {
         let first = Task { try await offThePool { try scene.resolveNow(key("router")) } }
         try await offThePool { try gate.waitUntilReached() }
         let shutdown = Task { try await container.shutdown() }
-        do {
-            try await watcher.wait(for: "container.shutdown traced", timeout: .seconds(30)) { events in
-                events.contains { $0.kind.name == "container.shutdown" }
-            }
-        } catch {
-            gate.open()
-            throw error
-        }
+        try await wait(for: "container.shutdown", watcher, releasingOnFailure: gate)
         gate.open()
         _ = await first.result
         _ = try await withTimeout(.seconds(30), "shutdown") { try await shutdown.value }
@@ -173,7 +161,9 @@ struct ScopeCloseDuringResolveNowTests {
         _ = try? await container.shutdown()
     }
 
-    @Test("an async scoped provider still running when the instance closes: scope.closed is the instance's last event")
+    @Test(
+        "an async scoped provider still running when the instance closes: only teardowns and the provider's end follow scope.closed"
+    )
     func scopeClosedIsLastEventAsync() async throws {
         let watcher = TraceWatcher()
         let log = OrderLog()

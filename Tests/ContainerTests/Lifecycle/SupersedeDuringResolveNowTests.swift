@@ -27,13 +27,8 @@ struct SupersedeDuringResolveNowTests {
         let first = Task { try await offThePool { try scene.resolveNow(key("router")) } }
         try await offThePool { try gate.waitUntilReached() }
         let reset = Task { try await container.reset(invalidating: ["settings"]) }
-        do {
-            try await watcher.wait(for: "the reset", timeout: .seconds(30)) { events in
-                events.contains { $0.kind.name == "generation.reset" && $0.scope == nil }
-            }
-        } catch {
-            gate.open()
-            throw error
+        try await waitForTrace("the reset", watcher, releasingOnFailure: gate) { events in
+            events.contains { $0.kind.name == "generation.reset" && $0.scope == nil }
         }
         gate.open()
         let result = await first.result
@@ -61,13 +56,8 @@ struct SupersedeDuringResolveNowTests {
         let first = Task { try await offThePool { try scene.resolveNow(key("router")) } }
         try await offThePool { try gate.waitUntilReached() }
         let reload = Task { try await container.reload(try ServiceGraph([probe.sync("settings")])) }
-        do {
-            try await watcher.wait(for: "the reload", timeout: .seconds(30)) { events in
-                events.contains { $0.kind.name == "generation.reset" && $0.scope == nil }
-            }
-        } catch {
-            gate.open()
-            throw error
+        try await waitForTrace("the reload", watcher, releasingOnFailure: gate) { events in
+            events.contains { $0.kind.name == "generation.reset" && $0.scope == nil }
         }
         gate.open()
         let result = await first.result

@@ -7,7 +7,7 @@ import Testing
 
 @testable import Container
 
-/// A probe for the adversary tests: synchronous and asynchronous services that log every make
+/// A probe for the lifecycle tests: synchronous and asynchronous services that log every make
 /// (begin and end, with the generation) and every teardown, and can be held on a thread gate.
 final class Probe: Sendable {
     let log = OrderLog()
@@ -85,3 +85,17 @@ func key(_ name: String) -> ServiceKey<Built> { ServiceKey<Built>(name) }
 /// What may follow `scope.closed` or `container.shutdown` (see the trace format): teardowns and
 /// the end of a provider that was still running.
 let lateEvents: Set<String> = ["node.tornDown", "node.succeeded", "node.failed", "node.cancelled", "build.cancelled"]
+
+/// Waits until `watcher`'s events satisfy `condition`; opens `gate` when the wait fails, so the
+/// thread it holds ends and the test can report.
+func waitForTrace(
+    _ what: String, _ watcher: TraceWatcher, releasingOnFailure gate: ThreadGate,
+    until condition: @escaping @Sendable ([TraceEvent]) -> Bool
+) async throws {
+    do {
+        try await watcher.wait(for: what, timeout: .seconds(30), until: condition)
+    } catch {
+        gate.open()
+        throw error
+    }
+}
