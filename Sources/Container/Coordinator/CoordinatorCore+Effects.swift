@@ -266,6 +266,7 @@ extension CoordinatorCore {
         }
         if !lifecycle.release.isEmpty, let link { link.parent.released(child: link.child, boxes: lifecycle.release) }
         for (waiter, report) in lifecycle.completed { waiter(.success(report)) }
+        for (waiter, error) in lifecycle.refused { waiter(.failure(error)) }
         perform(lifecycle.start)
     }
 

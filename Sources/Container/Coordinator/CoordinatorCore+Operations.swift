@@ -142,7 +142,8 @@ extension CoordinatorCore {
             // Every instance below has refused calls and traced its close when this returns.
             perform(forwarded)
             traceShutdown()
-            waiter(.failure(error))
+            let now = transition { machine, _ in machine.refusedShutdown(waiter, error) }
+            now?(.failure(error))
         case .drain(let operation, let children):
             perform(children)
             traceShutdown()

@@ -56,6 +56,8 @@ extension CoordinatorStateMachine {
         var start = Start()
         /// App values nothing of this coordinator uses any more: release them to the app.
         var release: [AnyServiceBox] = []
+        /// Shutdowns refused while a graceful one drained, answered once it is traced.
+        var refused: [(waiter: OperationWaiter, error: ContainerError)] = []
     }
 
     /// The answer to `requested`.

@@ -51,7 +51,16 @@ extension CoordinatorStateMachine {
                 block.error.code == .attemptsExhausted ? 1 : block.sticky ? 2 : 0
             if rank > (chosen?.rank ?? -1) { chosen = (rank, block.error) }
         }
-        return chosen?.error ?? buildFailed(report)
+        if let chosen { return chosen.error }
+        // None blocked yet (an early answer, before the build's end blocks its failed nodes), or
+        // its nodes were cancelled by fail-fast: permanent only when a node it needs failed so.
+        let permanent = report.failedNodes.contains { name in
+            guard let slot = graph.layout.slots[name], required.contains(slot),
+                case .failed(let failure)? = report.outcome(of: name)
+            else { return false }
+            return failure.kind == .permanent
+        }
+        return buildFailed(report, kind: permanent ? .permanent : .transient)
     }
 
     /// The error of a failed build, its optional services' failures marked as failing no request.

@@ -338,6 +338,7 @@ extension CoordinatorStateMachine {
             if let box = result.box {
                 if let slot = carriedSlot(for: result.slot, of: old) {
                     state.store(box, at: slot)
+                    if let owner { teardowns.noteCarried(graph.nodes[slot].name, by: owner) }
                 } else {
                     teardowns.enqueue([box], owner: owner)
                 }

@@ -187,7 +187,19 @@ extension CoordinatorStateMachine {
         let ended: TraceEvent.Kind = scopeInstance == nil ? .containerShutdown : .scopeClosed
         record(ended)
         if let shutdownOperation { teardowns.traced(shutdownOperation) }
-        return continueLifecycle(now: now)
+        var lifecycle = continueLifecycle(now: now)
+        lifecycle.refused = refusedUntilTraced
+        refusedUntilTraced = []
+        return lifecycle
+    }
+
+    /// A shutdown (or close) refused because one is under way: answered now, or, while a
+    /// graceful shutdown drains, once that one is traced (`nil`), so that whichever returns
+    /// first finds `container.shutdown` written.
+    mutating func refusedShutdown(_ waiter: OperationWaiter, _ error: ContainerError) -> OperationWaiter? {
+        guard shutdownTraceAwaitsDrain else { return waiter }
+        refusedUntilTraced.append((waiter, error))
+        return nil
     }
 
     /// The deadline of a graceful shutdown passed: the build it waited for is cancelled.

@@ -46,6 +46,8 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
     /// Whether the shutdown's trace waits for the drain to end: a graceful shutdown's build may
     /// still publish, and `container.shutdown` comes after it.
     var shutdownTraceAwaitsDrain = false
+    /// Shutdowns refused meanwhile: each returns once the shutdown is traced, as the first will.
+    var refusedUntilTraced: [(waiter: OperationWaiter, error: ContainerError)] = []
     /// The generation: graph, values, failed nodes, attempts.
     var state: GenerationState
     var demands = Demands()

@@ -42,7 +42,8 @@ extension ServiceContainer {
     /// ```
     ///
     /// - Returns: the teardowns (with their errors) and the build cancelled at the deadline, if any.
-    /// - Throws: ``ContainerError`` `.shutDown` when already shut down.
+    /// - Throws: ``ContainerError`` `.shutDown` when already shut down (a call made while a
+    ///   graceful shutdown drains returns once that shutdown's `container.shutdown` is traced).
     @discardableResult
     public func shutdown(deadline: ContinuousClock.Instant) async throws(ContainerError) -> ResetReport {
         try await core.shutdown(deadline: deadline, error: .shutDown(generation: generation))

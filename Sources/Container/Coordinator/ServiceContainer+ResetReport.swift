@@ -81,6 +81,16 @@ extension ServiceContainer {
             return report
         }
 
+        /// The same report, listing `name` among the services carried over too (the late value
+        /// of a build the operation superseded, which the new generation kept).
+        func with(alsoCarried name: String) -> ResetReport {
+            var report = ResetReport(
+                reason: reason, from: from, to: to, invalidated: invalidated,
+                carried: SlotNames(carried.names + [name]), tornDown: tornDown, cancelledBuild: cancelledBuild)
+            report.operation = operation
+            return report
+        }
+
         /// The same report, saying it cancelled `build`.
         func with(cancelledBuild build: BuildAttempt) -> ResetReport {
             var report = ResetReport(

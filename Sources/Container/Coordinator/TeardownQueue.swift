@@ -91,6 +91,12 @@ struct TeardownQueue<OperationWaiter> {
         operations[index].answering.formUnion(answering)
     }
 
+    /// Operation `id` carried over `name`, a late value of the build it superseded.
+    mutating func noteCarried(_ name: String, by id: Int) {
+        guard let index = operations.firstIndex(where: { $0.id == id }) else { return }
+        operations[index].report = operations[index].report.with(alsoCarried: name)
+    }
+
     /// Operation `id` is traced (see ``Operation/awaitsTrace``).
     mutating func traced(_ id: Int) {
         guard let index = operations.firstIndex(where: { $0.id == id }) else { return }
