@@ -155,7 +155,8 @@ public final class ServiceContainer: Sendable {
     }
 
     /// Cancels any build, tears every value down, and refuses later calls with `.shutDown`.
-    /// - Throws: ``ContainerError`` `.shutDown` when already shut down.
+    /// - Throws: ``ContainerError`` `.shutDown` when already shut down (a call made while a
+    ///   graceful shutdown drains returns once that shutdown's `container.shutdown` is traced).
     @discardableResult
     public func shutdown() async throws(ContainerError) -> ResetReport {
         try await core.shutdown(deadline: nil, error: .shutDown(generation: core.generation))
