@@ -173,9 +173,10 @@ extension CoordinatorStateMachine {
 
     /// Traces the shutdown (or the close) once, after the scope instances it closed traced
     /// theirs (their values go first). A close refused because one is in progress traces it too,
-    /// after passing it on (see `closesForwarded()`), so whichever returns first finds it traced.
-    /// Until then the shutdown does not complete: its waiter and its parent (which lists the
-    /// instance as open until it ended) hear of its end only after its trace.
+    /// after passing it on (see `closesForwarded()`), so whichever returns first finds it traced;
+    /// while a graceful shutdown drains, the trace waits for the drain's end (``drainEnded(now:)``),
+    /// and so do the refused calls (``refusedShutdown(_:_:)``). Until then the shutdown does not
+    /// complete: its waiter and its parent hear of its end only after its trace.
     mutating func shutdownTraced(now: Duration) -> Lifecycle {
         guard !closeTraced else { return Lifecycle() }
         if case .draining = phase {
