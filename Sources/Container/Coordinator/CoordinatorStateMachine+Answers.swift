@@ -53,14 +53,20 @@ extension CoordinatorStateMachine {
         }
         if let chosen { return chosen.error }
         // None blocked yet (an early answer, before the build's end blocks its failed nodes), or
-        // its nodes were cancelled by fail-fast: permanent only when a node it needs failed so.
-        let permanent = report.failedNodes.contains { name in
+        // its nodes were cancelled by fail-fast: as the build's end will block the nodes it needs
+        // that failed (permanent first, then a last allowed attempt used up).
+        var exhausted = false
+        for name in report.failedNodes {
             guard let slot = graph.layout.slots[name], required.contains(slot),
                 case .failed(let failure)? = report.outcome(of: name)
-            else { return false }
-            return failure.kind == .permanent
+            else { continue }
+            if failure.kind == .permanent { return buildFailed(report, kind: .permanent) }
+            if let maxAttempts = policy.maxAttempts, state.attempts(of: slot) + 1 >= maxAttempts { exhausted = true }
         }
-        return buildFailed(report, kind: permanent ? .permanent : .transient)
+        if exhausted, let maxAttempts = policy.maxAttempts {
+            return .attemptsExhausted(report, maxAttempts: maxAttempts, advice: failureAdvice)
+        }
+        return buildFailed(report, kind: .transient)
     }
 
     /// The error of a failed build, its optional services' failures marked as failing no request.

@@ -126,19 +126,21 @@ extension CoordinatorStateMachine {
         var exhausted = false
         var failedErrors: [FailureKind: ContainerError] = [:]
         var exhaustedError: ContainerError?
-        // When every build is for the eager services, the budget counts builds: a member that
-        // a failed build cancelled (fail-fast) used its attempt like the others.
+        // When every build is for the eager services, the budget counts builds: every member a
+        // failed build left without a value (skipped, or cancelled by fail-fast) used its attempt.
         let buildFailure = requestFailure(of: report)
         let countsEveryMember = graph.buildsAreForEagerServices && buildFailure == .transient
         for slot in ended.members where !state.hasValue(slot) {
-            // Otherwise a member cancelled (by fail-fast, or because its callers left) did not
-            // fail, nor one skipped in a build that could not fetch app values (the app's
-            // failure is counted in the app): the budget counts failed attempts, and nothing
-            // blocks them.
+            // Otherwise the budget counts each service's failed runs: a member cancelled (by
+            // fail-fast, or because its callers left) or skipped did not fail, and one skipped in
+            // a build that could not fetch app values waits for the app (whose failure is
+            // counted there).
             let status = ended.records[slot].status
-            if (status == .cancelledWhileRunning || status == .cancelledBeforeStart) && !countsEveryMember { continue }
             if status == .skipped && ended.failedFetch != nil { continue }
-            state.countAttempt(of: slot)
+            let isOptional = graph.hasOptionalServices && graph.nodes[slot].isOptional
+            let counted = status == .failed || countsEveryMember
+            guard counted || (isOptional && status == .skipped) else { continue }
+            if counted { state.countAttempt(of: slot) }
             let attempts = state.attempts(of: slot)
             var permanent = false
             if ended.records[slot].status == .failed,
@@ -146,7 +148,7 @@ extension CoordinatorStateMachine {
             {
                 permanent = failure.kind == .permanent
             }
-            if !permanent, let maxAttempts = policy.maxAttempts, attempts >= maxAttempts {
+            if counted, !permanent, let maxAttempts = policy.maxAttempts, attempts >= maxAttempts {
                 exhausted = true
                 let error =
                     exhaustedError ?? .attemptsExhausted(report, maxAttempts: maxAttempts, advice: failureAdvice)
@@ -154,14 +156,12 @@ extension CoordinatorStateMachine {
                 state.block(slot, .init(error: error, sticky: true, allowedAt: .zero))
                 continue
             }
-            let isOptional = graph.hasOptionalServices && graph.nodes[slot].isOptional
-            guard ended.records[slot].status == .failed || (isOptional && ended.records[slot].status == .skipped)
-            else { continue }
+            guard status == .failed || (isOptional && status == .skipped) else { continue }
             // A caller meets the failure as the node it needs classifies it.
             let kind: FailureKind = permanent ? .permanent : .transient
             let error = failedErrors[kind] ?? buildFailed(report, kind: kind)
             failedErrors[kind] = error
-            let delay = policy.retryAfter.delay(beforeRetry: attempts)
+            let delay = policy.retryAfter.delay(beforeRetry: max(attempts, 1))
             state.block(slot, .init(error: error, sticky: permanent, allowedAt: now + delay))
         }
         // A build that failed permanently used no attempt budget: its failure is its own.
