@@ -48,10 +48,8 @@ extension CoordinatorStateMachine {
                 let sorted = roots.sorted()
                 failedUpstream[slot] = (sorted, appRoots)
                 let because = sorted.map { graph.nodes[$0].name } + appRoots
-                if !appRoots.isEmpty {
-                    for root in appRoots where current.failedFetch?.namedRoots.contains(root) == false {
-                        current.failedFetch?.namedRoots.append(root)
-                    }
+                for root in appRoots where current.failedFetch?.namedRoots.contains(root) == false {
+                    current.failedFetch?.namedRoots.append(root)
                 }
                 current.records.skipped(slot, because: because)
                 record(.nodeSkipped(node: name, because: because), current.build)
