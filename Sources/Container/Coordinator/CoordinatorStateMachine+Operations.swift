@@ -178,19 +178,26 @@ extension CoordinatorStateMachine {
     /// and so do the refused calls (``refusedShutdown(_:_:)``). Until then the shutdown does not
     /// complete: its waiter and its parent hear of its end only after its trace.
     mutating func shutdownTraced(now: Duration) -> Lifecycle {
-        guard !closeTraced else { return Lifecycle() }
-        if case .draining = phase {
-            // The build it lets finish may still publish: the drain's end traces the shutdown.
-            shutdownTraceAwaitsDrain = true
-            return Lifecycle()
+        var refused: [(waiter: OperationWaiter, error: ContainerError)] = []
+        switch endTrace {
+        case .traced: return Lifecycle()
+        case .pending:
+            // The build a graceful shutdown lets finish may still publish: the drain's end
+            // traces the shutdown.
+            if case .draining = phase {
+                endTrace = .awaitingDrain(refused: [])
+                return Lifecycle()
+            }
+        case .awaitingDrain(let waiting):
+            if case .draining = phase { return Lifecycle() }
+            refused = waiting
         }
-        closeTraced = true
+        endTrace = .traced
         let ended: TraceEvent.Kind = scopeInstance == nil ? .containerShutdown : .scopeClosed
         record(ended)
         if let shutdownOperation { teardowns.traced(shutdownOperation) }
         var lifecycle = continueLifecycle(now: now)
-        lifecycle.refused = refusedUntilTraced
-        refusedUntilTraced = []
+        lifecycle.refused = refused
         return lifecycle
     }
 
@@ -198,8 +205,9 @@ extension CoordinatorStateMachine {
     /// graceful shutdown drains, once that one is traced (`nil`), so that whichever returns
     /// first finds `container.shutdown` written.
     mutating func refusedShutdown(_ waiter: OperationWaiter, _ error: ContainerError) -> OperationWaiter? {
-        guard shutdownTraceAwaitsDrain else { return waiter }
-        refusedUntilTraced.append((waiter, error))
+        guard case .awaitingDrain(var refused) = endTrace else { return waiter }
+        refused.append((waiter, error))
+        endTrace = .awaitingDrain(refused: refused)
         return nil
     }
 
@@ -213,8 +221,7 @@ extension CoordinatorStateMachine {
     /// A graceful shutdown's drain ended (its build ended, or the deadline passed): the shutdown
     /// is traced now if it waited for that, and the lifecycle goes on.
     mutating func drainEnded(now: Duration) -> Lifecycle {
-        guard shutdownTraceAwaitsDrain else { return continueLifecycle(now: now) }
-        shutdownTraceAwaitsDrain = false
+        guard case .awaitingDrain = endTrace else { return continueLifecycle(now: now) }
         return shutdownTraced(now: now)
     }
 

@@ -40,14 +40,20 @@ struct CoordinatorStateMachine<Waiter, OperationWaiter, Child> {
     }
 
     var phase = Phase.open
-    /// Whether the shutdown (or close) is traced: by the step that began it, or by a close
-    /// refused meanwhile, whichever came first (``shutdownTraced(now:)``).
-    var closeTraced = false
-    /// Whether the shutdown's trace waits for the drain to end: a graceful shutdown's build may
-    /// still publish, and `container.shutdown` comes after it.
-    var shutdownTraceAwaitsDrain = false
-    /// Shutdowns refused meanwhile: each returns once the shutdown is traced, as the first will.
-    var refusedUntilTraced: [(waiter: OperationWaiter, error: ContainerError)] = []
+    /// Where the trace of the shutdown (or close) stands (``shutdownTraced(now:)``).
+    var endTrace = EndTrace.pending
+
+    /// Where the trace of the shutdown (or close) stands.
+    enum EndTrace {
+        /// Not asked for yet.
+        case pending
+        /// Asked for while a graceful shutdown drains (its build may still publish, and
+        /// `container.shutdown` comes after it): written when the drain ends, and the shutdowns
+        /// refused meanwhile are answered then, as the first one will be.
+        case awaitingDrain(refused: [(waiter: OperationWaiter, error: ContainerError)])
+        /// Written: by the step that began it, or by a close refused meanwhile, whichever came first.
+        case traced
+    }
     /// The generation: graph, values, failed nodes, attempts.
     var state: GenerationState
     var demands = Demands()
