@@ -59,6 +59,9 @@ struct ChildBook<Child> {
     /// Whether a child labelled `label` is open (or closing).
     func contains(label: String) -> Bool { idsByLabel[label] != nil }
 
+    /// Whether the child labelled `label` is closing.
+    func isClosing(label: String) -> Bool { idsByLabel[label].flatMap { entries[$0] }?.state == .closing }
+
     /// Opens a child labelled `label` made by `make` with its id; `nil` (and nothing made) when a
     /// child with that label is open (or closing). One lookup of the label.
     mutating func open(label: String, scope: String, make: (_ id: Int) -> Child) -> (id: Int, child: Child)? {

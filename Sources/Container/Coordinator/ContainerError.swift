@@ -27,7 +27,8 @@ public struct ContainerError: Error, Sendable, CustomStringConvertible {
         public static let closed = Code(.closed)
         /// ``ServiceContainer/openScope(_:id:parameters:)`` named a scope the graph does not declare.
         public static let unknownScope = Code(.unknownScope)
-        /// A scope instance with the same scope and id is already open.
+        /// A scope instance with the same scope and id is already open (or still closing: its
+        /// `close()` has not returned yet; the message says which).
         public static let scopeAlreadyOpen = Code(.scopeAlreadyOpen)
         /// A scope instance's id or parameters are not allowed, or an entry point was run outside
         /// its scope.
@@ -163,10 +164,13 @@ public struct ContainerError: Error, Sendable, CustomStringConvertible {
             generation: 0, report: nil)
     }
 
-    static func scopeAlreadyOpen(_ instance: String) -> ContainerError {
+    /// `closing`: the instance's close has begun but not returned yet.
+    static func scopeAlreadyOpen(_ instance: String, closing: Bool = false) -> ContainerError {
         ContainerError(
             code: .scopeAlreadyOpen,
-            message: "scope instance '\(instance)' is already open; use it, or close it before opening it again",
+            message: closing
+                ? "scope instance '\(instance)' is closing; open it again once its close() has returned"
+                : "scope instance '\(instance)' is already open; use it, or close it before opening it again",
             generation: 0, report: nil)
     }
 

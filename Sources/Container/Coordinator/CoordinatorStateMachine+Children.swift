@@ -14,7 +14,7 @@ extension CoordinatorStateMachine {
             return .refused(.unknownScope(scope, known: declared.scopeNames))
         }
         guard let opened = children.open(label: label, scope: scope, make: { id in make(id, part, runTimes) }) else {
-            return .refused(.scopeAlreadyOpen(label))
+            return .refused(.scopeAlreadyOpen(label, closing: children.isClosing(label: label)))
         }
         return .opened(id: opened.id, child: opened.child)
     }

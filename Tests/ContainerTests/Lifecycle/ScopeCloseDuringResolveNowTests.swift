@@ -47,6 +47,11 @@ struct ScopeCloseDuringResolveNowTests {
         await #expect(throws: ContainerError.self) { try await scene.start() }
         // Scopes.md: openInstances(of:) lists the open instances of a scope (not those closing).
         let listed = container.openInstances(of: "scene").map(\.label)
+        // Its id stays taken until the close returns, and the refusal says why.
+        let reopened = #expect(throws: ContainerError.self) { try container.openScope("scene", id: "w1") }
+        #expect(reopened?.code == .scopeAlreadyOpen)
+        #expect(
+            reopened?.message.contains("'scene#w1' is closing; open it again once its close() has returned") == true)
         gate.open()
         _ = await first.result
         _ = try await withTimeout(.seconds(30), "close") { try await close.value }
