@@ -20,28 +20,28 @@ struct EarlyAnswerExhaustedTests {
         let container = try ServiceContainer(
             [
                 countedSpec("a", log: log, defaultFailure: .transient) { _ in
-                    try await gateA.wait(timeout: .seconds(10))
+                    try await gateA.wait(timeout: .seconds(60))
                     throw TestError("down")
                 },
-                countedSpec("b", log: log) { _ in try await gateB.wait(timeout: .seconds(10)) },
+                countedSpec("b", log: log) { _ in try await gateB.wait(timeout: .seconds(60)) },
                 countedSpec("l", log: log, start: .lazy),  // declares a start policy: requests by closure
             ], policy: BuildPolicy(maxAttempts: 1))
         defer { gateA.open(); gateB.open() }
         let launch = Task { try await container.start() }
-        try await withTimeout(.seconds(10), "start() waits") {
+        try await withTimeout(.seconds(60), "start() waits") {
             while container.status.waitingCallers < 1 { await Task.yield() }
         }
         let needsA = Task { try await container.start(needs: [ServiceKey<Made>.made("a").erased]) }
-        try await withTimeout(.seconds(10), "start(needs: a) joins") {
+        try await withTimeout(.seconds(60), "start(needs: a) joins") {
             while container.status.waitingCallers < 2 { await Task.yield() }
         }
         gateA.open()  // a's only allowed attempt fails transiently; b still runs
         let error = await #expect(throws: ContainerError.self) {
-            try await withTimeout(.seconds(10), "start(needs: a)") { try await needsA.value }
+            try await withTimeout(.seconds(60), "start(needs: a)") { try await needsA.value }
         }
         #expect(error?.code == .attemptsExhausted, "got \(String(describing: error?.code)): \(error?.message ?? "")")
         gateB.open()
-        _ = try? await withTimeout(.seconds(10), "start()") { try await launch.value }
+        _ = try? await withTimeout(.seconds(60), "start()") { try await launch.value }
         #expect(log.count(of: "a") == 1)
     }
 }

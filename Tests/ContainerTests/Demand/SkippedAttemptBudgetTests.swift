@@ -29,19 +29,19 @@ struct SkippedAttemptBudgetTests {
         let needsB = [ServiceKey<Made>.made("b").erased]
         // Attempt 1: a fails, b is skipped (never runs).
         let first = await #expect(throws: ContainerError.self) {
-            try await withTimeout(.seconds(10), "first") { try await container.start(needs: needsB) }
+            try await withTimeout(.seconds(60), "first") { try await container.start(needs: needsB) }
         }
         #expect(first?.code == .buildFailed)
         #expect(log.count(of: "a") == 1 && log.count(of: "b") == 0)
         // Attempt 2: a succeeds, b runs for the first time and fails transiently: its first failed attempt of 2.
         let second = await #expect(throws: ContainerError.self) {
-            try await withTimeout(.seconds(10), "second") { try await container.start(needs: needsB) }
+            try await withTimeout(.seconds(60), "second") { try await container.start(needs: needsB) }
         }
         #expect(log.count(of: "b") == 1)
         #expect(second?.code == .buildFailed, "got \(String(describing: second?.code)): \(second?.message ?? "")")
         #expect(second?.failure == .transient)
         // b's second (last allowed) attempt must still be made.
-        _ = try? await withTimeout(.seconds(10), "third") { try await container.start(needs: needsB) }
+        _ = try? await withTimeout(.seconds(60), "third") { try await container.start(needs: needsB) }
         #expect(log.count(of: "b") == 2, "b was tried \(log.count(of: "b")) times; maxAttempts allows 2")
     }
 }
