@@ -13,10 +13,9 @@ import Testing
 /// end of that provider follow its `scope.closed` (and the app's `container.shutdown`).
 @Suite("Lifecycle: closing while resolveNow holds a scoped node")
 struct ScopeCloseDuringResolveNowTests {
-    /// A scope instance whose synchronous `router` is held on a thread by resolveNow, and a close.
-    private func closingScene(_ probe: Probe, _ watcher: TraceWatcher) async throws -> (
-        ServiceContainer, ScopeInstance, ThreadGate, Task<Built, any Error>,
-        Task<ServiceContainer.ResetReport, any Error>
+    /// A scope instance whose synchronous `router` is held on a thread by resolveNow.
+    private func heldScene(_ probe: Probe, _ watcher: TraceWatcher) async throws -> (
+        ServiceContainer, ScopeInstance, ThreadGate, Task<Built, any Error>
     ) {
         let gate = probe.hold("router")
         let container = ServiceContainer(
@@ -26,6 +25,15 @@ struct ScopeCloseDuringResolveNowTests {
         let scene = try container.openScope("scene", id: "w1")
         let first = Task { try await offThePool { try scene.resolveNow(key("router")) } }
         try await offThePool { try gate.waitUntilReached() }
+        return (container, scene, gate, first)
+    }
+
+    /// ``heldScene(_:_:)``, and a close.
+    private func closingScene(_ probe: Probe, _ watcher: TraceWatcher) async throws -> (
+        ServiceContainer, ScopeInstance, ThreadGate, Task<Built, any Error>,
+        Task<ServiceContainer.ResetReport, any Error>
+    ) {
+        let (container, scene, gate, first) = try await heldScene(probe, watcher)
         let close = Task { try await scene.close() }
         return (container, scene, gate, first, close)
     }
@@ -87,15 +95,8 @@ struct ScopeCloseDuringResolveNowTests {
     )
     func shutdownWhileScopedResolveNowHeld() async throws {
         let probe = Probe()
-        let gate = probe.hold("router")
         let watcher = TraceWatcher()
-        let container = ServiceContainer(
-            graph: try ServiceGraph(
-                [probe.sync("settings"), probe.sync("router", ["settings"], lifetime: .scope("scene"))],
-                scopes: ["scene"]), trace: [watcher])
-        let scene = try container.openScope("scene", id: "w1")
-        let first = Task { try await offThePool { try scene.resolveNow(key("router")) } }
-        try await offThePool { try gate.waitUntilReached() }
+        let (container, _, gate, first) = try await heldScene(probe, watcher)
         let shutdown = Task { try await container.shutdown() }
         try await wait(for: "container.shutdown", watcher, releasingOnFailure: gate)
         gate.open()
